@@ -1,0 +1,30 @@
+# TriggerKit: `make run` and `make test` work on a fresh Debian machine with only the Swift
+# toolchain; `deps` installs the system packages the build needs when they are missing.
+SWIFT      ?= swift
+SYS_PKGS   := libgeos-dev pkg-config libsqlite3-dev
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BIN        := .build/release/triggerkit
+
+.PHONY: deps build run test bench corpus-check clean
+
+deps:
+	@missing=""; for p in $(SYS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product triggerkit
+
+run: build
+	$(BIN) check --requests Fixtures/demo/requests.ndjson --now 2026-11-21T06:00:00Z
+
+test: deps
+	$(SWIFT) test
+
+bench: deps
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+clean:
+	rm -rf .build Benchmarks/.build

@@ -1,0 +1,41 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "TriggerKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TriggerKit", targets: ["TriggerKit"]),
+        .executable(name: "triggerkit", targets: ["triggerkit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGEOS",
+            pkgConfig: "geos",
+            providers: [.apt(["libgeos-dev"])]
+        ),
+        .target(
+            name: "TriggerKit",
+            dependencies: [
+                "CGEOS",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "triggerkit",
+            dependencies: [
+                "TriggerKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "TriggerKitTests",
+            dependencies: ["TriggerKit"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

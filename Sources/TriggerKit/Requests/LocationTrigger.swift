@@ -1,0 +1,92 @@
+/// Fires when a device enters or leaves a region: Apple's `UNLocationNotificationTrigger`.
+public struct LocationTrigger: Sendable, Hashable {
+    public var region: Region
+    public var repeats: Bool
+
+    public init(region: Region, repeats: Bool) {
+        self.region = region
+        self.repeats = repeats
+    }
+}
+
+/// A point on the WGS84 ellipsoid, in degrees (CoreLocation's `CLLocationCoordinate2D`).
+public struct Coordinate: Sendable, Hashable {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+/// A geographic region a location trigger watches.
+public enum Region: Sendable, Hashable {
+    /// A circle: CoreLocation's `CLCircularRegion`.
+    case circular(CircularRegion)
+    /// A GeoJSON polygon or multipolygon (holes allowed; the boundary counts as inside).
+    case polygon(PolygonRegion)
+
+    /// The region's identifier, reported in location events.
+    public var identifier: String {
+        switch self {
+        case .circular(let c): c.identifier
+        case .polygon(let p): p.identifier
+        }
+    }
+
+    /// Whether entering fires.
+    public var notifyOnEntry: Bool {
+        switch self {
+        case .circular(let c): c.notifyOnEntry
+        case .polygon(let p): p.notifyOnEntry
+        }
+    }
+
+    /// Whether leaving fires.
+    public var notifyOnExit: Bool {
+        switch self {
+        case .circular(let c): c.notifyOnExit
+        case .polygon(let p): p.notifyOnExit
+        }
+    }
+}
+
+/// A circle around a center, radius in metres: CoreLocation's `CLCircularRegion`.
+public struct CircularRegion: Sendable, Hashable {
+    public var identifier: String
+    public var center: Coordinate
+    /// Metres, in (0, 1,000,000].
+    public var radius: Double
+    public var notifyOnEntry: Bool
+    public var notifyOnExit: Bool
+
+    public init(identifier: String, center: Coordinate, radius: Double, notifyOnEntry: Bool = true, notifyOnExit: Bool = true) {
+        self.identifier = identifier
+        self.center = center
+        self.radius = radius
+        self.notifyOnEntry = notifyOnEntry
+        self.notifyOnExit = notifyOnExit
+    }
+}
+
+/// A region bounded by GeoJSON (RFC 7946) polygons in longitude/latitude.
+public struct PolygonRegion: Sendable, Hashable {
+    public var identifier: String
+    /// One or more polygons; each is an outer ring followed by its holes; each ring is a
+    /// closed list of coordinates (first == last).
+    public var polygons: [[[Coordinate]]]
+    /// Whether the source was a `MultiPolygon` (kept so encoding gives back the same JSON).
+    public var isMultiPolygon: Bool
+    public var notifyOnEntry: Bool
+    public var notifyOnExit: Bool
+
+    public init(identifier: String, polygons: [[[Coordinate]]], isMultiPolygon: Bool,
+                notifyOnEntry: Bool = true, notifyOnExit: Bool = true) {
+        self.identifier = identifier
+        self.polygons = polygons
+        self.isMultiPolygon = isMultiPolygon
+        self.notifyOnEntry = notifyOnEntry
+        self.notifyOnExit = notifyOnExit
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+
+// Decoding and validating the contract's request JSON (section 2). One path serves the
+// requests-file reader and `Codable`, so both accept and refuse exactly the same things.
+
+extension NotificationRequest {
+    /// Builds a request from the contract's JSON, validating every field.
+    ///
+    /// - Parameters:
+    ///   - json: the request object.
+    ///   - warnings: receives notes about accepted but suspicious input (unknown keys).
+    /// - Throws: ``RequestError`` naming the offending field.
+    public init(json: JSONValue, warnings: inout [String]) throws(RequestError) {
+        guard case .object(let o) = json else {
+            throw RequestError(.invalidRequest, "a request must be a JSON object, not \(json.typeName)")
+        }
+        var r = JSONFields(o, path: "", code: .invalidRequest)
+        guard let identifier = try r.string("identifier") else {
+            throw RequestError(.invalidRequest, "missing required field \"identifier\"")
+        }
+        guard !identifier.isEmpty else { throw RequestError(.invalidRequest, "\"identifier\" must not be empty") }
+        guard let contentJSON = try r.object("content") else {
+            throw RequestError(.notificationInvalidNoContent, "missing \"content\": a notification needs a title, subtitle, body, sound or badge")
+        }
+        let content = try NotificationContent(fields: contentJSON)
+        let device = try r.string("device")
+        var addedAt: Date?
+        if let v = r.take("addedAt"), v != .null {
+            guard let ms = JSONFields.dateMillis(v) else {
+                throw RequestError(.invalidRequest, "\"addedAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))")
+            }
+            addedAt = Timestamp.date(millis: ms)
+        }
+        var trigger = NotificationTrigger.immediate
+        if let t = r.take("trigger"), t != .null {
+            trigger = try NotificationTrigger(json: t, requestIdentifier: identifier, warnings: &warnings)
+        }
+        warnings += r.unknownKeys()
+        self.init(identifier: identifier, content: content, trigger: trigger, device: device, addedAt: addedAt)
+    }
+
+    static func show(_ v: JSONValue) -> String {
+        var w = JSONWriter()
+        w.value(v)
+        let s = w.text
+        return s.count > 40 ? String(s.prefix(40)) + "..." : s
+    }
+
+    /// The contract's JSON for this request.
+    public var json: JSONValue {
+        var o: [String: JSONValue] = ["identifier": .string(identifier), "content": content.json]
+        if let device { o["device"] = .string(device) }
+        if let addedAt { o["addedAt"] = .string(Timestamp.string(millis: Timestamp.millis(addedAt))) }
+        if let t = trigger.json { o["trigger"] = t }
+        return .object(o)
+    }
+}
+
+extension NotificationContent {
+    init(fields: [String: JSONValue]) throws(RequestError) {
+        var r = JSONFields(fields, path: "content.", code: .invalidRequest)
+        self.init()
+        title = try r.string("title")
+        subtitle = try r.string("subtitle")
+        body = try r.string("body")
+        sound = try r.string("sound")
+        if let b = try r.integer("badge") {
+            guard b >= 0 else { throw RequestError(.invalidRequest, "\"content.badge\" must be >= 0, not \(b)") }
+            badge = b
+        }
+        categoryIdentifier = try r.string("categoryIdentifier")
+        threadIdentifier = try r.string("threadIdentifier")
+        userInfo = try r.object("userInfo")
+        guard hasPresentableContent else {
+            throw RequestError(.notificationInvalidNoContent, "content needs at least one of title, subtitle, body, sound, badge")
+        }
+        // Unknown content keys are harmless extras; they are not kept.
+    }
+
+    /// The contract's JSON for this content.
+    public var json: JSONValue {
+        var o: [String: JSONValue] = [:]
+        if let title { o["title"] = .string(title) }
+        if let subtitle { o["subtitle"] = .string(subtitle) }
+        if let body { o["body"] = .string(body) }
+        if let sound { o["sound"] = .string(sound) }
+        if let badge { o["badge"] = .number(Double(badge)) }
+        if let categoryIdentifier { o["categoryIdentifier"] = .string(categoryIdentifier) }
+        if let threadIdentifier { o["threadIdentifier"] = .string(threadIdentifier) }
+        if let userInfo { o["userInfo"] = .object(userInfo) }
+        return .object(o)
+    }
+}
+
+extension NotificationTrigger {
+    init(json: JSONValue, requestIdentifier: String, warnings: inout [String]) throws(RequestError) {
+        guard case .object(let o) = json else {
+            throw RequestError(.invalidTrigger, "\"trigger\" must be an object, not \(json.typeName)")
+        }
+        var r = JSONFields(o, path: "trigger.", code: .invalidTrigger)
+        guard let type = try r.string("type") else {
+            throw RequestError(.invalidTrigger, "missing \"trigger.type\" (calendar, timeInterval or location)")
+        }
+        let repeats = try r.bool("repeats") ?? false
+        switch type {
+        case "calendar":
+            guard let dm = try r.object("dateMatching") else {
+                throw RequestError(.invalidTrigger, "a calendar trigger needs \"dateMatching\"")
+            }
+            self = .calendar(CalendarTrigger(dateMatching: try DateComponents(dateMatching: dm, warnings: &warnings), repeats: repeats))
+        case "timeInterval":
+            guard let interval = try r.number("timeInterval") else {
+                throw RequestError(.invalidTrigger, "a timeInterval trigger needs \"timeInterval\" (seconds)")
+            }
+            guard interval > 0 else {
+                throw RequestError(.invalidTrigger, "time interval must be greater than 0, not \(interval)")
+            }
+            guard !repeats || interval >= 60 else {
+                throw RequestError(.invalidTrigger, "time interval must be at least 60 if repeating (got \(interval))")
+            }
+            self = .timeInterval(TimeIntervalTrigger(timeInterval: interval, repeats: repeats))
+        case "location":
+            guard let region = r.take("region") else {
+                throw RequestError(.invalidRegion, "a location trigger needs \"region\"")
+            }
+            self = .location(LocationTrigger(region: try Region(json: region, defaultIdentifier: requestIdentifier, warnings: &warnings), repeats: repeats))
+        default:
+            throw RequestError(.invalidTrigger, "unknown trigger type \"\(type)\" (expected calendar, timeInterval or location)")
+        }
+        warnings += r.unknownKeys()
+    }
+
+    /// The contract's JSON for this trigger; `nil` for ``immediate`` (no trigger field).
+    public var json: JSONValue? {
+        switch self {
+        case .immediate:
+            return nil
+        case .calendar(let t):
+            return .object(["type": .string("calendar"), "dateMatching": t.dateComponents.dateMatchingJSON, "repeats": .bool(t.repeats)])
+        case .timeInterval(let t):
+            return .object(["type": .string("timeInterval"), "timeInterval": .number(t.timeInterval), "repeats": .bool(t.repeats)])
+        case .location(let t):
+            return .object(["type": .string("location"), "region": t.region.json, "repeats": .bool(t.repeats)])
+        }
+    }
+}
+
+extension NotificationRequest: Codable {
+    public init(from decoder: any Decoder) throws {
+        let json = try JSONValue(from: decoder)
+        var warnings: [String] = []
+        do throws(RequestError) {
+            try self.init(json: json, warnings: &warnings)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
+    }
+}
+
+/// Reads the members of one JSON object with typed accessors that throw the right error
+/// code and name the field, and remembers which members were read so the rest can be
+/// reported as unknown.
+struct JSONFields {
+    private var members: [String: JSONValue]
+    let path: String
+    let code: RequestErrorCode
+
+    init(_ members: [String: JSONValue], path: String, code: RequestErrorCode) {
+        self.members = members
+        self.path = path
+        self.code = code
+    }
+
+    mutating func take(_ key: String) -> JSONValue? { members.removeValue(forKey: key) }
+
+    private func wrong(_ key: String, _ expected: String, _ v: JSONValue) -> RequestError {
+        RequestError(code, "\"\(path)\(key)\" must be \(expected), not \(NotificationRequest.show(v))")
+    }
+
+    mutating func string(_ key: String) throws(RequestError) -> String? {
+        guard let v = take(key), v != .null else { return nil }
+        guard case .string(let s) = v else { throw wrong(key, "a string", v) }
+        return s
+    }
+
+    mutating func bool(_ key: String) throws(RequestError) -> Bool? {
+        guard let v = take(key), v != .null else { return nil }
+        guard case .bool(let b) = v else { throw wrong(key, "true or false", v) }
+        return b
+    }
+
+    mutating func number(_ key: String) throws(RequestError) -> Double? {
+        guard let v = take(key), v != .null else { return nil }
+        guard case .number(let n) = v else { throw wrong(key, "a number", v) }
+        return n
+    }
+
+    mutating func integer(_ key: String) throws(RequestError) -> Int? {
+        guard let v = take(key), v != .null else { return nil }
+        guard case .number(let n) = v, n == n.rounded(), abs(n) < 9.0e15 else { throw wrong(key, "an integer", v) }
+        return Int(n)
+    }
+
+    mutating func object(_ key: String) throws(RequestError) -> [String: JSONValue]? {
+        guard let v = take(key), v != .null else { return nil }
+        guard case .object(let o) = v else { throw wrong(key, "an object", v) }
+        return o
+    }
+
+    /// Warnings for the members nobody read.
+    func unknownKeys() -> [String] {
+        members.keys.sorted().map { "unknown field \"\(path)\($0)\" ignored" }
+    }
+
+    /// Epoch milliseconds of a contract date: an ISO 8601 string or seconds since 1970.
+    static func dateMillis(_ v: JSONValue) -> Int64? {
+        switch v {
+        case .string(let s): return Timestamp.parseMillis(s)
+        case .number(let n) where n.isFinite && abs(n) < 1.0e13: return Int64((n * 1000).rounded())
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A request to deliver a notification when its trigger fires: Apple's
+/// `UNNotificationRequest`, plus the server-side fields `device` and `addedAt`.
+public struct NotificationRequest: Sendable, Hashable {
+    /// Unique key of the request; adding another request with it replaces this one.
+    public var identifier: String
+    /// What the notification shows.
+    public var content: NotificationContent
+    /// When it fires; ``NotificationTrigger/immediate`` when the request has no trigger.
+    public var trigger: NotificationTrigger
+    /// The device whose fixes this request sees; `nil` = shared, evaluated for every device.
+    public var device: String?
+    /// When the request was scheduled; `nil` = the run's `--now`, else its first instant.
+    public var addedAt: Date?
+
+    public init(identifier: String, content: NotificationContent, trigger: NotificationTrigger = .immediate,
+                device: String? = nil, addedAt: Date? = nil) {
+        self.identifier = identifier
+        self.content = content
+        self.trigger = trigger
+        self.device = device
+        self.addedAt = addedAt
+    }
+}
+
+/// What a notification shows: Apple's `UNNotificationContent`.
+public struct NotificationContent: Sendable, Hashable {
+    public var title: String?
+    public var subtitle: String?
+    public var body: String?
+    /// `"default"` for the default sound, else the name of a sound file.
+    public var sound: String?
+    /// The app badge number to show (>= 0).
+    public var badge: Int?
+    public var categoryIdentifier: String?
+    public var threadIdentifier: String?
+    /// Any JSON object the sender attaches.
+    public var userInfo: [String: JSONValue]?
+
+    public init(title: String? = nil, subtitle: String? = nil, body: String? = nil, sound: String? = nil,
+                badge: Int? = nil, categoryIdentifier: String? = nil, threadIdentifier: String? = nil,
+                userInfo: [String: JSONValue]? = nil) {
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.sound = sound
+        self.badge = badge
+        self.categoryIdentifier = categoryIdentifier
+        self.threadIdentifier = threadIdentifier
+        self.userInfo = userInfo
+    }
+
+    /// Whether anything would be presented: Apple refuses content without title, subtitle,
+    /// body, sound or badge (`UNErrorCodeNotificationInvalidNoContent`).
+    public var hasPresentableContent: Bool {
+        title != nil || subtitle != nil || body != nil || sound != nil || badge != nil
+    }
+}
+
+/// When a request fires.
+public enum NotificationTrigger: Sendable, Hashable {
+    /// No trigger: delivered once, the moment the request is added.
+    case immediate
+    /// A date matching components (`UNCalendarNotificationTrigger`).
+    case calendar(CalendarTrigger)
+    /// A delay after scheduling (`UNTimeIntervalNotificationTrigger`).
+    case timeInterval(TimeIntervalTrigger)
+    /// Entering or leaving a region (`UNLocationNotificationTrigger`).
+    case location(LocationTrigger)
+
+    /// Whether the trigger fires more than once.
+    public var repeats: Bool {
+        switch self {
+        case .immediate: false
+        case .calendar(let t): t.repeats
+        case .timeInterval(let t): t.repeats
+        case .location(let t): t.repeats
+        }
+    }
+
+    /// The kind's name as written in output (`"calendar"`, `"timeInterval"`, `"location"`, `"immediate"`).
+    public var kind: TriggerKind {
+        switch self {
+        case .immediate: .immediate
+        case .calendar: .calendar
+        case .timeInterval: .timeInterval
+        case .location: .location
+        }
+    }
+}
+
+/// The four kinds of trigger, by their names in the contract's JSON.
+public enum TriggerKind: String, Sendable, Hashable, CaseIterable {
+    case calendar, timeInterval, location, immediate
+}
+
+/// Fires a given number of seconds after the request was added: Apple's
+/// `UNTimeIntervalNotificationTrigger`.
+public struct TimeIntervalTrigger: Sendable, Hashable {
+    /// Seconds after `addedAt` of the first fire, and between fires when repeating.
+    public var timeInterval: Double
+    public var repeats: Bool
+
+    public init(timeInterval: Double, repeats: Bool) {
+        self.timeInterval = timeInterval
+        self.repeats = repeats
+    }
+}
+
+/// Fires on the next date matching `dateComponents`: Apple's `UNCalendarNotificationTrigger`.
+///
+/// `dateComponents.timeZone == nil` makes the trigger floating: it follows the evaluating
+/// engine's current zone. `dateComponents.calendar == nil` means the Gregorian calendar
+/// with `firstWeekday` 1 and `minimumDaysInFirstWeek` 1.
+public struct CalendarTrigger: Sendable, Hashable {
+    public var dateComponents: DateComponents
+    public var repeats: Bool
+
+    public init(dateMatching dateComponents: DateComponents, repeats: Bool) {
+        self.dateComponents = dateComponents
+        self.repeats = repeats
+    }
+}

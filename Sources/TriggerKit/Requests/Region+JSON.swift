@@ -1,0 +1,131 @@
+// Decoding and encoding regions: CLCircularRegion-style circles and GeoJSON polygons.
+
+extension Region {
+    /// The largest radius accepted, in metres.
+    public static let maximumRadius = 1_000_000.0
+
+    init(json: JSONValue, defaultIdentifier: String, warnings: inout [String]) throws(RequestError) {
+        guard case .object(let o) = json else {
+            throw RequestError(.invalidRegion, "\"trigger.region\" must be an object, not \(json.typeName)")
+        }
+        var r = JSONFields(o, path: "trigger.region.", code: .invalidRegion)
+        let identifier = try r.string("identifier") ?? defaultIdentifier
+        let onEntry = try r.bool("notifyOnEntry") ?? true
+        let onExit = try r.bool("notifyOnExit") ?? true
+        let center = try r.object("center")
+        let radius = try r.number("radius")
+        let geometry = try r.object("geometry")
+        if let geometry {
+            guard center == nil, radius == nil else {
+                throw RequestError(.invalidRegion, "a region has either \"center\"/\"radius\" or \"geometry\", not both")
+            }
+            let (polygons, multi) = try Self.polygons(geoJSON: geometry)
+            self = .polygon(PolygonRegion(identifier: identifier, polygons: polygons, isMultiPolygon: multi,
+                                          notifyOnEntry: onEntry, notifyOnExit: onExit))
+        } else {
+            guard let center else {
+                throw RequestError(.invalidRegion, "a region needs \"center\" and \"radius\", or a GeoJSON \"geometry\"")
+            }
+            var c = JSONFields(center, path: "trigger.region.center.", code: .invalidRegion)
+            guard let lat = try c.number("latitude"), let lon = try c.number("longitude") else {
+                throw RequestError(.invalidRegion, "\"trigger.region.center\" needs \"latitude\" and \"longitude\"")
+            }
+            let coordinate = try Self.coordinate(latitude: lat, longitude: lon, field: "trigger.region.center")
+            guard let radius else { throw RequestError(.invalidRegion, "a circular region needs \"radius\" (metres)") }
+            guard radius > 0, radius <= Self.maximumRadius else {
+                throw RequestError(.invalidRegion, "\"trigger.region.radius\" must be > 0 and <= 1000000 metres, not \(radius)")
+            }
+            warnings += c.unknownKeys()
+            self = .circular(CircularRegion(identifier: identifier, center: coordinate, radius: radius,
+                                            notifyOnEntry: onEntry, notifyOnExit: onExit))
+        }
+        if !onEntry && !onExit {
+            warnings.append("region \"\(identifier)\" has notifyOnEntry and notifyOnExit both false: it never fires")
+        }
+        warnings += r.unknownKeys()
+    }
+
+    static func coordinate(latitude: Double, longitude: Double, field: String) throws(RequestError) -> Coordinate {
+        guard (-90...90).contains(latitude) else {
+            throw RequestError(.invalidRegion, "latitude of \"\(field)\" must be in [-90, 90], not \(latitude)")
+        }
+        guard (-180...180).contains(longitude) else {
+            throw RequestError(.invalidRegion, "longitude of \"\(field)\" must be in [-180, 180], not \(longitude)")
+        }
+        return Coordinate(latitude: latitude, longitude: longitude)
+    }
+
+    /// Reads a GeoJSON `Polygon` or `MultiPolygon` (RFC 7946 section 3.1.6-7): positions are
+    /// [longitude, latitude(, altitude)], rings have at least four positions and are closed.
+    /// Topological validity (self-intersection) is checked by the geofence engine (GEOS).
+    static func polygons(geoJSON o: [String: JSONValue]) throws(RequestError) -> ([[[Coordinate]]], Bool) {
+        guard case .string(let type)? = o["type"] else {
+            throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs a GeoJSON \"type\" (Polygon or MultiPolygon)")
+        }
+        guard case .array(let coords)? = o["coordinates"] else {
+            throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs \"coordinates\" (an array)")
+        }
+        switch type {
+        case "Polygon":
+            return ([try polygon(coords, field: "geometry.coordinates")], false)
+        case "MultiPolygon":
+            guard !coords.isEmpty else { throw RequestError(.invalidRegion, "a MultiPolygon needs at least one polygon") }
+            var out: [[[Coordinate]]] = []
+            for (k, p) in coords.enumerated() {
+                guard case .array(let rings) = p else {
+                    throw RequestError(.invalidRegion, "\"geometry.coordinates[\(k)]\" must be an array of rings")
+                }
+                out.append(try polygon(rings, field: "geometry.coordinates[\(k)]"))
+            }
+            return (out, true)
+        default:
+            throw RequestError(.invalidRegion, "GeoJSON type \"\(type)\" is not a region (expected Polygon or MultiPolygon)")
+        }
+    }
+
+    private static func polygon(_ rings: [JSONValue], field: String) throws(RequestError) -> [[Coordinate]] {
+        guard !rings.isEmpty else { throw RequestError(.invalidRegion, "\"\(field)\" needs an outer ring") }
+        var out: [[Coordinate]] = []
+        for (k, ring) in rings.enumerated() {
+            let f = "\(field)[\(k)]"
+            guard case .array(let positions) = ring else { throw RequestError(.invalidRegion, "\"\(f)\" must be an array of positions") }
+            var pts: [Coordinate] = []
+            pts.reserveCapacity(positions.count)
+            for (j, pos) in positions.enumerated() {
+                guard case .array(let xy) = pos, xy.count >= 2, case .number(let lon) = xy[0], case .number(let lat) = xy[1] else {
+                    throw RequestError(.invalidRegion, "\"\(f)[\(j)]\" must be a position [longitude, latitude]")
+                }
+                pts.append(try coordinate(latitude: lat, longitude: lon, field: "\(f)[\(j)]"))
+            }
+            guard pts.count >= 4 else {
+                throw RequestError(.invalidRegion, "ring \"\(f)\" has \(pts.count) positions; a ring needs at least 4 (closed)")
+            }
+            guard pts.first == pts.last else {
+                throw RequestError(.invalidRegion, "ring \"\(f)\" is not closed: its first and last positions differ")
+            }
+            out.append(pts)
+        }
+        return out
+    }
+
+    /// The contract's JSON for this region.
+    public var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "identifier": .string(identifier),
+            "notifyOnEntry": .bool(notifyOnEntry),
+            "notifyOnExit": .bool(notifyOnExit),
+        ]
+        switch self {
+        case .circular(let c):
+            o["center"] = .object(["latitude": .number(c.center.latitude), "longitude": .number(c.center.longitude)])
+            o["radius"] = .number(c.radius)
+        case .polygon(let p):
+            func ring(_ r: [Coordinate]) -> JSONValue { .array(r.map { .array([.number($0.longitude), .number($0.latitude)]) }) }
+            func poly(_ p: [[Coordinate]]) -> JSONValue { .array(p.map(ring)) }
+            o["geometry"] = p.isMultiPolygon
+                ? .object(["type": .string("MultiPolygon"), "coordinates": .array(p.polygons.map(poly))])
+                : .object(["type": .string("Polygon"), "coordinates": p.polygons.first.map(poly) ?? .array([])])
+        }
+        return .object(o)
+    }
+}

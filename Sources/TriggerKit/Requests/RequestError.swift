@@ -1,0 +1,28 @@
+/// Why a request was refused: codes named after `UNError.Code` where one fits.
+public enum RequestErrorCode: String, Sendable, Hashable, CaseIterable {
+    /// A calendar trigger that can never fire after its reference date.
+    case notificationInvalidNoDate
+    /// Content with none of title, subtitle, body, sound, badge.
+    case notificationInvalidNoContent
+    /// The target device has not authorized notifications.
+    case notificationsNotAllowed
+    /// A malformed or unsupported trigger.
+    case invalidTrigger
+    /// A malformed region of a location trigger.
+    case invalidRegion
+    /// Anything else wrong with a request (not an object, missing identifier, bad field).
+    case invalidRequest
+}
+
+/// A request that was refused, with the code and a message a person understands.
+public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: RequestErrorCode
+    public var message: String
+
+    public init(_ code: RequestErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+/// Where a request sits in its file: a line of NDJSON or an index of a JSON array.
+public enum RequestLocation: Sendable, Hashable, CustomStringConvertible {
+    /// 1-based line number of an NDJSON file.
+    case line(Int)
+    /// 0-based index in a JSON array file.
+    case index(Int)
+
+    public var description: String {
+        switch self {
+        case .line(let n): "\(n)"
+        case .index(let n): "\(n)"
+        }
+    }
+}
+
+/// One problem found while reading requests, printed as
+/// `error: <file>:<line or index>: <identifier>: <code>: <message>`.
+public struct RequestDiagnostic: Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Hashable { case error, warning }
+
+    public var severity: Severity
+    public var file: String
+    public var location: RequestLocation?
+    /// The request's identifier when it could be read.
+    public var identifier: String?
+    /// The error code; `nil` for warnings.
+    public var code: RequestErrorCode?
+    public var message: String
+
+    public var description: String {
+        var s = "\(severity.rawValue): \(file)"
+        if let location { s += ":\(location)" }
+        s += ": \(identifier ?? "-"): "
+        if let code { s += "\(code.rawValue): " }
+        return s + message
+    }
+}
+
+/// The outcome of reading a requests file: the accepted requests (a repeated identifier
+/// replaced by its later request, which takes the later position) and every problem.
+public struct RequestSet: Sendable {
+    /// Accepted requests, in input order.
+    public var requests: [NotificationRequest]
+    /// Where each accepted request came from (parallel to ``requests``).
+    public var locations: [RequestLocation]
+    /// Errors and warnings in input order.
+    public var diagnostics: [RequestDiagnostic]
+    /// Number of request records read (accepted, refused and replaced).
+    public var recordCount: Int
+
+    public var errorCount: Int { diagnostics.count { $0.severity == .error } }
+    public var warningCount: Int { diagnostics.count { $0.severity == .warning } }
+
+    /// `N requests: N ok, N errors, N warnings`.
+    public var summary: String {
+        "\(recordCount) requests: \(recordCount - errorCount) ok, \(errorCount) errors, \(warningCount) warnings"
+    }
+}
+
+/// Reads requests files: a JSON array of request objects, or NDJSON (one object per line;
+/// blank lines and lines starting with `#` are ignored). A bad request never stops the others.
+public enum RequestsFile {
+    /// Reads and validates the requests in a file.
+    ///
+    /// - Parameters:
+    ///   - path: the file; `-` reads standard input.
+    ///   - options: what validation needs to know (reference time, floating zone).
+    /// - Throws: ``RequestsFileError`` only when the file cannot be read at all.
+    /// - Complexity: O(n) in the file's size.
+    public static func load(path: String, options: ValidationOptions = .init()) throws(RequestsFileError) -> RequestSet {
+        let data: Data
+        do {
+            data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RequestsFileError(path: path, reason: (error as NSError).localizedDescription)
+        }
+        return data.withUnsafeBytes { raw in
+            parse(raw.bindMemory(to: UInt8.self), file: path, options: options)
+        }
+    }
+
+    /// Reads requests from text already in memory; `file` names it in diagnostics.
+    public static func parse(_ text: String, file: String = "<input>", options: ValidationOptions = .init()) -> RequestSet {
+        var t = text
+        return t.withUTF8 { parse($0, file: file, options: options) }
+    }
+
+    /// Reads requests from UTF-8 bytes; `file` names them in diagnostics.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions = .init()) -> RequestSet {
+        var builder = Builder(file: file, options: options)
+        var k = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { k = 3 }  // UTF-8 BOM
+        var first = k
+        while first < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[first]) { first += 1 }
+        if first < bytes.count, bytes[first] == UInt8(ascii: "[") {
+            do throws(JSONSyntaxError) {
+                let doc = try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[k...]))
+                guard case .array(let items) = doc else { return builder.finish() }
+                for (i, item) in items.enumerated() { builder.add(item, at: .index(i)) }
+            } catch {
+                let line = 1 + bytes[..<min(bytes.count, k + error.offset)].count(where: { $0 == 0x0A })
+                builder.refuse(at: .line(line), identifier: nil, RequestError(.invalidRequest, "the JSON array is malformed: \(error.reason); no request of this file was read"))
+            }
+            return builder.finish()
+        }
+        var line = 0
+        var start = k
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            line += 1
+            var s = start, e = end
+            while s < e, bytes[s] == 0x20 || bytes[s] == 0x09 { s += 1 }
+            while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 || bytes[e - 1] == 0x0D { e -= 1 }
+            if s < e, bytes[s] != UInt8(ascii: "#") {
+                do throws(JSONSyntaxError) {
+                    let v = try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[s..<e]))
+                    builder.add(v, at: .line(line))
+                } catch {
+                    builder.refuse(at: .line(line), identifier: nil, RequestError(.invalidRequest, "not valid JSON: \(error.reason) (column \(error.offset + 1 + s - start))"))
+                }
+            }
+            start = end + 1
+        }
+        return builder.finish()
+    }
+
+    private struct Builder {
+        let file: String
+        let options: ValidationOptions
+        var requests: [NotificationRequest?] = []
+        var locations: [RequestLocation] = []
+        var slotByIdentifier: [String: Int] = [:]
+        var diagnostics: [RequestDiagnostic] = []
+        var records = 0
+
+        init(file: String, options: ValidationOptions) {
+            self.file = file
+            self.options = options
+        }
+
+        mutating func refuse(at loc: RequestLocation, identifier: String?, _ e: RequestError) {
+            records += 1
+            diagnostics.append(RequestDiagnostic(severity: .error, file: file, location: loc, identifier: identifier, code: e.code, message: e.message))
+        }
+
+        mutating func add(_ json: JSONValue, at loc: RequestLocation) {
+            var warnings: [String] = []
+            let request: NotificationRequest
+            do throws(RequestError) {
+                request = try NotificationRequest(json: json, warnings: &warnings)
+                try RequestValidation.validate(request, options: options)
+            } catch {
+                var id: String?
+                if case .object(let o) = json, case .string(let s)? = o["identifier"], !s.isEmpty { id = s }
+                refuse(at: loc, identifier: id, error)
+                return
+            }
+            records += 1
+            for w in warnings {
+                diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil, message: w))
+            }
+            if let old = slotByIdentifier[request.identifier] {
+                diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil,
+                                                     message: "replaces the request with the same identifier at \(locations[old].isLine ? "line" : "index") \(locations[old])"))
+                requests[old] = nil
+            }
+            slotByIdentifier[request.identifier] = requests.count
+            requests.append(request)
+            locations.append(loc)
+        }
+
+        func finish() -> RequestSet {
+            var out: [NotificationRequest] = []
+            var locs: [RequestLocation] = []
+            out.reserveCapacity(slotByIdentifier.count)
+            for (k, r) in requests.enumerated() {
+                if let r { out.append(r); locs.append(locations[k]) }
+            }
+            return RequestSet(requests: out, locations: locs, diagnostics: diagnostics, recordCount: records)
+        }
+    }
+}
+
+extension RequestLocation {
+    var isLine: Bool { if case .line = self { true } else { false } }
+}
+
+/// A requests file that could not be read at all (missing, unreadable).
+public struct RequestsFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "cannot read requests file \(path): \(reason)" }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import TriggerKit
+
+@main
+struct TriggerKitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "triggerkit",
+        abstract: "Evaluate notification triggers (calendar, time interval, location) the way Apple's UserNotifications does.",
+        discussion: """
+        Requests files are a JSON array of request objects or NDJSON (one per line; blank lines \
+        and lines starting with # are ignored). Dates are ISO 8601 (Z or an offset) or seconds \
+        since 1970. Diagnostics go to stderr as 'error: FILE:LINE: IDENTIFIER: CODE: MESSAGE'.
+        """,
+        subcommands: [CheckCommand.self]
+    )
+}
+
+/// Writes a line to standard error.
+func printError(_ s: String) {
+    FileHandle.standardError.write(Data((s + "\n").utf8))
+}
+
+/// Options shared by every command that reads requests.
+struct RequestOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The requests file (JSON array or NDJSON); '-' reads standard input.", valueName: "FILE"))
+    var requests: String
+
+    @Option(name: .long, help: ArgumentHelp("IANA zone that floating calendar triggers (no timeZone) follow. Default: the TZ environment variable, else UTC.", valueName: "TZ"))
+    var timeZone: String?
+
+    func floatingZone() throws -> TimeZone {
+        let name = timeZone ?? ProcessInfo.processInfo.environment["TZ"].flatMap { $0.isEmpty ? nil : $0 } ?? "UTC"
+        guard let z = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) else {
+            throw ValidationError("unknown time zone '\(name)' (expected an IANA name such as Europe/Paris)")
+        }
+        return z
+    }
+}
+
+/// Parses a command-line date: ISO 8601 or seconds since 1970.
+func parseDateArgument(_ s: String, option: String) throws -> Date {
+    if let ms = Timestamp.parseMillis(s) { return Timestamp.date(millis: ms) }
+    if let secs = Double(s), secs.isFinite { return Date(timeIntervalSince1970: secs) }
+    throw ValidationError("\(option): '\(s)' is not an ISO 8601 date or a number of seconds since 1970")
+}
