@@ -113,10 +113,10 @@ extension NotificationTrigger {
                 throw RequestError(.invalidTrigger, "a timeInterval trigger needs \"timeInterval\" (seconds)")
             }
             guard interval > 0 else {
-                throw RequestError(.invalidTrigger, "time interval must be greater than 0, not \(interval)")
+                throw RequestError(.invalidTrigger, "time interval must be greater than 0, not \(NotificationRequest.show(.number(interval)))")
             }
             guard !repeats || interval >= 60 else {
-                throw RequestError(.invalidTrigger, "time interval must be at least 60 if repeating (got \(interval))")
+                throw RequestError(.invalidTrigger, "time interval must be at least 60 if repeating (got \(NotificationRequest.show(.number(interval))))")
             }
             self = .timeInterval(TimeIntervalTrigger(timeInterval: interval, repeats: repeats))
         case "location":

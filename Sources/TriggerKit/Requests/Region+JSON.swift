@@ -33,7 +33,7 @@ extension Region {
             let coordinate = try Self.coordinate(latitude: lat, longitude: lon, field: "trigger.region.center")
             guard let radius else { throw RequestError(.invalidRegion, "a circular region needs \"radius\" (metres)") }
             guard radius > 0, radius <= Self.maximumRadius else {
-                throw RequestError(.invalidRegion, "\"trigger.region.radius\" must be > 0 and <= 1000000 metres, not \(radius)")
+                throw RequestError(.invalidRegion, "\"trigger.region.radius\" must be > 0 and <= 1000000 metres, not \(NotificationRequest.show(.number(radius)))")
             }
             warnings += c.unknownKeys()
             self = .circular(CircularRegion(identifier: identifier, center: coordinate, radius: radius,
@@ -47,10 +47,10 @@ extension Region {
 
     static func coordinate(latitude: Double, longitude: Double, field: String) throws(RequestError) -> Coordinate {
         guard (-90...90).contains(latitude) else {
-            throw RequestError(.invalidRegion, "latitude of \"\(field)\" must be in [-90, 90], not \(latitude)")
+            throw RequestError(.invalidRegion, "latitude of \"\(field)\" must be in [-90, 90], not \(NotificationRequest.show(.number(latitude)))")
         }
         guard (-180...180).contains(longitude) else {
-            throw RequestError(.invalidRegion, "longitude of \"\(field)\" must be in [-180, 180], not \(longitude)")
+            throw RequestError(.invalidRegion, "longitude of \"\(field)\" must be in [-180, 180], not \(NotificationRequest.show(.number(longitude)))")
         }
         return Coordinate(latitude: latitude, longitude: longitude)
     }

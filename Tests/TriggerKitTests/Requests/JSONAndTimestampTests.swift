@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import TriggerKit
+
+@Suite("JSON reader and writer")
+struct JSONTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let v = try JSONValue.parse(#" {"a": [1, -2.5e2, 0, true, false, null], "s": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "e": {}} "#)
+        #expect(v == .object(["a": .array([.number(1), .number(-250), .number(0), .bool(true), .bool(false), .null]),
+                              "s": .string("x\"\\/\u{8}\u{c}\n\r\té😀"), "e": .object([:])]))
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\\x\"", "\"\\ud800\"", "tru", "{\"a\":1} x", "\"a\nb\"", "1e"])
+    func rejectsMalformed(text: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() {
+        let deep = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(deep) }
+    }
+
+    @Test func writerEscapesAndSortsKeys() {
+        var w = JSONWriter()
+        w.value(.object(["b": .string("q\"\n\u{1}"), "a": .number(2.5), "c": .number(3)]))
+        #expect(w.text == #"{"a":2.5,"b":"q\"\n\u0001","c":3}"#)
+    }
+}
+
+@Suite("Timestamps")
+struct TimestampTests {
+    @Test(arguments: [
+        ("2026-11-24T19:00:00Z", Int64(1_795_546_800_000)),
+        ("2026-11-24T19:00:00.250Z", 1_795_546_800_250),
+        ("2026-11-24T20:00:00+01:00", 1_795_546_800_000),
+        ("2026-11-24T14:00:00-0500", 1_795_546_800_000),
+        ("2026-11-24T21:00:00+02", 1_795_546_800_000),
+        ("2026-11-24t19:00:00.2z", 1_795_546_800_200),
+        ("1969-12-31T23:59:59.999Z", -1),
+        ("2000-02-29T00:00:00Z", 951_782_400_000),
+    ])
+    func parses(text: String, millis: Int64) {
+        #expect(Timestamp.parseMillis(text) == millis)
+    }
+
+    @Test(arguments: ["2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-11-24T24:00:00Z", "2026-11-24T19:00:00",
+                      "2026-11-24", "2026-11-24T19:00:00.Z", "2026-11-24T19:00:00+5", "x026-11-24T19:00:00Z"])
+    func refuses(text: String) {
+        #expect(Timestamp.parseMillis(text) == nil)
+    }
+
+    @Test func formatsOnlyNonZeroFractions() {
+        #expect(Timestamp.string(millis: 1_795_546_800_000) == "2026-11-24T19:00:00Z")
+        #expect(Timestamp.string(millis: 1_795_546_800_250) == "2026-11-24T19:00:00.250Z")
+        #expect(Timestamp.string(millis: -1) == "1969-12-31T23:59:59.999Z")
+    }
+
+    @Test func formatAndParseAgreeWithFoundation() throws {
+        var g = SeededGenerator(seed: 42)
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        for _ in 0..<2000 {
+            let secs = Int64.random(in: -2_000_000_000...7_000_000_000, using: &g)
+            let s = Timestamp.string(millis: secs * 1000)
+            #expect(s == f.string(from: Date(timeIntervalSince1970: Double(secs))))
+            #expect(Timestamp.parseMillis(s) == secs * 1000)
+        }
+    }
+}

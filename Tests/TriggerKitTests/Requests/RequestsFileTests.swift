@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import TriggerKit
+
+@Suite("Requests files")
+struct RequestsFileTests {
+    static let options = ValidationOptions(now: Timestamp.date(millis: Timestamp.parseMillis("2026-11-21T06:00:00Z") ?? 0))
+
+    /// Every error code of the contract, with its line number, matches the hand-checked listing.
+    @Test(arguments: ["every-error.ndjson", "every-error.json"])
+    func diagnosticsMatchTheHandCheckedListing(name: String) throws {
+        let set = RequestsFile.parse(try Fixture.text("invalid/\(name)"), file: name, options: Self.options)
+        let printed = set.diagnostics.map(\.description) + [set.summary]
+        let expected = try Fixture.text("invalid/\(name).expected.txt").split(separator: "\n").map(String.init)
+        #expect(printed == expected)
+    }
+
+    @Test func everyErrorCodeIsExercised() throws {
+        var seen = Set<RequestErrorCode>()
+        for name in ["every-error.ndjson", "every-error.json"] {
+            let set = RequestsFile.parse(try Fixture.text("invalid/\(name)"), file: name, options: Self.options)
+            seen.formUnion(set.diagnostics.compactMap(\.code))
+        }
+        // notificationsNotAllowed needs device settings, which requests files do not carry.
+        #expect(seen == Set(RequestErrorCode.allCases).subtracting([.notificationsNotAllowed]))
+    }
+
+    @Test func goodRequestsSurviveBadOnes() throws {
+        let set = RequestsFile.parse(try Fixture.text("invalid/every-error.ndjson"), file: "f", options: Self.options)
+        #expect(set.requests.map(\.identifier) == ["ok-2", "ok-1"])
+        #expect(set.locations == [.line(12), .line(13)])
+        #expect(set.requests.last?.content.title == "replacement")
+    }
+
+    @Test func replacementKeepsTheLaterRequestInItsPlace() {
+        let text = """
+        {"identifier": "a", "content": {"title": "1"}}
+        {"identifier": "b", "content": {"title": "2"}}
+        {"identifier": "a", "content": {"title": "3"}}
+        """
+        let set = RequestsFile.parse(text, file: "r")
+        #expect(set.requests.map(\.content.title) == ["2", "3"])
+        #expect(set.warningCount == 1)
+        #expect(set.diagnostics.first?.description == "warning: r:3: a: replaces the request with the same identifier at line 1")
+        #expect(set.summary == "3 requests: 3 ok, 0 errors, 1 warnings")
+    }
+
+    @Test func ndjsonSkipsBlankAndCommentLinesAndCRLF() {
+        let text = "\u{FEFF}# comment\r\n\r\n   \n{\"identifier\": \"a\", \"content\": {\"title\": \"1\"}}\r\n  # indented comment\n{\"identifier\": \"b\", \"content\": {\"title\": \"2\"}}"
+        let set = RequestsFile.parse(text, file: "r")
+        #expect(set.requests.map(\.identifier) == ["a", "b"])
+        #expect(set.locations == [.line(4), .line(6)])
+        #expect(set.diagnostics.isEmpty)
+    }
+
+    @Test func arrayInputUsesIndexes() {
+        let text = """
+          [ {"identifier": "a", "content": {"title": "1"}},
+            {"identifier": "b", "content": {}} ]
+        """
+        let set = RequestsFile.parse(text, file: "arr.json")
+        #expect(set.requests.map(\.identifier) == ["a"])
+        #expect(set.diagnostics.map(\.description) == ["error: arr.json:1: b: notificationInvalidNoContent: content needs at least one of title, subtitle, body, sound, badge"])
+    }
+
+    @Test func malformedArrayIsOneErrorWithItsLine() {
+        let set = RequestsFile.parse("[\n{\"identifier\": \"a\", \"content\": {\"title\": \"1\"}},\n{oops}\n]", file: "bad.json")
+        #expect(set.requests.isEmpty)
+        #expect(set.diagnostics.count == 1)
+        #expect(set.diagnostics.first?.description.hasPrefix("error: bad.json:3: -: invalidRequest: the JSON array is malformed") == true)
+    }
+
+    @Test func missingFileIsAnError() {
+        #expect(throws: RequestsFileError.self) { try RequestsFile.load(path: "/nonexistent/requests.ndjson") }
+    }
+}
