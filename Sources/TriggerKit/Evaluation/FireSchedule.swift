@@ -1,0 +1,163 @@
+import Foundation
+
+/// The schedule index: the next fire of every time-based trigger (calendar, time interval,
+/// immediate) in one priority queue.
+///
+/// Answers "pop everything due until T" (the stream evaluator's step) and "the K soonest
+/// fires" (iOS's 64-pending view) without disturbing the queue.
+///
+/// Memory: one ``ScheduledFire`` (16 bytes) in the queue plus one ``Entry`` per trigger;
+/// ``bytesPerTrigger`` states the figure for the current build.
+public struct FireSchedule: Sendable {
+    /// One time-based trigger in the schedule.
+    public struct Entry: Sendable {
+        /// How its dates are produced.
+        public var rule: TimeRule
+        /// Index of its request in the caller's request array.
+        public var request: Int32
+        /// Its request's position in identifier order (tie-breaker of equal dates).
+        public var rank: Int32
+    }
+
+    /// The triggers, by slot.
+    public private(set) var entries: [Entry]
+    private var queue: FireQueue
+
+    /// Builds the schedule of the time-based requests among `requests`.
+    ///
+    /// - Parameters:
+    ///   - requests: all requests; location ones are left out.
+    ///   - defaultAddedAt: epoch ms used for requests without `addedAt`.
+    ///   - floatingTimeZone: the zone of floating calendar triggers.
+    ///   - after: when set, each trigger's first queued fire is its first one strictly
+    ///     later than this instant (used to resume, or to plan from a reference date).
+    /// - Complexity: O(n) plus one next-date computation per trigger.
+    public init(requests: [NotificationRequest], defaultAddedAt: Int64, floatingTimeZone: TimeZone, after: Int64? = nil) {
+        let ranks = Self.identifierRanks(requests)
+        var entries: [Entry] = []
+        var fires: [ScheduledFire] = []
+        entries.reserveCapacity(requests.count)
+        fires.reserveCapacity(requests.count)
+        for (i, r) in requests.enumerated() {
+            let added = r.addedAt.map(Timestamp.millis) ?? defaultAddedAt
+            guard let rule = TimeRule(r.trigger, addedAt: added, floatingTimeZone: floatingTimeZone) else { continue }
+            let slot = Int32(entries.count)
+            entries.append(Entry(rule: rule, request: Int32(i), rank: ranks[i]))
+            let first = after.map { rule.nextFire(strictlyAfter: Swift.max($0, added - 1)) } ?? rule.firstFire
+            if let first { fires.append(ScheduledFire(date: first, rank: ranks[i], slot: slot)) }
+        }
+        self.entries = entries
+        self.queue = FireQueue(fires)
+    }
+
+    /// Position of each request in identifier order.
+    static func identifierRanks(_ requests: [NotificationRequest]) -> [Int32] {
+        let order = requests.indices.sorted { requests[$0].identifier < requests[$1].identifier }
+        var ranks = [Int32](repeating: 0, count: requests.count)
+        for (rank, i) in order.enumerated() { ranks[i] = Int32(rank) }
+        return ranks
+    }
+
+    /// Number of triggers that still have a fire queued.
+    public var pendingCount: Int { queue.count }
+
+    /// The soonest queued fire. O(1).
+    public var soonestFire: ScheduledFire? { queue.min }
+
+    /// Removes and returns, in date order (ties by identifier), every fire with date <= `t`,
+    /// queueing each repeating trigger's following fire (which is returned too when also due).
+    ///
+    /// - Complexity: O((m + 1) log n) for m fires returned.
+    public mutating func popDue(until t: Int64, into out: inout [ScheduledFire]) {
+        while let top = queue.min, top.date <= t {
+            out.append(top)
+            let next = entries[Int(top.slot)].rule.fire(after: top.date)
+            queue.replaceMin(with: next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
+        }
+    }
+
+    /// The `k` soonest fires across all triggers, in date order (ties by identifier),
+    /// counting each repeating trigger's later fires too. The queue is not changed.
+    ///
+    /// Walks the heap's implicit tree with a small frontier heap: a node's children can only
+    /// come after it, so at most 2k nodes are looked at.
+    /// - Complexity: O(k log k) heap work plus one next-date computation per repeat.
+    public func soonest(_ k: Int) -> [ScheduledFire] {
+        guard k > 0, !queue.isEmpty else { return [] }
+        let nodes = queue.nodes
+        // Frontier items: a heap node (index >= 0) or a later fire of an emitted trigger (-1).
+        struct Item: Comparable {
+            var fire: ScheduledFire
+            var node: Int
+            static func < (a: Item, b: Item) -> Bool { a.fire < b.fire }
+        }
+        var frontier: [Item] = [Item(fire: nodes[0], node: 0)]
+        var out: [ScheduledFire] = []
+        out.reserveCapacity(k)
+        func push(_ item: Item) {
+            frontier.append(item)
+            var i = frontier.count - 1
+            while i > 0, frontier[i] < frontier[(i - 1) / 2] {
+                frontier.swapAt(i, (i - 1) / 2)
+                i = (i - 1) / 2
+            }
+        }
+        func pop() -> Item {
+            let top = frontier[0]
+            let last = frontier.removeLast()
+            if !frontier.isEmpty {
+                frontier[0] = last
+                var i = 0
+                while true {
+                    let l = 2 * i + 1
+                    guard l < frontier.count else { break }
+                    var m = l
+                    if l + 1 < frontier.count, frontier[l + 1] < frontier[l] { m = l + 1 }
+                    guard frontier[m] < frontier[i] else { break }
+                    frontier.swapAt(i, m)
+                    i = m
+                }
+            }
+            return top
+        }
+        while out.count < k, !frontier.isEmpty {
+            let item = pop()
+            out.append(item.fire)
+            if item.node >= 0 {
+                for c in [2 * item.node + 1, 2 * item.node + 2] where c < nodes.count {
+                    push(Item(fire: nodes[c], node: c))
+                }
+            }
+            if let next = entries[Int(item.fire.slot)].rule.fire(after: item.fire.date) {
+                push(Item(fire: ScheduledFire(date: next, rank: item.fire.rank, slot: item.fire.slot), node: -1))
+            }
+        }
+        return out
+    }
+
+    /// Re-plans floating calendar triggers for a new zone: each one's next fire becomes its
+    /// first in the new zone strictly after `now`. O(n).
+    public mutating func setFloatingTimeZone(_ zone: TimeZone, now: Int64) {
+        var fires: [ScheduledFire] = []
+        var queued = [Int64?](repeating: nil, count: entries.count)
+        for f in queue.nodes { queued[Int(f.slot)] = f.date }
+        for slot in entries.indices {
+            let old = entries[slot].rule
+            let new = old.replanned(floatingTimeZone: zone)
+            entries[slot].rule = new
+            var date = queued[slot]
+            if case .calendar(let s, _, _) = old, s.isFloating, date != nil {
+                date = new.nextFire(strictlyAfter: now)
+            }
+            if let date { fires.append(ScheduledFire(date: date, rank: entries[slot].rank, slot: Int32(slot))) }
+        }
+        queue = FireQueue(fires)
+    }
+
+    /// The queued next fire of every trigger (the cursors a durable store keeps). O(n).
+    public var queuedFires: [ScheduledFire] { queue.nodes }
+
+    /// Approximate bytes held per scheduled trigger (entry + queue node), excluding shared
+    /// zone tables.
+    public static var bytesPerTrigger: Int { MemoryLayout<Entry>.stride + MemoryLayout<ScheduledFire>.stride }
+}

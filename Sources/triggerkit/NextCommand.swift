@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import TriggerKit
+
+struct NextCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "next",
+        abstract: "Print the next fire dates of requests.",
+        discussion: """
+        Per request, in input order, one NDJSON line {"identifier": ..., "next": [dates]} with up \
+        to --count successive fires strictly after the reference date: --after when given, else \
+        the request's addedAt, else now. Non-repeating triggers have at most one date, location \
+        triggers none. With --merged: the --limit soonest fires across all requests, one line \
+        {"identifier": ..., "date": ...} each, in date order (ties by identifier).
+        """
+    )
+
+    @OptionGroup var input: RequestOptions
+
+    @Option(help: ArgumentHelp("Reference date (ISO 8601 or seconds since 1970) instead of each request's addedAt.", valueName: "DATE"))
+    var after: String?
+
+    @Option(help: ArgumentHelp("How many successive fire dates per request.", valueName: "N"))
+    var count: Int = 1
+
+    @Option(name: .customLong("identifier"), help: ArgumentHelp("Only this request (repeatable).", valueName: "ID"))
+    var identifiers: [String] = []
+
+    @Flag(help: "Print the soonest fires across all requests, merged in date order.")
+    var merged = false
+
+    @Option(help: ArgumentHelp("With --merged: how many fires (iOS keeps 64 pending).", valueName: "K"))
+    var limit: Int = 64
+
+    @Option(help: ArgumentHelp("The current time, for requests without addedAt when --after is not given. Default: the clock.", valueName: "DATE"))
+    var now: String?
+
+    func validate() throws {
+        guard count >= 0 else { throw ValidationError("--count must be >= 0") }
+        guard limit >= 0 else { throw ValidationError("--limit must be >= 0") }
+    }
+
+    func run() throws {
+        let zone = try input.floatingZone()
+        let afterDate = try after.map { try parseDateArgument($0, option: "--after") }
+        let nowDate = try now.map { try parseDateArgument($0, option: "--now") } ?? Date()
+        let set: RequestSet
+        do {
+            set = try RequestsFile.load(path: input.requests, options: ValidationOptions(now: afterDate ?? nowDate, floatingTimeZone: zone))
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        if !set.diagnostics.isEmpty {
+            FileHandle.standardError.write(Data(set.diagnostics.map { $0.description + "\n" }.joined().utf8))
+        }
+        var requests = set.requests
+        if !identifiers.isEmpty {
+            let wanted = Set(identifiers)
+            requests = requests.filter { wanted.contains($0.identifier) }
+        }
+        let defaultStart = Timestamp.millis(afterDate ?? nowDate)
+        var out = OutputBuffer()
+        if merged {
+            let schedule = FireSchedule(requests: requests, defaultAddedAt: defaultStart, floatingTimeZone: zone,
+                                        after: afterDate.map(Timestamp.millis))
+            for f in schedule.soonest(limit) {
+                let r = requests[Int(schedule.entries[Int(f.slot)].request)]
+                out.writer.raw("{\"identifier\":")
+                out.writer.string(r.identifier)
+                out.writer.raw(",\"date\":")
+                out.writer.timestamp(millis: f.date)
+                out.writer.raw("}\n")
+                out.flushIfLarge()
+            }
+        } else {
+            for r in requests {
+                let start = r.addedAt.map(Timestamp.millis) ?? defaultStart
+                let reference = afterDate.map(Timestamp.millis) ?? start
+                let dates = TimeRule(r.trigger, addedAt: start, floatingTimeZone: zone)?.fires(after: reference, count: count) ?? []
+                out.writer.raw("{\"identifier\":")
+                out.writer.string(r.identifier)
+                out.writer.raw(",\"next\":[")
+                for (k, d) in dates.enumerated() {
+                    if k > 0 { out.writer.raw(",") }
+                    out.writer.timestamp(millis: d)
+                }
+                out.writer.raw("]}\n")
+                out.flushIfLarge()
+            }
+        }
+        out.flush()
+        if set.errorCount > 0 { throw ExitCode(1) }
+    }
+}
