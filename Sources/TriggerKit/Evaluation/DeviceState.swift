@@ -1,0 +1,56 @@
+/// What the evaluator remembers about one device. Memory is proportional to what is
+/// actually inside or pending for it, never to the number of regions.
+struct DeviceState: Sendable {
+    /// Latest `t` of an accepted fix (staleness reference); `Int64.min` before the first.
+    var lastAccepted: Int64 = .min
+    /// Latest `t` of a used fix (accepted and accurate enough): a request added after it has
+    /// not seen this device yet, so its state is unknown until the next used fix.
+    var lastUsed: Int64 = .min
+    /// Region slots this device is inside, sorted.
+    var inside: [Int32] = []
+    /// Crossings waiting for dwell confirmation, sorted by slot.
+    var pending: [PendingCrossing] = []
+    /// Shared one-shot region slots that already fired for this device, sorted.
+    var firedOnce: [Int32] = []
+}
+
+/// A crossing seen but not yet confirmed by `--dwell`: its first fix on the new side.
+struct PendingCrossing: Sendable, Hashable {
+    var slot: Int32
+    var since: Int64
+}
+
+/// A location request as the evaluator holds it (slot = position in identifier order).
+struct LocationEntry: Sendable {
+    var request: Int32
+    /// Device index the request is scoped to; -1 when shared.
+    var device: Int32
+    var addedAt: Int64
+    var notifyOnEntry: Bool
+    var notifyOnExit: Bool
+    var repeats: Bool
+    /// A device-scoped one-shot that fired: no longer pending.
+    var done: Bool = false
+}
+
+extension Array where Element == Int32 {
+    /// Binary search in a sorted array.
+    func sortedContains(_ x: Int32) -> Bool {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if self[mid] < x { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < count && self[lo] == x
+    }
+
+    mutating func sortedInsert(_ x: Int32) {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if self[mid] < x { lo = mid + 1 } else { hi = mid }
+        }
+        if lo < count, self[lo] == x { return }
+        insert(x, at: lo)
+    }
+}

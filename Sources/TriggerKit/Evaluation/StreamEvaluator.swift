@@ -1,0 +1,186 @@
+import Foundation
+
+/// How `triggerkit run` evaluates a stream (CONTRACT section 4).
+public struct StreamOptions: Sendable {
+    /// Hysteresis for circles, metres: entering needs distance <= radius - margin, exiting
+    /// distance > radius + margin.
+    public var margin: Double
+    /// Seconds a crossing must persist before it is confirmed.
+    public var dwell: Double
+    /// Fixes with `acc` above this carry no information about regions.
+    public var maxAccuracy: Double?
+    /// Whether a device's first fix inside a region fires an entry.
+    public var initialFire: Bool
+    /// Zone of floating calendar triggers.
+    public var floatingTimeZone: TimeZone
+    /// Default `addedAt`; `nil` = the first instant of the stream.
+    public var now: Date?
+
+    public init(margin: Double = 0, dwell: Double = 0, maxAccuracy: Double? = nil, initialFire: Bool = false,
+                floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current, now: Date? = nil) {
+        self.margin = margin
+        self.dwell = dwell
+        self.maxAccuracy = maxAccuracy
+        self.initialFire = initialFire
+        self.floatingTimeZone = floatingTimeZone
+        self.now = now
+    }
+}
+
+/// Counters of a run, printed as the summary line.
+public struct StreamStats: Sendable, Hashable, CustomStringConvertible {
+    public var lines = 0
+    public var fixes = 0
+    public var stale = 0
+    /// Invalid fixes (negative accuracy).
+    public var skipped = 0
+    /// Fixes less accurate than `--max-accuracy` (counted in `fixes`, not in `skipped`).
+    public var inaccurate = 0
+    public var errors = 0
+    public var fires = 0
+
+    public init() {}
+
+    public var description: String {
+        "lines \(lines), fixes \(fixes), stale \(stale), skipped \(skipped), errors \(errors), fires \(fires)"
+    }
+}
+
+/// The stream evaluator: feeds on fixes and clock lines, fires calendar, time-interval,
+/// immediate and location triggers in the contract's order.
+///
+/// Step per line: advance stream time and pop every due time fire from the schedule index;
+/// then, for a fix, ask the region index which regions can contain it and step that
+/// device's state. Not thread-safe: use from one task (``NotificationCenter`` wraps it).
+public final class StreamEvaluator {
+    /// The requests, as given.
+    public let requests: [NotificationRequest]
+    public let options: StreamOptions
+    public internal(set) var stats = StreamStats()
+    /// Largest `t` read so far.
+    public private(set) var streamTime: Int64?
+    /// Regions that the geofence engine refused (bad polygons), by request index.
+    public let refusedRegions: [(request: Int32, reason: String)]
+
+    var schedule: FireSchedule?
+    let regionIndex: RegionIndex
+    var locations: [LocationEntry]
+    var deviceIndex: [String: Int32] = [:]
+    /// Device names by index.
+    public private(set) var deviceNames: [String] = []
+    var devices: [DeviceState] = []
+    let dwellMillis: Int64
+
+    // Scratch buffers reused across fixes so the hot path does not allocate.
+    var hits: [RegionHit] = []
+    var due: [ScheduledFire] = []
+    var scratchInside: [Int32] = []
+    var scratchPending: [PendingCrossing] = []
+
+    /// Builds the evaluator: the region index over every location request, the schedule on
+    /// the first line (when the default `addedAt` becomes known).
+    public init(requests: [NotificationRequest], options: StreamOptions = .init()) {
+        self.requests = requests
+        self.options = options
+        self.dwellMillis = Int64((options.dwell * 1000).rounded())
+        let ranks = FireSchedule.identifierRanks(requests)
+        let locationRequests = requests.indices
+            .filter { if case .location = requests[$0].trigger { true } else { false } }
+            .sorted { ranks[$0] < ranks[$1] }
+        var regions: [Region] = []
+        var entries: [LocationEntry] = []
+        for i in locationRequests {
+            guard case .location(let t) = requests[i].trigger else { continue }
+            regions.append(t.region)
+            entries.append(LocationEntry(request: Int32(i), device: -1, addedAt: .min,
+                                         notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
+                                         repeats: t.repeats))
+        }
+        let index = RegionIndex(regions: regions)
+        self.regionIndex = index
+        self.refusedRegions = index.invalid.map { (entries[Int($0.slot)].request, $0.reason) }
+        for bad in index.invalid { entries[Int(bad.slot)].done = true }
+        self.locations = entries
+        for s in locations.indices {
+            if let d = requests[Int(locations[s].request)].device { locations[s].device = device(named: d) }
+        }
+    }
+
+    /// Index of a device, interned on first sight.
+    func device(named name: String) -> Int32 {
+        if let i = deviceIndex[name] { return i }
+        let i = Int32(deviceNames.count)
+        deviceIndex[name] = i
+        deviceNames.append(name)
+        devices.append(DeviceState())
+        return i
+    }
+
+    /// Counts a line that could not be read (the caller reports it).
+    public func recordMalformedLine() {
+        stats.lines += 1
+        stats.errors += 1
+    }
+
+    /// Evaluates one line, appending its fires (in the contract's order) to `events`.
+    public func process(_ line: StreamLine, into events: inout [FiredEvent]) {
+        stats.lines += 1
+        let t = line.time
+        if schedule == nil { start(at: t) }
+        if let s = streamTime { streamTime = Swift.max(s, t) } else { streamTime = t }
+        advanceClock(to: streamTime ?? t, into: &events)
+        if case .fix(let fix) = line { process(fix, into: &events) }
+    }
+
+    /// The first valid line fixes the default `addedAt`: build the schedule then.
+    func start(at first: Int64) {
+        let defaultAdded = options.now.map(Timestamp.millis) ?? first
+        schedule = FireSchedule(requests: requests, defaultAddedAt: defaultAdded, floatingTimeZone: options.floatingTimeZone)
+        for s in locations.indices {
+            locations[s].addedAt = requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded
+        }
+    }
+
+    /// Emits every time fire with date <= `t`, in date order (ties by identifier).
+    func advanceClock(to t: Int64, into events: inout [FiredEvent]) {
+        guard var s = schedule, let soonest = s.soonestFire, soonest.date <= t else { return }
+        due.removeAll(keepingCapacity: true)
+        s.popDue(until: t, into: &due)
+        schedule = s
+        for f in due {
+            let ri = s.entries[Int(f.slot)].request
+            let r = requests[Int(ri)]
+            events.append(FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
+                                     device: r.device.map { device(named: $0) } ?? -1))
+            stats.fires += 1
+        }
+    }
+
+    /// Changes the zone floating calendar triggers follow; their next fires are re-planned
+    /// from the current stream time.
+    public func setFloatingTimeZone(_ zone: TimeZone) {
+        guard var s = schedule else { return }
+        s.setFloatingTimeZone(zone, now: streamTime ?? .min)
+        schedule = s
+    }
+
+    // MARK: naming events
+
+    /// The identifier of an event's request.
+    public func identifier(of e: FiredEvent) -> String { requests[Int(e.request)].identifier }
+
+    /// The device name of an event, if any.
+    public func deviceName(of e: FiredEvent) -> String? { e.device >= 0 ? deviceNames[Int(e.device)] : nil }
+
+    /// The region identifier of a location event.
+    public func regionIdentifier(of e: FiredEvent) -> String? {
+        if case .location(let t) = requests[Int(e.request)].trigger { return t.region.identifier }
+        return nil
+    }
+
+    /// The contract's `eventId` of an event.
+    public func eventId(of e: FiredEvent) -> String {
+        EventID.make(identifier: identifier(of: e), device: deviceName(of: e),
+                     event: e.crossing?.rawValue ?? e.kind.rawValue, date: e.date)
+    }
+}

@@ -1,0 +1,41 @@
+/// One input line of `triggerkit run`, as the reader understood it.
+public enum StreamLine: Sendable, Hashable {
+    /// A GPS fix: device id, time (epoch ms), position, horizontal accuracy in metres.
+    case fix(Fix)
+    /// A line with `t` only: advances the clock.
+    case clock(Int64)
+
+    /// Time of the line, epoch ms.
+    public var time: Int64 {
+        switch self {
+        case .fix(let f): f.t
+        case .clock(let t): t
+        }
+    }
+}
+
+/// A GPS fix.
+public struct Fix: Sendable, Hashable {
+    public var device: String
+    /// Epoch milliseconds.
+    public var t: Int64
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres; negative marks an invalid fix; `nil` when not given.
+    public var accuracy: Double?
+
+    public init(device: String = "", t: Int64, latitude: Double, longitude: Double, accuracy: Double? = nil) {
+        self.device = device
+        self.t = t
+        self.latitude = latitude
+        self.longitude = longitude
+        self.accuracy = accuracy
+    }
+}
+
+/// Why a stream line was refused.
+public struct StreamLineError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// One line of input, without its newline (and without a trailing CR).
+struct InputLine {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    var isBlank: Bool {
+        for b in bytes where b != 0x20 && b != 0x09 { return false }
+        return true
+    }
+}
+
+/// Reads a file descriptor in 1 MB chunks with read(2) and splits lines with memchr:
+/// about 10 ns a line, where `readLine()` costs over 100. A line cut by a chunk boundary
+/// is carried over to the next chunk; a last line without newline is still delivered.
+enum LineReader {
+    /// Calls `body` with the complete lines of each chunk as soon as it arrives (so a live
+    /// pipe is processed promptly); `body` returns false to stop.
+    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, _ body: ([InputLine]) -> Bool) {
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var carry = 0  // bytes of an unfinished line at the start of `buffer`
+        var lines: [InputLine] = []
+        while true {
+            if carry == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
+            let n = buffer.withUnsafeMutableBytes { raw in
+                read(fd, raw.baseAddress! + carry, raw.count - carry)
+            }
+            if n < 0 && errno == EINTR { continue }
+            let end = carry + Swift.max(n, 0)
+            let atEOF = n <= 0
+            var keepGoing = true
+            let consumed: Int = buffer.withUnsafeBufferPointer { buf in
+                lines.removeAll(keepingCapacity: true)
+                var start = 0
+                while start < end {
+                    let rest = UnsafeRawPointer(buf.baseAddress! + start)
+                    guard let nl = memchr(rest, 0x0A, end - start) else { break }
+                    let stop = start + (UnsafeRawPointer(nl) - rest)
+                    lines.append(InputLine(bytes: trimmed(buf, start, stop)))
+                    start = stop + 1
+                }
+                if atEOF && start < end {
+                    lines.append(InputLine(bytes: trimmed(buf, start, end)))
+                    start = end
+                }
+                if !lines.isEmpty || atEOF { keepGoing = body(lines) }
+                return start
+            }
+            if !keepGoing || atEOF { return }
+            // Move the unfinished line to the front.
+            let remaining = end - consumed
+            if remaining > 0 && consumed > 0 {
+                buffer.withUnsafeMutableBytes { raw in
+                    _ = memmove(raw.baseAddress!, raw.baseAddress! + consumed, remaining)
+                }
+            }
+            carry = remaining
+        }
+    }
+
+    private static func trimmed(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ stop: Int) -> UnsafeBufferPointer<UInt8> {
+        var e = stop
+        if e > start, buf[e - 1] == 0x0D { e -= 1 }
+        return UnsafeBufferPointer(rebasing: buf[start..<e])
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import TriggerKit
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Evaluate a stream of fixes from stdin and print fired requests on stdout.",
+        discussion: """
+        Input: one JSON object per line, {"device": "d1", "t": "2026-11-21T09:00:00Z", "lat": 40.7, \
+        "lon": -73.9, "acc": 8.5} (device and acc optional; a line with t only advances the clock). \
+        Before a line at time t is evaluated every calendar and time-interval fire with date <= t \
+        is emitted. Output: one line per fire. A malformed line is reported on stderr as \
+        'error: line N: reason' and skipped. A summary goes to stderr at the end.
+        """
+    )
+
+    @OptionGroup var input: RequestOptions
+
+    @Option(help: "Output format: json (one object per fire) or ids (identifiers only).")
+    var format: String = "json"
+
+    @Option(help: ArgumentHelp("Default addedAt of requests without one (ISO 8601 or seconds since 1970). Default: the first t of the stream.", valueName: "DATE"))
+    var now: String?
+
+    @Option(help: ArgumentHelp("Hysteresis for circles: entering needs distance <= radius - M, exiting distance > radius + M.", valueName: "METERS"))
+    var margin: Double = 0
+
+    @Option(help: ArgumentHelp("A crossing is confirmed only when every fix of that device for S seconds after the first fix on the new side agrees.", valueName: "SECONDS"))
+    var dwell: Double = 0
+
+    @Option(help: ArgumentHelp("Fixes with acc above A carry no information about regions (they still advance the clock).", valueName: "METERS"))
+    var maxAccuracy: Double?
+
+    @Option(help: "fire: a device's first fix inside a region fires an entry; ignore (default): it only sets the state.")
+    var initial: String = "ignore"
+
+    @Option(help: ArgumentHelp("SQLite file keeping pending requests, device state and time-trigger cursors across restarts.", valueName: "FILE"))
+    var state: String?
+
+    @Flag(help: "Stop at the first malformed line with exit status 1 (after flushing what was emitted).")
+    var strict = false
+
+    func validate() throws {
+        guard EventFormat(rawValue: format) != nil else { throw ValidationError("--format must be json or ids") }
+        guard initial == "fire" || initial == "ignore" else { throw ValidationError("--initial must be fire or ignore") }
+        guard margin >= 0, margin.isFinite else { throw ValidationError("--margin must be >= 0") }
+        guard dwell >= 0, dwell.isFinite else { throw ValidationError("--dwell must be >= 0") }
+        if let a = maxAccuracy, !(a >= 0) { throw ValidationError("--max-accuracy must be >= 0") }
+    }
+
+    func run() throws {
+        let zone = try input.floatingZone()
+        let nowDate = try now.map { try parseDateArgument($0, option: "--now") }
+        if state != nil {
+            printError("error: --state is not supported by this build yet")
+            throw ExitCode(2)
+        }
+        let set: RequestSet
+        do {
+            set = try RequestsFile.load(path: input.requests, options: ValidationOptions(now: nowDate, floatingTimeZone: zone))
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        var diag = set.diagnostics.map { $0.description + "\n" }.joined()
+        let evaluator = StreamEvaluator(requests: set.requests, options: StreamOptions(
+            margin: margin, dwell: dwell, maxAccuracy: maxAccuracy, initialFire: initial == "fire",
+            floatingTimeZone: zone, now: nowDate))
+        for bad in evaluator.refusedRegions {
+            let r = set.requests[Int(bad.request)]
+            diag += "error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)\n"
+        }
+        if !diag.isEmpty { FileHandle.standardError.write(Data(diag.utf8)) }
+
+        let eventFormat = EventFormat(rawValue: format) ?? .json
+        var out = OutputBuffer()
+        var events: [FiredEvent] = []
+        var errors = ""
+        var failed = false
+        var lineNumber = 0
+        LineReader.forEachChunk(fd: 0) { lines in
+            for line in lines {
+                lineNumber += 1
+                if line.isBlank { continue }
+                let parsed: StreamLine
+                do throws(StreamLineError) {
+                    parsed = try StreamLineParser.parse(line.bytes)
+                } catch {
+                    evaluator.recordMalformedLine()
+                    errors += "error: line \(lineNumber): \(error.reason)\n"
+                    if strict { failed = true; return false }
+                    continue
+                }
+                events.removeAll(keepingCapacity: true)
+                evaluator.process(parsed, into: &events)
+                for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
+                out.flushIfLarge()
+            }
+            // Flush once per input chunk so a live pipe sees its events promptly.
+            out.flush()
+            if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)); errors = "" }
+            return true
+        }
+        out.flush()
+        if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)) }
+        printError(evaluator.stats.description)
+        if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
+    }
+}
