@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import TriggerKit
+
+@Suite("Stream line parser")
+struct StreamLineParserTests {
+    @Test(arguments: [
+        #"{"device": "d-0001", "t": "2026-11-21T09:00:00Z", "lat": 40.7484, "lon": -73.9857, "acc": 8.5}"#,
+        #"{"acc":8.5,"lon":-73.9857,"lat":40.7484,"t":"2026-11-21T09:00:00Z","device":"d-0001"}"#,
+        #"  { "t" : "2026-11-21T10:00:00+01:00" , "device":"d-0001","lat":40.7484,"lon":-73.9857,"acc":8.5 }  "#,
+        #"{"device": "d-0001", "t": 1795251600, "lat": 4.07484e1, "lon": -73.9857, "acc": 8.5}"#,
+        #"{"device": "d-\u0030001", "t": "2026-11-21T09:00:00Z", "lat": 40.7484, "lon": -73.9857, "acc": 8.5, "speed": 3}"#,
+        #"{"device": "d-0001", "t": "2026-11-21T09:00:00.000Z", "lat": 40.748400000000000001, "lon": -73.9857, "acc": 8.50}"#,
+    ])
+    func equivalentSpellingsGiveTheSameFix(line: String) throws {
+        let expected = StreamLine.fix(Fix(device: "d-0001", t: 1_795_251_600_000, latitude: 40.7484, longitude: -73.9857, accuracy: 8.5))
+        #expect(try StreamLineParser.parse(line) == expected)
+    }
+
+    @Test func fastPathAgreesWithTheFullParserOnRandomNumbers() throws {
+        var g = SeededGenerator(seed: 7)
+        for _ in 0..<5000 {
+            let lat = Double.random(in: -90...90, using: &g), lon = Double.random(in: -180...180, using: &g)
+            let digits = Int.random(in: 0...9, using: &g)
+            let latText = String(format: "%.\(digits)f", lat), lonText = String(format: "%.\(digits)f", lon)
+            let line = "{\"t\": 1000, \"lat\": \(latText), \"lon\": \(lonText)}"
+            let fast = try StreamLineParser.parse(line)
+            let slow = try line.utf8.withContiguousStorageIfAvailable { try StreamLineParser.slowPath($0) }
+            #expect(fast == slow, "\(line)")
+            #expect(fast == .fix(Fix(t: 1_000_000, latitude: Double(latText) ?? .nan, longitude: Double(lonText) ?? .nan)))
+        }
+    }
+
+    @Test func clockLines() throws {
+        #expect(try StreamLineParser.parse(#"{"t": "2026-11-21T09:00:00Z"}"#) == .clock(1_795_251_600_000))
+        #expect(try StreamLineParser.parse(#"{"t": "2026-11-21T09:00:00Z", "device": "d"}"#) == .clock(1_795_251_600_000))
+    }
+
+    @Test(arguments: [
+        ("", "not valid JSON"),
+        ("not json", "not valid JSON"),
+        (#"{"t": "2026-11-21T09:00:00Z", "lat": 1, "lon": 2"#, "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        (#"{"lat": 1, "lon": 2}"#, "missing \"t\""),
+        (#"{"t": "yesterday", "lat": 1, "lon": 2}"#, "\"t\" must be"),
+        (#"{"t": "2026-02-30T00:00:00Z", "lat": 1, "lon": 2}"#, "\"t\" must be"),
+        (#"{"t": true, "lat": 1, "lon": 2}"#, "\"t\" must be"),
+        (#"{"t": 1, "lat": 91, "lon": 2}"#, "latitude 91.0 is outside"),
+        (#"{"t": 1, "lat": 1, "lon": -180.5}"#, "longitude -180.5 is outside"),
+        (#"{"t": 1, "lat": 1}"#, "\"lat\" without \"lon\""),
+        (#"{"t": 1, "lon": 1}"#, "\"lon\" without \"lat\""),
+        (#"{"t": 1, "lat": "1", "lon": 2}"#, "\"lat\" must be a number"),
+        (#"{"t": 1, "lat": 1, "lon": 2, "acc": "good"}"#, "\"acc\" must be a number"),
+        (#"{"t": 1, "lat": 1, "lon": 2, "device": 5}"#, "\"device\" must be a string"),
+        (#"{"t": 1, "lat": 1e999, "lon": 2}"#, "not valid JSON"),
+    ])
+    func malformedLinesSayWhy(line: String, reason: String) {
+        do {
+            _ = try StreamLineParser.parse(line)
+            Issue.record("accepted \(line)")
+        } catch {
+            #expect(error.reason.contains(reason), "\(error.reason)")
+        }
+    }
+}
