@@ -154,6 +154,14 @@ public struct FireSchedule: Sendable {
         queue = FireQueue(fires)
     }
 
+    /// Replaces the queue with saved cursors (slot, next date); slots out of range are
+    /// ignored. O(n).
+    public mutating func restoreQueue(_ cursors: [(slot: Int32, date: Int64)]) {
+        queue = FireQueue(cursors.compactMap { c in
+            entries.indices.contains(Int(c.slot)) ? ScheduledFire(date: c.date, rank: entries[Int(c.slot)].rank, slot: c.slot) : nil
+        })
+    }
+
     /// The queued next fire of every trigger (the cursors a durable store keeps). O(n).
     public var queuedFires: [ScheduledFire] { queue.nodes }
 

@@ -13,6 +13,7 @@ extension StreamEvaluator {
             return
         }
         state.lastAccepted = fix.t
+        markChanged(d)
         if let limit = options.maxAccuracy, let acc = fix.accuracy, acc > limit {
             stats.inaccurate += 1
             devices[Int(d)] = state

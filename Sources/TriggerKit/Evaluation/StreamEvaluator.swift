@@ -28,7 +28,7 @@ public struct StreamOptions: Sendable {
 }
 
 /// Counters of a run, printed as the summary line.
-public struct StreamStats: Sendable, Hashable, CustomStringConvertible {
+public struct StreamStats: Sendable, Hashable, Codable, CustomStringConvertible {
     public var lines = 0
     public var fixes = 0
     public var stale = 0
@@ -58,11 +58,18 @@ public final class StreamEvaluator {
     public let options: StreamOptions
     public internal(set) var stats = StreamStats()
     /// Largest `t` read so far.
-    public private(set) var streamTime: Int64?
+    public internal(set) var streamTime: Int64?
     /// Regions that the geofence engine refused (bad polygons), by request index.
     public let refusedRegions: [(request: Int32, reason: String)]
 
     var schedule: FireSchedule?
+    /// The default `addedAt`, known from the first line on.
+    public internal(set) var defaultAddedAt: Int64?
+    /// Location slots refused by the geofence engine.
+    let refusedSlots: Set<Int32>
+    /// Devices whose state changed since the last ``takeChangedDevices()``.
+    var changedDevices: [Int32] = []
+    var isChanged: [Bool] = []
     let regionIndex: RegionIndex
     var locations: [LocationEntry]
     var deviceIndex: [String: Int32] = [:]
@@ -100,6 +107,7 @@ public final class StreamEvaluator {
         self.regionIndex = index
         self.refusedRegions = index.invalid.map { (entries[Int($0.slot)].request, $0.reason) }
         for bad in index.invalid { entries[Int(bad.slot)].done = true }
+        self.refusedSlots = Set(index.invalid.map(\.slot))
         self.locations = entries
         for s in locations.indices {
             if let d = requests[Int(locations[s].request)].device { locations[s].device = device(named: d) }
@@ -113,6 +121,7 @@ public final class StreamEvaluator {
         deviceIndex[name] = i
         deviceNames.append(name)
         devices.append(DeviceState())
+        isChanged.append(false)
         return i
     }
 
@@ -126,15 +135,15 @@ public final class StreamEvaluator {
     public func process(_ line: StreamLine, into events: inout [FiredEvent]) {
         stats.lines += 1
         let t = line.time
-        if schedule == nil { start(at: t) }
+        if schedule == nil { start(defaultAddedAt: options.now.map(Timestamp.millis) ?? t) }
         if let s = streamTime { streamTime = Swift.max(s, t) } else { streamTime = t }
         advanceClock(to: streamTime ?? t, into: &events)
         if case .fix(let fix) = line { process(fix, into: &events) }
     }
 
     /// The first valid line fixes the default `addedAt`: build the schedule then.
-    func start(at first: Int64) {
-        let defaultAdded = options.now.map(Timestamp.millis) ?? first
+    func start(defaultAddedAt defaultAdded: Int64) {
+        defaultAddedAt = defaultAdded
         schedule = FireSchedule(requests: requests, defaultAddedAt: defaultAdded, floatingTimeZone: options.floatingTimeZone)
         for s in locations.indices {
             locations[s].addedAt = requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded
@@ -153,6 +162,15 @@ public final class StreamEvaluator {
             events.append(FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
                                      device: r.device.map { device(named: $0) } ?? -1))
             stats.fires += 1
+        }
+    }
+
+    /// Records that a device's state changed (for incremental saving).
+    @inline(__always)
+    func markChanged(_ d: Int32) {
+        if !isChanged[Int(d)] {
+            isChanged[Int(d)] = true
+            changedDevices.append(d)
         }
     }
 

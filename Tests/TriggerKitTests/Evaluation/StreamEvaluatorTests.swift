@@ -168,3 +168,33 @@ struct StreamTimeTests {
         #expect(out == ["now immediate \(at(-30))", "every-minute timeInterval \(at(30))"])
     }
 }
+
+@Suite("Evaluator snapshots")
+struct SnapshotTests {
+    /// Stopping anywhere, snapshotting, and resuming a fresh evaluator from the snapshot gives
+    /// the same remaining output as an uninterrupted run.
+    @Test func resumeFromSnapshotMatchesAnUninterruptedRun() throws {
+        let reqs = [circleRequest("a"), circleRequest("once", repeats: false), circleRequest("mine", device: "y"), StreamTimeTests.requests]
+            .joined(separator: "\n")
+        let trace = (0..<300).map { fix(["x", "y"][$0 % 2], $0 * 7, north: Double(($0 * 53) % 500) - 250) }
+        var whole = StreamHarness(requests: reqs, options: StreamOptions(dwell: 10))
+        let expected = whole.feed(trace)
+        for cut in [1, 17, 150, 299] {
+            var first = StreamHarness(requests: reqs, options: StreamOptions(dwell: 10))
+            let head = first.feed(Array(trace[..<cut]))
+            let snap = first.evaluator.snapshot()
+            let data = try JSONEncoder().encode(snap)
+            var second = StreamHarness(requests: reqs, options: StreamOptions(dwell: 10))
+            try second.evaluator.restore(try JSONDecoder().decode(EvaluatorSnapshot.self, from: data))
+            let tail = second.feed(Array(trace[cut...]))
+            #expect(head + tail == expected, "cut at \(cut)")
+            #expect(second.evaluator.stats == whole.evaluator.stats)
+        }
+    }
+
+    @Test func snapshotOfOtherRequestsIsRefused() {
+        let a = StreamHarness(requests: circleRequest("a"))
+        let b = StreamHarness(requests: circleRequest("b"))
+        #expect(throws: SnapshotMismatch.self) { try b.evaluator.restore(a.evaluator.snapshot()) }
+    }
+}

@@ -1,0 +1,105 @@
+/// Everything a ``StreamEvaluator`` has learnt from its input, as plain values: what a
+/// durable store saves and restores. Request-dependent parts refer to slots, so a snapshot
+/// is only valid with the same requests (``requestsFingerprint`` guards that).
+public struct EvaluatorSnapshot: Sendable, Hashable, Codable {
+    /// ``StreamEvaluator/requestsFingerprint`` of the requests it was taken with.
+    public var requestsFingerprint: UInt64
+    /// The default `addedAt` once the stream started; `nil` before the first line.
+    public var defaultAddedAt: Int64?
+    public var streamTime: Int64?
+    public var stats: StreamStats
+    /// The next queued fire of each time-based trigger (slot, date).
+    public var queuedFires: [QueuedFire]
+    /// Location slots of device-scoped one-shots that already fired.
+    public var doneLocationSlots: [Int32]
+    /// Every device's state (or only the changed ones, see ``StreamEvaluator/takeChangedDevices()``).
+    public var devices: [DeviceSnapshot]
+
+    /// One schedule cursor.
+    public struct QueuedFire: Sendable, Hashable, Codable {
+        public var slot: Int32
+        public var date: Int64
+    }
+}
+
+/// One device's state as plain values.
+public struct DeviceSnapshot: Sendable, Hashable, Codable {
+    public var name: String
+    public var lastAccepted: Int64
+    public var lastUsed: Int64
+    /// Location slots the device is inside.
+    public var inside: [Int32]
+    /// Pending dwell crossings: slot and the time of their first fix on the new side.
+    public var pendingSlots: [Int32]
+    public var pendingSince: [Int64]
+    /// Shared one-shot location slots that already fired for this device.
+    public var firedOnce: [Int32]
+}
+
+
+extension StreamEvaluator {
+    /// A stable hash of the requests (their contract JSON, in order): a snapshot taken with
+    /// other requests must not be restored. FNV-1a over the canonical JSON bytes.
+    public var requestsFingerprint: UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for r in requests {
+            var w = JSONWriter()
+            w.value(r.json)
+            for b in w.bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            h = (h ^ 0x0A) &* 0x0000_0100_0000_01B3
+        }
+        return h
+    }
+
+    func snapshot(ofDevice i: Int) -> DeviceSnapshot {
+        let s = devices[i]
+        return DeviceSnapshot(name: deviceNames[i], lastAccepted: s.lastAccepted, lastUsed: s.lastUsed, inside: s.inside,
+                              pendingSlots: s.pending.map(\.slot), pendingSince: s.pending.map(\.since), firedOnce: s.firedOnce)
+    }
+
+    /// The whole state. O(devices + triggers + what is inside or pending).
+    public func snapshot() -> EvaluatorSnapshot {
+        EvaluatorSnapshot(
+            requestsFingerprint: requestsFingerprint, defaultAddedAt: defaultAddedAt, streamTime: streamTime, stats: stats,
+            queuedFires: (schedule?.queuedFires ?? []).map { .init(slot: $0.slot, date: $0.date) },
+            doneLocationSlots: locations.indices.filter { locations[$0].done && !refusedSlots.contains(Int32($0)) }.map { Int32($0) },
+            devices: devices.indices.map { snapshot(ofDevice: $0) })
+    }
+
+    /// The states of devices changed since the last call (all devices on the first call),
+    /// for incremental saving. O(changed devices).
+    public func takeChangedDevices() -> [DeviceSnapshot] {
+        let out = changedDevices.map { snapshot(ofDevice: Int($0)) }
+        for i in changedDevices { isChanged[Int(i)] = false }
+        changedDevices.removeAll(keepingCapacity: true)
+        return out
+    }
+
+    /// Restores a snapshot taken with the same requests. Devices in the snapshot replace
+    /// the evaluator's; the rest of the state is replaced wholesale.
+    public func restore(_ snap: EvaluatorSnapshot) throws(SnapshotMismatch) {
+        guard snap.requestsFingerprint == requestsFingerprint else { throw SnapshotMismatch() }
+        stats = snap.stats
+        streamTime = snap.streamTime
+        if let added = snap.defaultAddedAt {
+            start(defaultAddedAt: added)
+            var s = schedule
+            s?.restoreQueue(snap.queuedFires.map { ($0.slot, $0.date) })
+            schedule = s
+        }
+        for slot in snap.doneLocationSlots where Int(slot) < locations.count { locations[Int(slot)].done = true }
+        for d in snap.devices {
+            let i = Int(device(named: d.name))
+            devices[i] = DeviceState(
+                lastAccepted: d.lastAccepted, lastUsed: d.lastUsed, inside: d.inside,
+                pending: zip(d.pendingSlots, d.pendingSince).map { PendingCrossing(slot: $0, since: $1) }, firedOnce: d.firedOnce)
+        }
+        for i in changedDevices { isChanged[Int(i)] = false }
+        changedDevices.removeAll()
+    }
+}
+
+/// A snapshot taken with other requests than the evaluator's.
+public struct SnapshotMismatch: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String { "the saved state was made with different requests" }
+}
