@@ -17,8 +17,11 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product triggerkit
 
+# The main job on the bundled demo: a commuter's day of fixes through home, office, gym and
+# park regions, with calendar reminders and interval triggers firing as stream time passes.
 run: build
-	$(BIN) check --requests Fixtures/demo/requests.ndjson --now 2026-11-21T06:00:00Z
+	$(BIN) check --requests Fixtures/demo/requests.ndjson --now 2026-11-23T11:00:00Z
+	$(BIN) run --requests Fixtures/demo/requests.ndjson --time-zone America/New_York < Fixtures/demo/fixes.ndjson
 
 test: deps
 	$(SWIFT) test
