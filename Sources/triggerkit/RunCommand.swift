@@ -38,6 +38,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("SQLite file keeping pending requests, device state and time-trigger cursors across restarts.", valueName: "FILE"))
     var state: String?
 
+    @Option(help: ArgumentHelp("JSON object mapping device ids to notification settings ({\"authorizationStatus\": \"authorized\", \"soundSetting\": \"disabled\", ...}); \"*\" sets the default. Devices not allowed get their fires suppressed; device-scoped requests for them are refused (notificationsNotAllowed).", valueName: "FILE"))
+    var settings: String?
+
     @Flag(help: "Stop at the first malformed line with exit status 1 (after flushing what was emitted).")
     var strict = false
 
@@ -56,9 +59,22 @@ struct RunCommand: ParsableCommand {
             printError("error: --state is not supported by this build yet")
             throw ExitCode(2)
         }
+        var table: [String: NotificationSettings] = [:]
+        var others = NotificationSettings.authorized
+        if let settings {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: settings))
+                let json = try data.withUnsafeBytes { raw in try JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
+                (table, others) = try NotificationSettings.table(json: json)
+            } catch {
+                printError("error: \(settings): \(error)")
+                throw ExitCode(2)
+            }
+        }
         let set: RequestSet
         do {
-            set = try RequestsFile.load(path: input.requests, options: ValidationOptions(now: nowDate, floatingTimeZone: zone))
+            set = try RequestsFile.load(path: input.requests, options: ValidationOptions(
+                now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others))
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
@@ -66,7 +82,7 @@ struct RunCommand: ParsableCommand {
         var diag = set.diagnostics.map { $0.description + "\n" }.joined()
         let evaluator = StreamEvaluator(requests: set.requests, options: StreamOptions(
             margin: margin, dwell: dwell, maxAccuracy: maxAccuracy, initialFire: initial == "fire",
-            floatingTimeZone: zone, now: nowDate))
+            floatingTimeZone: zone, now: nowDate, deviceSettings: table, defaultSettings: others))
         for bad in evaluator.refusedRegions {
             let r = set.requests[Int(bad.request)]
             diag += "error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)\n"

@@ -16,6 +16,8 @@ public struct FiredEvent: Sendable, Hashable {
     public var crossing: Crossing?
     /// Index in ``StreamEvaluator/deviceNames``; -1 when the fire concerns no device.
     public var device: Int32
+    /// How it is presented (the content intersected with the device's settings).
+    public var presentation: Presentation = []
 }
 
 /// The contract's `eventId`: derived only from the fire itself (identifier, device, event,

@@ -77,8 +77,7 @@ extension StreamEvaluator {
     private func fire(_ s: Int32, _ crossing: Crossing, device d: Int32, t: Int64, state: inout DeviceState, into events: inout [FiredEvent]) {
         let e = locations[Int(s)]
         guard crossing == .enter ? e.notifyOnEntry : e.notifyOnExit else { return }
-        events.append(FiredEvent(request: e.request, date: t, kind: .location, crossing: crossing, device: d))
-        stats.fires += 1
+        deliver(FiredEvent(request: e.request, date: t, kind: .location, crossing: crossing, device: d), into: &events)
         if !e.repeats {
             if e.device >= 0 { locations[Int(s)].done = true } else { state.firedOnce.sortedInsert(s) }
         }

@@ -36,6 +36,14 @@ extension StreamEvaluator {
             w.raw(",\"region\":")
             w.string(region)
         }
+        w.raw(",\"presentation\":[")
+        var first = true
+        for (p, name) in Presentation.names where e.presentation.contains(p) {
+            if !first { w.raw(",") }
+            first = false
+            w.string(name)
+        }
+        w.raw("]")
         w.raw(",\"eventId\":")
         w.string(eventId(of: e))
         w.raw("}\n")

@@ -34,6 +34,8 @@ public struct DeviceSnapshot: Sendable, Hashable, Codable {
     public var pendingSince: [Int64]
     /// Shared one-shot location slots that already fired for this device.
     public var firedOnce: [Int32]
+    /// The device's notification settings.
+    public var settings: NotificationSettings?
 }
 
 
@@ -54,7 +56,8 @@ extension StreamEvaluator {
     func snapshot(ofDevice i: Int) -> DeviceSnapshot {
         let s = devices[i]
         return DeviceSnapshot(name: deviceNames[i], lastAccepted: s.lastAccepted, lastUsed: s.lastUsed, inside: s.inside,
-                              pendingSlots: s.pending.map(\.slot), pendingSince: s.pending.map(\.since), firedOnce: s.firedOnce)
+                              pendingSlots: s.pending.map(\.slot), pendingSince: s.pending.map(\.since), firedOnce: s.firedOnce,
+                              settings: settings[i])
     }
 
     /// The whole state. O(devices + triggers + what is inside or pending).
@@ -93,6 +96,7 @@ extension StreamEvaluator {
             devices[i] = DeviceState(
                 lastAccepted: d.lastAccepted, lastUsed: d.lastUsed, inside: d.inside,
                 pending: zip(d.pendingSlots, d.pendingSince).map { PendingCrossing(slot: $0, since: $1) }, firedOnce: d.firedOnce)
+            if let s = d.settings { settings[i] = s }
         }
         for i in changedDevices { isChanged[Int(i)] = false }
         changedDevices.removeAll()

@@ -15,9 +15,16 @@ public struct StreamOptions: Sendable {
     public var floatingTimeZone: TimeZone
     /// Default `addedAt`; `nil` = the first instant of the stream.
     public var now: Date?
+    /// Per-device notification settings at the start of the stream.
+    public var deviceSettings: [String: NotificationSettings] = [:]
+    /// Settings of devices not in ``deviceSettings`` (default: authorized, all enabled).
+    public var defaultSettings: NotificationSettings = .authorized
 
     public init(margin: Double = 0, dwell: Double = 0, maxAccuracy: Double? = nil, initialFire: Bool = false,
-                floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current, now: Date? = nil) {
+                floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current, now: Date? = nil,
+                deviceSettings: [String: NotificationSettings] = [:], defaultSettings: NotificationSettings = .authorized) {
+        self.deviceSettings = deviceSettings
+        self.defaultSettings = defaultSettings
         self.margin = margin
         self.dwell = dwell
         self.maxAccuracy = maxAccuracy
@@ -38,11 +45,14 @@ public struct StreamStats: Sendable, Hashable, Codable, CustomStringConvertible 
     public var inaccurate = 0
     public var errors = 0
     public var fires = 0
+    /// Fires not delivered because the device has not authorized notifications.
+    public var suppressed = 0
 
     public init() {}
 
     public var description: String {
         "lines \(lines), fixes \(fixes), stale \(stale), skipped \(skipped), errors \(errors), fires \(fires)"
+            + (suppressed > 0 ? ", suppressed \(suppressed)" : "")
     }
 }
 
@@ -76,6 +86,8 @@ public final class StreamEvaluator {
     /// Device names by index.
     public private(set) var deviceNames: [String] = []
     var devices: [DeviceState] = []
+    /// Each device's notification settings, by device index.
+    var settings: [NotificationSettings] = []
     let dwellMillis: Int64
 
     // Scratch buffers reused across fixes so the hot path does not allocate.
@@ -121,6 +133,7 @@ public final class StreamEvaluator {
         deviceIndex[name] = i
         deviceNames.append(name)
         devices.append(DeviceState())
+        settings.append(options.deviceSettings[name] ?? options.defaultSettings)
         isChanged.append(false)
         return i
     }
@@ -138,7 +151,11 @@ public final class StreamEvaluator {
         if schedule == nil { start(defaultAddedAt: options.now.map(Timestamp.millis) ?? t) }
         if let s = streamTime { streamTime = Swift.max(s, t) } else { streamTime = t }
         advanceClock(to: streamTime ?? t, into: &events)
-        if case .fix(let fix) = line { process(fix, into: &events) }
+        switch line {
+        case .fix(let fix): process(fix, into: &events)
+        case .settings(let name, _, let s): setSettings(s, forDevice: name)
+        case .clock: break
+        }
     }
 
     /// The first valid line fixes the default `addedAt`: build the schedule then.
@@ -159,10 +176,36 @@ public final class StreamEvaluator {
         for f in due {
             let ri = s.entries[Int(f.slot)].request
             let r = requests[Int(ri)]
-            events.append(FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
-                                     device: r.device.map { device(named: $0) } ?? -1))
-            stats.fires += 1
+            deliver(FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
+                               device: r.device.map { device(named: $0) } ?? -1), into: &events)
         }
+    }
+
+    /// Appends a fire unless its device may not show anything (then it is only counted):
+    /// the presentation is the content intersected with the device's current settings.
+    func deliver(_ event: FiredEvent, into events: inout [FiredEvent]) {
+        var e = event
+        let content = requests[Int(e.request)].content
+        let s = e.device >= 0 ? settings[Int(e.device)] : NotificationSettings.authorized
+        guard s.authorizationStatus.allowsDelivery else {
+            stats.suppressed += 1
+            return
+        }
+        e.presentation = s.presentation(of: content)
+        events.append(e)
+        stats.fires += 1
+    }
+
+    /// Changes a device's notification settings from now on.
+    public func setSettings(_ s: NotificationSettings, forDevice name: String) {
+        let d = device(named: name)
+        settings[Int(d)] = s
+        markChanged(d)
+    }
+
+    /// A device's current notification settings.
+    public func settings(forDevice name: String) -> NotificationSettings {
+        deviceIndex[name].map { settings[Int($0)] } ?? options.deviceSettings[name] ?? options.defaultSettings
     }
 
     /// Records that a device's state changed (for incremental saving).

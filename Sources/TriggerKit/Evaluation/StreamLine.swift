@@ -4,12 +4,15 @@ public enum StreamLine: Sendable, Hashable {
     case fix(Fix)
     /// A line with `t` only: advances the clock.
     case clock(Int64)
+    /// A device's notification settings change at time `t`.
+    case settings(device: String, t: Int64, NotificationSettings)
 
     /// Time of the line, epoch ms.
     public var time: Int64 {
         switch self {
         case .fix(let f): f.t
         case .clock(let t): t
+        case .settings(_, let t, _): t
         }
     }
 }

@@ -175,6 +175,13 @@ public enum StreamLineParser {
             guard case .string(let s) = d else { throw StreamLineError("\"device\" must be a string, not \(NotificationRequest.show(d))") }
             device = s
         }
+        if let s = o["settings"] {
+            do throws(SettingsError) {
+                return .settings(device: device, t: t, try NotificationSettings(json: s))
+            } catch {
+                throw StreamLineError("\"settings\": \(error.reason)")
+            }
+        }
         func num(_ key: String) throws(StreamLineError) -> Double? {
             guard let x = o[key], x != .null else { return nil }
             guard case .number(let d) = x else { throw StreamLineError("\"\(key)\" must be a number, not \(NotificationRequest.show(x))") }

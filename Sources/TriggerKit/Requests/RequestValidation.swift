@@ -8,9 +8,17 @@ public struct ValidationOptions: Sendable {
     /// Zone that floating calendar triggers follow.
     public var floatingTimeZone: TimeZone
 
-    public init(now: Date? = nil, floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current) {
+    /// Per-device notification settings; devices not listed get ``defaultSettings``.
+    public var deviceSettings: [String: NotificationSettings]
+    /// Settings of devices not in ``deviceSettings``.
+    public var defaultSettings: NotificationSettings
+
+    public init(now: Date? = nil, floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current,
+                deviceSettings: [String: NotificationSettings] = [:], defaultSettings: NotificationSettings = .authorized) {
         self.now = now
         self.floatingTimeZone = floatingTimeZone
+        self.deviceSettings = deviceSettings
+        self.defaultSettings = defaultSettings
     }
 }
 
@@ -18,6 +26,12 @@ public struct ValidationOptions: Sendable {
 public enum RequestValidation {
     /// Throws when the request can never fire (`notificationInvalidNoDate`).
     public static func validate(_ request: NotificationRequest, options: ValidationOptions) throws(RequestError) {
+        if let device = request.device {
+            let status = (options.deviceSettings[device] ?? options.defaultSettings).authorizationStatus
+            guard status.allowsDelivery else {
+                throw RequestError(.notificationsNotAllowed, "device \"\(device)\" has not authorized notifications (authorizationStatus \(status.rawValue))")
+            }
+        }
         guard case .calendar(let trigger) = request.trigger else { return }
         let reference = request.addedAt ?? options.now ?? Date()
         if let reason = CalendarFeasibility.noDateReason(trigger, after: reference, floatingTimeZone: options.floatingTimeZone) {

@@ -1,0 +1,158 @@
+/// Whether the user allowed a device to show notifications: Apple's `UNAuthorizationStatus`.
+public enum AuthorizationStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Never asked: nothing is shown, and device-scoped requests cannot be added.
+    case notDetermined
+    /// Refused: nothing is shown, and device-scoped requests cannot be added.
+    case denied
+    /// Allowed.
+    case authorized
+    /// Allowed quietly: delivered to the notification center only, no alert, sound or badge.
+    case provisional
+    /// Allowed for a limited time (App Clips); treated as authorized.
+    case ephemeral
+
+    /// Whether requests may be added for the device and fires are delivered at all.
+    public var allowsDelivery: Bool { self != .notDetermined && self != .denied }
+}
+
+/// One presentation setting: Apple's `UNNotificationSetting`.
+public enum NotificationSetting: String, Sendable, Hashable, Codable, CaseIterable {
+    case notSupported, disabled, enabled
+}
+
+/// What a device lets notifications do: Apple's `UNNotificationSettings`.
+public struct NotificationSettings: Sendable, Hashable {
+    public var authorizationStatus: AuthorizationStatus
+    public var alertSetting: NotificationSetting
+    public var soundSetting: NotificationSetting
+    public var badgeSetting: NotificationSetting
+    public var notificationCenterSetting: NotificationSetting
+    public var lockScreenSetting: NotificationSetting
+
+    public init(authorizationStatus: AuthorizationStatus, alertSetting: NotificationSetting = .enabled,
+                soundSetting: NotificationSetting = .enabled, badgeSetting: NotificationSetting = .enabled,
+                notificationCenterSetting: NotificationSetting = .enabled, lockScreenSetting: NotificationSetting = .enabled) {
+        self.authorizationStatus = authorizationStatus
+        self.alertSetting = alertSetting
+        self.soundSetting = soundSetting
+        self.badgeSetting = badgeSetting
+        self.notificationCenterSetting = notificationCenterSetting
+        self.lockScreenSetting = lockScreenSetting
+    }
+
+    /// Everything allowed: what a device without settings gets.
+    public static let authorized = NotificationSettings(authorizationStatus: .authorized)
+
+    /// The presentations a fire of `content` gets on this device: the content's alert
+    /// (title, subtitle or body), sound and badge intersected with the settings; provisional
+    /// authorization delivers quietly (notification center only). Empty when not allowed.
+    public func presentation(of content: NotificationContent) -> Presentation {
+        guard authorizationStatus.allowsDelivery else { return [] }
+        var p: Presentation = []
+        if notificationCenterSetting == .enabled { p.insert(.notificationCenter) }
+        if authorizationStatus == .provisional { return p }
+        let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
+        if hasAlert && alertSetting == .enabled { p.insert(.alert) }
+        if hasAlert && lockScreenSetting == .enabled { p.insert(.lockScreen) }
+        if content.sound != nil && soundSetting == .enabled { p.insert(.sound) }
+        if content.badge != nil && badgeSetting == .enabled { p.insert(.badge) }
+        return p
+    }
+}
+
+/// How a delivered notification is presented.
+public struct Presentation: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let alert = Presentation(rawValue: 1)
+    public static let sound = Presentation(rawValue: 2)
+    public static let badge = Presentation(rawValue: 4)
+    public static let notificationCenter = Presentation(rawValue: 8)
+    public static let lockScreen = Presentation(rawValue: 16)
+
+    /// Names in output order.
+    public static let names: [(Presentation, String)] = [
+        (.alert, "alert"), (.sound, "sound"), (.badge, "badge"), (.notificationCenter, "notificationCenter"), (.lockScreen, "lockScreen"),
+    ]
+
+    /// The names of the presentations set.
+    public var nameList: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+}
+
+extension NotificationSettings: Codable {
+    enum CodingKeys: String, CodingKey {
+        case authorizationStatus, alertSetting, soundSetting, badgeSetting, notificationCenterSetting, lockScreenSetting
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let json = try JSONValue(from: decoder)
+        do throws(SettingsError) { self = try NotificationSettings(json: json) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
+
+    /// Reads settings JSON: `authorizationStatus` (required) and the five `...Setting` keys
+    /// (`"enabled"`, `"disabled"`, `"notSupported"`, or true/false; default enabled).
+    public init(json: JSONValue) throws(SettingsError) {
+        guard case .object(let o) = json else { throw SettingsError("settings must be an object, not \(json.typeName)") }
+        guard case .string(let s)? = o["authorizationStatus"] else {
+            throw SettingsError("settings need \"authorizationStatus\" (\(AuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        guard let status = AuthorizationStatus(rawValue: s) else {
+            throw SettingsError("unknown authorizationStatus \"\(s)\" (expected \(AuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        func setting(_ key: CodingKeys) throws(SettingsError) -> NotificationSetting {
+            switch o[key.rawValue] {
+            case nil, .null?: return .enabled
+            case .bool(let b)?: return b ? .enabled : .disabled
+            case .string(let v)?:
+                guard let x = NotificationSetting(rawValue: v) else {
+                    throw SettingsError("\"\(key.rawValue)\" must be enabled, disabled or notSupported, not \"\(v)\"")
+                }
+                return x
+            case let other?: throw SettingsError("\"\(key.rawValue)\" must be a string or Boolean, not \(other.typeName)")
+            }
+        }
+        for key in o.keys where CodingKeys(rawValue: key) == nil {
+            throw SettingsError("unknown settings field \"\(key)\"")
+        }
+        self.init(authorizationStatus: status, alertSetting: try setting(.alertSetting), soundSetting: try setting(.soundSetting),
+                  badgeSetting: try setting(.badgeSetting), notificationCenterSetting: try setting(.notificationCenterSetting),
+                  lockScreenSetting: try setting(.lockScreenSetting))
+    }
+
+    /// The settings as JSON.
+    public var json: JSONValue {
+        .object([
+            "authorizationStatus": .string(authorizationStatus.rawValue), "alertSetting": .string(alertSetting.rawValue),
+            "soundSetting": .string(soundSetting.rawValue), "badgeSetting": .string(badgeSetting.rawValue),
+            "notificationCenterSetting": .string(notificationCenterSetting.rawValue), "lockScreenSetting": .string(lockScreenSetting.rawValue),
+        ])
+    }
+
+    /// Reads a settings file: a JSON object mapping device id to settings; the key `"*"`
+    /// gives the settings of devices not listed (default: authorized, everything enabled).
+    public static func table(json: JSONValue) throws(SettingsError) -> (devices: [String: NotificationSettings], others: NotificationSettings) {
+        guard case .object(let o) = json else { throw SettingsError("a settings file must be a JSON object mapping device ids to settings") }
+        var out: [String: NotificationSettings] = [:]
+        var others = NotificationSettings.authorized
+        for (device, v) in o {
+            let s: NotificationSettings
+            do throws(SettingsError) { s = try NotificationSettings(json: v) } catch {
+                throw SettingsError("device \"\(device)\": \(error.reason)")
+            }
+            if device == "*" { others = s } else { out[device] = s }
+        }
+        return (out, others)
+    }
+}
+
+/// Malformed settings.
+public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
