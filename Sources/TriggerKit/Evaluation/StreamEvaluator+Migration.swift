@@ -1,0 +1,75 @@
+extension StreamEvaluator {
+    /// A new evaluator over `newRequests` that keeps everything this one learnt about the
+    /// requests it shares with them (by identifier), except those named in `fresh`, whose
+    /// state starts afresh (Apple's `add` replaces a request and its trigger state).
+    ///
+    /// - Complexity: O(requests + devices + what is inside or pending).
+    public func migrated(to newRequests: [NotificationRequest], fresh: Set<String> = []) -> StreamEvaluator {
+        var opts = options
+        opts.now = defaultAddedAt.map(Timestamp.date(millis:)) ?? options.now
+        let next = StreamEvaluator(requests: newRequests, options: opts)
+        next.stats = stats
+        next.streamTime = streamTime
+
+        // Location slots by identifier.
+        var newLocationSlot: [String: Int32] = [:]
+        for (s, e) in next.locations.enumerated() { newLocationSlot[next.requests[Int(e.request)].identifier] = Int32(s) }
+        func map(_ slot: Int32) -> Int32? {
+            let id = requests[Int(locations[Int(slot)].request)].identifier
+            guard !fresh.contains(id) else { return nil }
+            return newLocationSlot[id]
+        }
+        for (s, e) in locations.enumerated() where e.done && !refusedSlots.contains(Int32(s)) {
+            if let n = map(Int32(s)) { next.locations[Int(n)].done = true }
+        }
+        for (i, name) in deviceNames.enumerated() {
+            let d = Int(next.device(named: name))
+            let old = devices[i]
+            next.settings[d] = settings[i]
+            next.devices[d] = DeviceState(
+                lastAccepted: old.lastAccepted, lastUsed: old.lastUsed,
+                inside: old.inside.compactMap(map).sorted(),
+                pending: old.pending.compactMap { p in map(p.slot).map { PendingCrossing(slot: $0, since: p.since) } }.sorted { $0.slot < $1.slot },
+                firedOnce: old.firedOnce.compactMap(map).sorted())
+        }
+
+        // Time-trigger cursors: kept for surviving requests (a finished one-shot stays
+        // finished); new and fresh ones start from their addedAt.
+        if let added = defaultAddedAt, let oldSchedule = schedule {
+            next.start(defaultAddedAt: added)
+            guard var sched = next.schedule else { return next }
+            var queuedByIdentifier: [String: Int64] = [:]
+            var scheduledIdentifiers = Set<String>()
+            for e in oldSchedule.entries { scheduledIdentifiers.insert(requests[Int(e.request)].identifier) }
+            for f in oldSchedule.queuedFires {
+                queuedByIdentifier[requests[Int(oldSchedule.entries[Int(f.slot)].request)].identifier] = f.date
+            }
+            let fresh0 = Dictionary(uniqueKeysWithValues: sched.queuedFires.map { ($0.slot, $0.date) })
+            var cursors: [(slot: Int32, date: Int64)] = []
+            for (slot, e) in sched.entries.enumerated() {
+                let id = newRequests[Int(e.request)].identifier
+                if scheduledIdentifiers.contains(id) && !fresh.contains(id) {
+                    if let d = queuedByIdentifier[id] { cursors.append((Int32(slot), d)) }
+                } else if let d = fresh0[Int32(slot)] {
+                    cursors.append((Int32(slot), d))
+                }
+            }
+            sched.restoreQueue(cursors)
+            next.schedule = sched
+        }
+        return next
+    }
+
+    /// Per request: whether it can still fire. A time-based one-shot that fired, or a
+    /// device-scoped location one-shot that fired, is no longer pending. O(n).
+    public func pendingFlags() -> [Bool] {
+        var flags = [Bool](repeating: true, count: requests.count)
+        for e in locations where e.done { flags[Int(e.request)] = false }
+        if let s = schedule {
+            var queued = [Bool](repeating: false, count: s.entries.count)
+            for f in s.queuedFires { queued[Int(f.slot)] = true }
+            for (slot, e) in s.entries.enumerated() where !queued[slot] { flags[Int(e.request)] = false }
+        }
+        return flags
+    }
+}
