@@ -57,6 +57,14 @@ extension CalendarPattern {
         var d = from
         rollover = false
         let rolls = rollsOverMissingDays
+        if rolls, month > 0, CivilDate.ymd(days: d).day == 1 {
+            // With a month set, the 1st after it still stands for its missing day.
+            let (py, pm, pdim) = CivilDate.ymd(days: d - 1)
+            if Int(day) > pdim, Int(month) == pm, year == Self.unset32 || Int(year) == py {
+                rollover = true
+                return d
+            }
+        }
         while d <= limit {
             let (y, m, dd) = CivilDate.ymd(days: d)
             if year != Self.unset32 {
