@@ -29,7 +29,8 @@ public enum CalendarFeasibility {
         return "no date after \(Timestamp.string(millis: Timestamp.millis(reference))) matches \(describe(c)): the trigger can never fire"
     }
 
-    static func describe(_ c: DateComponents) -> String {
+    /// The set fields of `c`, as "name value" pairs.
+    public static func describe(_ c: DateComponents) -> String {
         DateMatchingField.allCases.compactMap { f in f.value(in: c).map { "\(f.rawValue) \($0)" } }.joined(separator: ", ")
     }
 }

@@ -33,8 +33,20 @@ struct CalendarPattern: Sendable, Hashable {
     /// Date fields filled in by the minimum rule (bit 0: day, 1: month, 2: weekday,
     /// 3: weekOfYear), left out when the trigger is handed back to Foundation.
     var implicit: UInt8 = 0
-    /// Why the components can never match, if they can't (independently of any date).
-    var impossibility: Impossibility?
+    /// Why the components can never match, if they can't (independently of any date); boxed
+    /// so that the common case costs one pointer.
+    var impossibilityBox: ImpossibilityBox?
+    var impossibility: Impossibility? {
+        get { impossibilityBox?.reason }
+        set { impossibilityBox = newValue.map(ImpossibilityBox.init) }
+    }
+
+    final class ImpossibilityBox: Sendable, Hashable {
+        let reason: Impossibility
+        init(_ r: Impossibility) { reason = r }
+        static func == (a: ImpossibilityBox, b: ImpossibilityBox) -> Bool { a.reason == b.reason }
+        func hash(into h: inout Hasher) { h.combine(reason) }
+    }
 
     /// Reasons components can never match, found without searching.
     enum Impossibility: Sendable, Hashable {

@@ -95,7 +95,7 @@ public struct CalendarSchedule: Sendable {
     /// search) and j the number of date jumps (1-3 for daily, weekly, monthly and yearly
     /// triggers; bounded by the table's 300 years for unsatisfiable mixes). No allocation.
     public func nextFire(afterMillis ref: Int64) -> Int64? {
-        if pattern.impossibility != nil { return nil }
+        if pattern.impossibilityBox != nil { return nil }
         if let foreign { return foreign.next(afterMillis: ref) }
         guard zone.covers(ref), ref < Self.nativeEnd,
               pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= ZoneTable.defaultYears.upperBound
