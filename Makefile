@@ -27,7 +27,7 @@ test: deps
 	$(SWIFT) test
 
 bench: deps
-	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+	cd Benchmarks && $(SWIFT) run -c release CalendarBench
 
 clean:
 	rm -rf .build Benchmarks/.build

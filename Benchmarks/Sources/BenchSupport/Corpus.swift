@@ -1,0 +1,65 @@
+import Foundation
+import TriggerKit
+
+/// One case of the calendar corpus (`Fixtures/calendar-corpus.jsonl`, a copy of the main
+/// package's `Fixtures/calendar-corpus/public.jsonl`).
+public struct CorpusCase: Sendable {
+    public var number: Int
+    public var zone: TimeZone
+    public var components: DateComponents
+    public var after: Int64
+    public var expected: [Int64]
+    public var kind: String
+    public var suspect: Bool
+
+    public var trigger: CalendarTrigger {
+        var c = components
+        c.timeZone = zone
+        return CalendarTrigger(dateMatching: c, repeats: true)
+    }
+
+    /// Loads the corpus found next to this package (`Benchmarks/Fixtures`).
+    public static func load() -> [CorpusCase] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/calendar-corpus.jsonl")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let v = try? JSONValue.parse(String(line)), let o = v.objectValue,
+                  let n = o["case"]?.numberValue, let tz = o["timeZone"]?.stringValue, let zone = TimeZone(identifier: tz),
+                  let comps = o["components"]?.objectValue, let a = o["after"]?.stringValue, let after = Timestamp.parseMillis(a),
+                  let chain = o["nextPreservingSmaller"]?.arrayValue
+            else { return nil }
+            var c = DateComponents()
+            for f in DateMatchingField.allCases {
+                if let x = comps[f.rawValue]?.numberValue { set(f, Int(x), &c) }
+            }
+            return CorpusCase(number: Int(n), zone: zone, components: c, after: after,
+                              expected: chain.compactMap { $0.stringValue.flatMap(Timestamp.parseMillis) },
+                              kind: o["kind"]?.stringValue ?? "", suspect: o["suspect"]?.boolValue ?? false)
+        }
+    }
+
+    static func set(_ f: DateMatchingField, _ v: Int, _ c: inout DateComponents) {
+        switch f {
+        case .era: c.era = v
+        case .year: c.year = v
+        case .yearForWeekOfYear: c.yearForWeekOfYear = v
+        case .quarter: c.quarter = v
+        case .month: c.month = v
+        case .weekOfYear: c.weekOfYear = v
+        case .weekOfMonth: c.weekOfMonth = v
+        case .dayOfYear: c.dayOfYear = v
+        case .day: c.day = v
+        case .weekday: c.weekday = v
+        case .weekdayOrdinal: c.weekdayOrdinal = v
+        case .hour: c.hour = v
+        case .minute: c.minute = v
+        case .second: c.second = v
+        case .nanosecond: c.nanosecond = v
+        }
+    }
+}
+
+/// Monotonic nanoseconds.
+@inline(__always)
+public func nowNanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }

@@ -1,0 +1,95 @@
+import Foundation
+import TriggerKit
+
+/// SplitMix64: a small, fast, seedable generator (Steele, Lea, Flood 2014).
+public struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random calendar triggers in the corpus's mixes, for differential runs against Foundation.
+public enum RandomTriggers {
+    public static let zones = [
+        "America/New_York", "Europe/London", "Europe/Berlin", "Australia/Lord_Howe", "America/Santiago", "Asia/Tehran",
+        "Pacific/Apia", "Africa/Casablanca", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham", "UTC", "Asia/Kathmandu",
+        "America/Sao_Paulo", "Australia/Sydney", "America/Los_Angeles", "America/Havana", "Europe/Dublin", "Antarctica/Troll",
+        "Asia/Tokyo", "Europe/Moscow", "America/Caracas", "Pacific/Kiritimati", "Asia/Gaza", "America/Godthab",
+    ].compactMap { TimeZone(identifier: $0) }
+
+    public static let kinds = [
+        "hour+minute", "weekday+hour+minute", "day+hour+minute", "month+day+hour+minute", "hour", "minute",
+        "minute+second", "second", "weekday", "day", "month", "hour+minute+second", "weekOfYear+weekday+hour+minute",
+        "yearForWeekOfYear+weekOfYear+weekday+hour", "year+month+day+hour+minute", "weekday+weekdayOrdinal+hour+minute",
+        "weekday+weekOfMonth+hour+minute", "month+day+hour+minute:impossible", "dayOfYear+hour", "weekday+day+hour",
+        "iso8601:weekOfYear+weekday+hour", "firstWeekday:weekOfYear+weekday+hour",
+    ]
+
+    /// A random case: (kind, trigger, reference epoch ms in 1970-2100).
+    public static func make(_ g: inout SplitMix64) -> (kind: String, trigger: CalendarTrigger, after: Int64) {
+        let kind = kinds[Int(g.next() % UInt64(kinds.count))]
+        let zone = zones[Int(g.next() % UInt64(zones.count))]
+        let lo = Int64(0), hi = Int64(4_102_444_800_000)  // 1970 ... 2100
+        var after = lo + Int64(g.next() % UInt64(hi - lo))
+        // Half the references on whole minutes or hours, as chains of fire dates are.
+        switch g.next() % 4 {
+        case 0: after -= after % 60_000
+        case 1: after -= after % 3_600_000
+        default: break
+        }
+        let refYear = CivilDate.ymd(days: Int(after / 86_400_000)).year
+        func r(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(g.next() % UInt64(range.count)) }
+        var c = DateComponents()
+        var calendar: Calendar?
+        let minutes = [0, 15, 30, 45, r(0...59)]
+        for part in kind.split(separator: ":").last!.split(separator: "+") {
+            switch part {
+            case "hour": c.hour = r(0...23)
+            case "minute": c.minute = minutes[r(0...4)]
+            case "second": c.second = r(0...59)
+            case "weekday": c.weekday = r(1...7)
+            case "day": c.day = kind.hasSuffix(":impossible") ? r(29...31) : r(1...28)
+            case "month": c.month = r(1...12)
+            case "year": c.year = refYear + r(0...3)
+            case "weekOfYear": c.weekOfYear = r(1...52)
+            case "yearForWeekOfYear": c.yearForWeekOfYear = refYear + r(0...3)
+            case "weekdayOrdinal": c.weekdayOrdinal = r(1...4)
+            case "weekOfMonth": c.weekOfMonth = r(1...4)
+            case "dayOfYear": c.dayOfYear = r(1...365)
+            default: break
+            }
+        }
+        if kind.hasSuffix(":impossible") { c.month = [2, 4, 6, 9, 11][r(0...4)]; c.day = c.month == 2 ? r(30...31) : 31 }
+        if kind.hasPrefix("iso8601:") { calendar = CalendarNames.calendar(.iso8601) }
+        if kind.hasPrefix("firstWeekday:") { calendar = CalendarNames.calendar(.gregorian, firstWeekday: r(1...7), minimumDaysInFirstWeek: r(1...7)) }
+        c.timeZone = zone
+        c.calendar = calendar
+        return (kind, CalendarTrigger(dateMatching: c, repeats: true), after)
+    }
+
+    /// The class a difference from Foundation falls in.
+    public static func differenceClass(kind: String, trigger: CalendarTrigger, after: Int64, native: Int64?, foundation: Int64?) -> String {
+        let c = trigger.dateComponents
+        let zone = c.timeZone ?? TimeZone(identifier: "UTC")!
+        func nearTransition(_ t: Int64?) -> Bool {
+            guard let t else { return false }
+            let d = Timestamp.date(millis: t - 86_400_000 * 2)
+            guard let next = zone.nextDaylightSavingTimeTransition(after: d) else { return false }
+            return Timestamp.millis(next) <= t + 86_400_000 * 2
+        }
+        if c.weekdayOrdinal != nil || c.weekOfMonth != nil {
+            if let n = native, let f = foundation, n < f { return "(a) weekdayOrdinal/weekOfMonth: Foundation later (skipped or bogus)" }
+            return "weekdayOrdinal/weekOfMonth: other"
+        }
+        if (c.day ?? 0) > 28 { return "missing day (rollover time)" }
+        if c.weekday != nil, c.day != nil { return "weekday+day" }
+        if nearTransition(native) || nearTransition(foundation) || nearTransition(after) { return "near an offset change" }
+        return "other: \(kind)"
+    }
+}

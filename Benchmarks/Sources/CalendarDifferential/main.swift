@@ -1,0 +1,43 @@
+import Foundation
+import TriggerKit
+import BenchSupport
+
+// Differential run: N random triggers and reference dates, TriggerKit against Foundation.
+// Usage: CalendarDifferential [cases=100000] [seed=1]
+let args = CommandLine.arguments
+let count = args.count > 1 ? Int(args[1]) ?? 100_000 : 100_000
+let seed = args.count > 2 ? UInt64(args[2]) ?? 1 : 1
+var g = SplitMix64(seed: seed)
+var mismatches: [String: Int] = [:]
+var examples: [String: String] = [:]
+var perKind: [String: Int] = [:]
+let start = nowNanos()
+for i in 0..<count {
+    let (kind, trigger, after) = RandomTriggers.make(&g)
+    perKind[kind, default: 0] += 1
+    let s = CalendarSchedule(trigger, floatingTimeZone: TimeZone(identifier: "UTC")!)
+    let native = s.nextFire(afterMillis: after)
+    let f = CalendarEngine.foundationNextDate(trigger, after: Timestamp.date(millis: after), floatingTimeZone: TimeZone(identifier: "UTC")!)
+    let foundation = f.map(Timestamp.millis)
+    if native != foundation {
+        let cls = RandomTriggers.differenceClass(kind: kind, trigger: trigger, after: after, native: native, foundation: foundation)
+        mismatches[cls, default: 0] += 1
+        if examples[cls] == nil {
+            var d = trigger.dateComponents
+            let z = d.timeZone?.identifier ?? "?"
+            d.timeZone = nil
+            examples[cls] = "\(z) {\(CalendarFeasibility.describe(d))} cal=\(trigger.dateComponents.calendar.map { "\($0.identifier) fw\($0.firstWeekday) md\($0.minimumDaysInFirstWeek)" } ?? "default") after \(Timestamp.string(millis: after)): TriggerKit \(native.map { Timestamp.string(millis: $0) } ?? "nil"), Foundation \(foundation.map { Timestamp.string(millis: $0) } ?? "nil")"
+        }
+    }
+    if (i + 1) % 100_000 == 0 {
+        let total = mismatches.values.reduce(0, +)
+        FileHandle.standardError.write("\(i + 1) cases, \(total) differences, \((nowNanos() - start) / 1_000_000_000) s\n".data(using: .utf8)!)
+    }
+}
+let total = mismatches.values.reduce(0, +)
+print("cases: \(count), seed: \(seed), differences: \(total) (\(String(format: "%.3f", Double(total) * 100 / Double(count)))%), \((nowNanos() - start) / 1_000_000) ms")
+print("| class | differences | example |")
+print("|---|---:|---|")
+for (cls, n) in mismatches.sorted(by: { $0.value > $1.value }) {
+    print("| \(cls) | \(n) | \(examples[cls] ?? "") |")
+}

@@ -1,0 +1,252 @@
+import Foundation
+
+/// A compiled calendar trigger: answers "when does it fire next?" in tens of nanoseconds.
+///
+/// The answer is what Apple's `UNCalendarNotificationTrigger` gets from Foundation,
+/// `Calendar.nextDate(after:matching:matchingPolicy: .nextTimePreservingSmallerComponents,
+/// repeatedTimePolicy: .first, direction: .forward)` (a result not strictly later than the
+/// reference becomes `nil`), with the contract's deliberate exceptions:
+/// - where Foundation skips a real occurrence after a late-month `weekdayOrdinal` or
+///   `weekOfMonth` match, the real occurrence is returned;
+/// - components that can never match (out-of-range values, `weekdayOrdinal` >= 6, week 53 of
+///   a week-year without one, ...) answer `nil` at once (``neverFires``);
+/// - `year` with a day its month lacks (2035-02-30) fires once, on the 1st of the next month.
+///
+/// How: for the Gregorian and ISO 8601 calendars the engine works on epoch milliseconds and
+/// civil day numbers. The reference instant becomes a wall-clock time through the zone's
+/// ``ZoneTable`` (binary search over its UTC-offset changes), the next matching day is found
+/// by constraint jumping (``CalendarPattern/nextDay(from:limit:rollover:)``), the time of day
+/// arithmetically, and the wall time goes back to UTC through the table, applying Foundation's
+/// rules for daylight-saving gaps (wall time + gap length) and repeated hours (first
+/// occurrence; the second only when the reference lies after the first).
+///
+/// Foundation answers instead (correct, about 100-1000x slower) for: other calendars
+/// (Hebrew, Islamic, Japanese, Buddhist, Chinese, ...); references outside 1900-2150 or fixed
+/// years after 2200; and wall times that fall in an irregular offset change (a gap or fold of
+/// more than an hour, or not starting on a half hour: Antarctica/Troll, St. John's before
+/// 2011, Pacific/Apia 2011), where Foundation's own rules are the contract.
+///
+/// Resolution is the millisecond: a `nanosecond` component matches the millisecond it falls in.
+///
+/// Memory: about 48 bytes per schedule; zone tables are shared by reference.
+public struct CalendarSchedule: Sendable {
+    let zone: ZoneTable
+    let pattern: CalendarPattern
+    /// Set for calendars the native engine does not cover.
+    let foreign: ForeignCalendarSchedule?
+    /// Whether the calendar is ISO 8601 (else Gregorian), for handing back to Foundation.
+    let iso: Bool
+    /// Whether the trigger has no zone of its own and follows the evaluator's zone.
+    public let isFloating: Bool
+
+    /// Compiles `trigger`; a floating trigger (no `timeZone` in its components) is evaluated in
+    /// `floatingTimeZone`. O(1) when the zone's table is cached, else about a millisecond to
+    /// build it.
+    public init(_ trigger: CalendarTrigger, floatingTimeZone: TimeZone) {
+        var comps = trigger.dateComponents
+        let zoneID = comps.timeZone ?? floatingTimeZone
+        isFloating = comps.timeZone == nil
+        let cal = comps.calendar ?? CalendarNames.calendar(.gregorian)
+        comps.calendar = nil
+        comps.timeZone = nil
+        zone = ZoneTable.shared(zoneID)
+        iso = cal.identifier == .iso8601
+        pattern = CalendarPattern(comps, firstWeekday: cal.firstWeekday, minimumDaysInFirstWeek: cal.minimumDaysInFirstWeek)
+        if cal.identifier == .gregorian || cal.identifier == .iso8601 {
+            foreign = nil
+        } else {
+            var c = cal
+            c.timeZone = zoneID
+            foreign = ForeignCalendarSchedule(calendar: c, components: comps)
+        }
+    }
+
+    /// Whether the components can never match any date (checked once, at compile time).
+    public var neverFires: Bool { neverFiresReason != nil }
+
+    /// Why the components can never match, if ``neverFires``.
+    public var neverFiresReason: String? {
+        if let foreign {
+            if let o = foreign.components.weekdayOrdinal, o >= 6 { return "weekdayOrdinal \(o) never occurs in a month" }
+            if foreign.components.quarter != nil { return "quarter never matches" }
+            return nil
+        }
+        return pattern.impossibility?.description
+    }
+
+    /// The next fire date strictly after `date`, or `nil`. See ``nextFire(afterMillis:)``.
+    public func nextDate(after date: Date) -> Date? {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // A reference between two milliseconds: search from the millisecond it falls in; a
+        // match at that millisecond is not later than `date` only if it equals it exactly.
+        guard var next = nextFire(afterMillis: ms) else { return nil }
+        var d = Timestamp.date(millis: next)
+        if d <= date {
+            guard let n2 = nextFire(afterMillis: next) else { return nil }
+            next = n2
+            d = Timestamp.date(millis: next)
+        }
+        return d
+    }
+
+    /// The next fire instant (epoch ms) strictly after `afterMillis`, or `nil`.
+    ///
+    /// Complexity: O(log z + j) where z is the number of offset changes of the zone (a binary
+    /// search) and j the number of date jumps (1-3 for daily, weekly, monthly and yearly
+    /// triggers; bounded by the table's 300 years for unsatisfiable mixes). No allocation.
+    public func nextFire(afterMillis ref: Int64) -> Int64? {
+        if pattern.impossibilityBox != nil { return nil }
+        if let foreign { return foreign.next(afterMillis: ref) }
+        guard zone.covers(ref), ref < Self.nativeEnd,
+              pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= ZoneTable.defaultYears.upperBound
+        else { return foundationNext(afterMillis: ref) }
+        let seg = zone.segment(atUTC: ref)
+        let wallRef = ref + zone.offsets[seg]
+        var from = wallRef + 1
+        if let k = zone.gapBehind(ofUTC: ref, segment: seg),
+           zone.wallLow[k] % Int64(CalendarPattern.msPerDay) == 0 || !pattern.allowsSecondOccurrence {
+            // Foundation looks back at the gap when it began the day, or when its search
+            // steps by days or months (a day, month or year is set); an hour-stepping search
+            // that has passed the gap does not.
+            // Wall times of the gap just passed land after the transition, possibly after ref.
+            if !zone.regular[k] { return foundationNext(afterMillis: ref) }
+            from = zone.wallLow[k]
+        }
+        guard let first = firstDate(from: from, ref: ref, wallRef: wallRef, segment: seg) else { return nil }
+        if pattern.februaryHabit { return februaryHabit(first, ref: ref, wallRef: wallRef) }
+        return first
+    }
+
+    private func firstDate(from: Int64, ref: Int64, wallRef: Int64, segment seg: Int) -> Int64? {
+        switch search(fromWall: from, ref: ref, wallRef: wallRef) {
+        case .fallback:
+            return foundationNext(afterMillis: ref)
+        case .none:
+            if let k = zone.foldAhead(ofUTC: ref, segment: seg) {
+                return secondPass(fold: k, ref: ref, wallRef: wallRef, firstPass: nil)
+            }
+            return nil
+        case .found(let t):
+            if let k = zone.foldAhead(ofUTC: ref, segment: seg), t >= zone.transitions[k] {
+                return secondPass(fold: k, ref: ref, wallRef: wallRef, firstPass: t)
+            }
+            return t
+        }
+    }
+
+    /// Instants before this are answered natively (searches need room before the table's end).
+    static let nativeEnd = Int64(CivilDate.days(year: 2151, month: 1, day: 1)) * 86_400_000
+
+    /// The reference lies in the first pass of a fold: wall times already shown will repeat,
+    /// so their second occurrences compete with the first search's answer.
+    private func secondPass(fold k: Int, ref: Int64, wallRef: Int64, firstPass: Int64?) -> Int64? {
+        if !zone.regular[k] { return foundationNext(afterMillis: ref) }
+        if !pattern.allowsSecondOccurrence { return firstPass }
+        switch search(fromWall: zone.wallLow[k], ref: ref, wallRef: wallRef) {
+        case .fallback: return foundationNext(afterMillis: ref)
+        case .none: return firstPass
+        case .found(let t): return firstPass.map { min($0, t) } ?? t
+        }
+    }
+
+    enum Outcome { case found(Int64), none, fallback }
+
+    /// Walks matching wall times from `w0` in increasing order and returns the first whose
+    /// instant, under Foundation's gap and repeated-time rules, is later than `ref`.
+    @inline(__always)
+    private func search(fromWall w0: Int64, ref: Int64, wallRef: Int64) -> Outcome {
+        let msPerDay = Int64(CalendarPattern.msPerDay)
+        var day = Int(CivilDate.floorDiv(w0, msPerDay))
+        var tod = Int(w0 - Int64(day) * msPerDay)
+        let limit = Int(CivilDate.floorDiv(zone.endMillis, msPerDay)) - 2
+        while true {
+            var roll = false
+            guard let d = pattern.nextDay(from: day, limit: limit, rollover: &roll) else { return .none }
+            if d != day { tod = 0 }
+            var t: Int?
+            if roll {
+                let refDay = CivilDate.floorDiv(wallRef, msPerDay)
+                let rt = pattern.rolloverTime(refTime: Int(wallRef - refDay * msPerDay))
+                t = rt >= tod ? rt : nil
+            } else {
+                t = pattern.nextTimeOfDay(atOrAfter: tod)
+            }
+            guard let t else {
+                day = d + 1
+                tod = 0
+                continue
+            }
+            let w = Int64(d) * msPerDay + Int64(t)
+            switch zone.resolve(wall: w) {
+            case .unique(let i):
+                if i > ref { return .found(i) }
+            case .gap(let shifted, let regular):
+                if !regular { return .fallback }
+                if shifted > ref { return .found(shifted) }
+            case .fold(let first, let second, let regular):
+                if !regular { return .fallback }
+                if first > ref { return .found(first) }
+                if first < ref, second > ref, pattern.allowsSecondOccurrence { return .found(second) }
+            }
+            if roll {
+                day = d + 1
+                tod = 0
+            } else {
+                day = d
+                tod = t + 1
+            }
+        }
+    }
+
+    /// Foundation's March 1st for `weekdayOrdinal` / `weekOfMonth` searches from February
+    /// whose real next date is in March (see ``CalendarPattern/februaryHabit``).
+    private func februaryHabit(_ real: Int64, ref: Int64, wallRef: Int64) -> Int64 {
+        let msPerDay = Int64(CalendarPattern.msPerDay)
+        let refDay = Int(CivilDate.floorDiv(wallRef, msPerDay))
+        let (y, m, _) = CivilDate.ymd(days: refDay)
+        guard m == 2 else { return real }
+        let march1 = CivilDate.days(year: y, month: 3, day: 1)
+        guard let t = pattern.nextTimeOfDay(atOrAfter: 0) else { return real }
+        let w = Int64(march1) * msPerDay + Int64(t)
+        let instant: Int64
+        switch zone.resolve(wall: w) {
+        case .unique(let i): instant = i
+        case .gap(let s, _): instant = s
+        case .fold(let a, _, _): instant = a
+        }
+        return instant > ref && instant < real ? instant : real
+    }
+
+    /// Foundation's answer, for what the tables do not cover.
+    func foundationNext(afterMillis ref: Int64) -> Int64? {
+        var cal = CalendarNames.calendar(iso ? .iso8601 : .gregorian, firstWeekday: Int(pattern.firstWeekday),
+                                         minimumDaysInFirstWeek: Int(pattern.minimumDaysInFirstWeek))
+        cal.timeZone = zone.timeZone
+        return ForeignCalendarSchedule.next(calendar: cal, components: pattern.dateComponents, afterMillis: ref)
+    }
+}
+
+/// A trigger in a calendar the native engine does not cover, answered by Foundation.
+final class ForeignCalendarSchedule: Sendable {
+    let calendar: Calendar
+    let components: DateComponents
+
+    init(calendar: Calendar, components: DateComponents) {
+        self.calendar = calendar
+        self.components = components
+    }
+
+    func next(afterMillis ref: Int64) -> Int64? {
+        // Foundation loops forever on these.
+        if let o = components.weekdayOrdinal, o >= 6 { return nil }
+        if components.quarter != nil { return nil }
+        return Self.next(calendar: calendar, components: components, afterMillis: ref)
+    }
+
+    static func next(calendar: Calendar, components: DateComponents, afterMillis ref: Int64) -> Int64? {
+        let date = Timestamp.date(millis: ref)
+        guard let d = calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTimePreservingSmallerComponents,
+                                        repeatedTimePolicy: .first, direction: .forward), d > date else { return nil }
+        return Timestamp.millis(d)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Synchronization
+
+/// A time zone's UTC offsets as a table of transitions, built once per zone from Foundation's
+/// `TimeZone` and shared by reference between every compiled trigger in that zone.
+///
+/// `TimeZone.nextDaylightSavingTimeTransition(after:)` reports every change of UTC offset (not
+/// only daylight saving: Pacific/Apia's skipped day, Africa/Casablanca's Ramadan changes), so
+/// walking it from ``startMillis`` to ``endMillis`` gives every offset the zone had. Outside
+/// that range the engine asks Foundation instead.
+///
+/// Invariants (checked by `_checkInvariants()` in debug builds):
+/// `offsets.count == transitions.count + 1`; `transitions` strictly increasing inside
+/// `startMillis..<endMillis`; `offsets[k]` applies from `transitions[k - 1]` (or the table's
+/// start) up to `transitions[k]`; `wallLow[k] == min(before, after)` and
+/// `wallHigh[k] == max(before, after)` where before/after are the wall clocks on either side
+/// of transition `k`.
+public final class ZoneTable: Sendable {
+    /// The zone the table describes.
+    public let timeZone: TimeZone
+    /// First and last instants (epoch ms) the table answers for.
+    public let startMillis: Int64
+    public let endMillis: Int64
+    /// UTC instants (epoch ms) at which the offset changes.
+    let transitions: [Int64]
+    /// UTC offset in milliseconds of each segment between transitions.
+    let offsets: [Int64]
+    /// Wall-clock milliseconds (local epoch) bounding each transition's gap (offset grows) or
+    /// fold (offset shrinks): `wallLow[k]..<wallHigh[k]` either does not exist or occurs twice.
+    let wallLow: [Int64]
+    let wallHigh: [Int64]
+    /// Whether transition `k` is one the native engine reproduces (a gap or fold of one hour
+    /// starting on the hour); Foundation's answers around the others (Lord Howe's half hour,
+    /// Chatham's 02:45, Antarctica/Troll's two hours, St. John's 00:01 changes, Apia's
+    /// skipped day) are taken from Foundation, whose hour-stepping search treats them unevenly.
+    let regular: [Bool]
+
+    /// Years covered by default tables.
+    public static let defaultYears: ClosedRange<Int> = 1900...2200
+
+    init(timeZone: TimeZone, years: ClosedRange<Int> = ZoneTable.defaultYears) {
+        self.timeZone = timeZone
+        let start = Int64(CivilDate.days(year: years.lowerBound, month: 1, day: 1)) * 86_400_000
+        let end = Int64(CivilDate.days(year: years.upperBound + 1, month: 1, day: 1)) * 86_400_000
+        startMillis = start
+        endMillis = end
+        var transitions: [Int64] = []
+        var offsets: [Int64] = [Int64(timeZone.secondsFromGMT(for: Timestamp.date(millis: start))) * 1000]
+        var t = Timestamp.date(millis: start)
+        while let next = timeZone.nextDaylightSavingTimeTransition(after: t) {
+            let ms = Timestamp.millis(next)
+            if ms >= end || next <= t { break }
+            let off = Int64(timeZone.secondsFromGMT(for: next)) * 1000
+            if let last = offsets.last, last == off {
+                // A change of DST flag or name only: not an offset change.
+            } else {
+                transitions.append(ms)
+                offsets.append(off)
+            }
+            t = next
+        }
+        var lo: [Int64] = [], hi: [Int64] = [], reg: [Bool] = []
+        lo.reserveCapacity(transitions.count)
+        for (k, tr) in transitions.enumerated() {
+            let before = tr + offsets[k], after = tr + offsets[k + 1]
+            lo.append(min(before, after))
+            hi.append(max(before, after))
+            let length = abs(after - before)
+            reg.append(length == 3_600_000 && before % 3_600_000 == 0 && after % 3_600_000 == 0)
+        }
+        self.transitions = transitions
+        self.offsets = offsets
+        self.wallLow = lo
+        self.wallHigh = hi
+        self.regular = reg
+        #if DEBUG
+        _checkInvariants()
+        #endif
+    }
+
+    /// Whether `millis` lies inside the table's range.
+    @inlinable
+    func covers(_ millis: Int64) -> Bool { millis >= startMillis && millis < endMillis }
+
+    /// Index of the segment containing the UTC instant `t` (0...transitions.count).
+    /// O(log n) in the number of transitions (about 600 for a zone with DST over 300 years).
+    @inline(__always)
+    func segment(atUTC t: Int64) -> Int {
+        var lo = 0, hi = transitions.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if transitions[mid] <= t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The UTC offset (ms) in force at `t`.
+    @inline(__always)
+    func offset(atUTC t: Int64) -> Int64 { offsets[segment(atUTC: t)] }
+
+    /// How a wall-clock instant (local epoch ms) maps to UTC.
+    enum WallResolution: Equatable {
+        /// The wall time occurs once.
+        case unique(Int64)
+        /// The wall time falls in a gap; `shifted` is it read with the offset before the gap
+        /// (wall time + gap length, Foundation's answer for regular gaps).
+        case gap(shifted: Int64, regular: Bool)
+        /// The wall time occurs twice.
+        case fold(first: Int64, second: Int64, regular: Bool)
+    }
+
+    /// Resolves a wall-clock instant. O(log n).
+    @inline(__always)
+    func resolve(wall w: Int64) -> WallResolution {
+        // Last transition whose affected wall range starts at or before w.
+        var lo = 0, hi = wallLow.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if wallLow[mid] <= w { lo = mid + 1 } else { hi = mid }
+        }
+        let k = lo - 1
+        if k < 0 { return .unique(w - offsets[0]) }
+        if w < wallHigh[k] {
+            let before = offsets[k], after = offsets[k + 1]
+            if after > before { return .gap(shifted: w - before, regular: regular[k]) }
+            return .fold(first: w - before, second: w - after, regular: regular[k])
+        }
+        return .unique(w - offsets[k + 1])
+    }
+
+    /// If `t` lies in the first pass of a fold (the wall times it shows will occur again),
+    /// the fold's transition index.
+    @inline(__always)
+    func foldAhead(ofUTC t: Int64, segment s: Int) -> Int? {
+        guard s < transitions.count else { return nil }
+        let before = offsets[s], after = offsets[s + 1]
+        guard after < before, t >= transitions[s] - (before - after) else { return nil }
+        return s
+    }
+
+    /// If `t` lies within a gap's length after the gap (where wall times of the gap land),
+    /// the gap's transition index.
+    @inline(__always)
+    func gapBehind(ofUTC t: Int64, segment s: Int) -> Int? {
+        guard s > 0 else { return nil }
+        let before = offsets[s - 1], after = offsets[s]
+        guard after > before, t < transitions[s - 1] + (after - before) else { return nil }
+        return s - 1
+    }
+
+    #if DEBUG
+    func _checkInvariants() {
+        assert(offsets.count == transitions.count + 1)
+        for k in 1..<max(1, transitions.count) { assert(transitions[k] > transitions[k - 1]) }
+        for k in 0..<wallLow.count { assert(wallLow[k] < wallHigh[k]) }
+    }
+    #endif
+}
+
+extension ZoneTable {
+    private static let cache = Mutex<[String: ZoneTable]>([:])
+
+    /// The shared table of `zone`, built on first use (about 1 ms for a zone with DST) and
+    /// cached for the life of the process. Thread-safe.
+    public static func shared(_ zone: TimeZone) -> ZoneTable {
+        let id = zone.identifier
+        if let t = cache.withLock({ $0[id] }) { return t }
+        let built = ZoneTable(timeZone: zone)
+        return cache.withLock { c in
+            if let t = c[id] { return t }
+            c[id] = built
+            return built
+        }
+    }
+}
