@@ -27,24 +27,3 @@ public enum CalendarEngine {
         return d
     }
 }
-
-/// A compiled calendar trigger (interim: answers through Foundation).
-public struct CalendarSchedule: Sendable {
-    let trigger: CalendarTrigger
-    let zone: TimeZone
-
-    public init(_ trigger: CalendarTrigger, floatingTimeZone: TimeZone) {
-        self.trigger = trigger
-        self.zone = floatingTimeZone
-    }
-
-    public var isFloating: Bool { trigger.dateComponents.timeZone == nil }
-
-    public func nextFire(afterMillis ms: Int64) -> Int64? {
-        CalendarEngine.nextDate(trigger, after: Timestamp.date(millis: ms), floatingTimeZone: zone).map(Timestamp.millis)
-    }
-
-    public func nextDate(after date: Date) -> Date? {
-        CalendarEngine.nextDate(trigger, after: date, floatingTimeZone: zone)
-    }
-}

@@ -137,13 +137,13 @@ public struct FireSchedule: Sendable {
 
     /// Re-plans floating calendar triggers for a new zone: each one's next fire becomes its
     /// first in the new zone strictly after `now`. O(n).
-    public mutating func setFloatingTimeZone(_ zone: TimeZone, now: Int64) {
+    public mutating func setFloatingTimeZone(_ zone: TimeZone, now: Int64, requests: [NotificationRequest]) {
         var fires: [ScheduledFire] = []
         var queued = [Int64?](repeating: nil, count: entries.count)
         for f in queue.nodes { queued[Int(f.slot)] = f.date }
         for slot in entries.indices {
             let old = entries[slot].rule
-            let new = old.replanned(floatingTimeZone: zone)
+            let new = old.replanned(floatingTimeZone: zone, trigger: requests[Int(entries[slot].request)].trigger)
             entries[slot].rule = new
             var date = queued[slot]
             if case .calendar(let s, _, _) = old, s.isFloating, date != nil {

@@ -221,7 +221,7 @@ public final class StreamEvaluator {
     /// from the current stream time.
     public func setFloatingTimeZone(_ zone: TimeZone) {
         guard var s = schedule else { return }
-        s.setFloatingTimeZone(zone, now: streamTime ?? .min)
+        s.setFloatingTimeZone(zone, now: streamTime ?? .min, requests: requests)
         schedule = s
     }
 

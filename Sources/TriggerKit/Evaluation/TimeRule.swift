@@ -81,9 +81,9 @@ public enum TimeRule: Sendable {
         return out
     }
 
-    /// A copy whose floating calendar follows `zone`.
-    func replanned(floatingTimeZone zone: TimeZone) -> TimeRule {
-        guard case .calendar(let s, let start, let repeats) = self, s.isFloating else { return self }
-        return .calendar(CalendarSchedule(s.trigger, floatingTimeZone: zone), start: start, repeats: repeats)
+    /// A copy whose floating calendar follows `zone` (`trigger` is the rule's own trigger).
+    func replanned(floatingTimeZone zone: TimeZone, trigger: NotificationTrigger) -> TimeRule {
+        guard case .calendar(let s, let start, let repeats) = self, s.isFloating, case .calendar(let t) = trigger else { return self }
+        return .calendar(CalendarSchedule(t, floatingTimeZone: zone), start: start, repeats: repeats)
     }
 }
