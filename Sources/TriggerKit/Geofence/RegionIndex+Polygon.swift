@@ -1,0 +1,65 @@
+// Polygons: GEOS validation, the antimeridian convention, preparation.
+
+extension RegionIndex {
+    /// Validates and prepares a polygon region.
+    ///
+    /// Antimeridian: RFC 7946 (section 3.1.9) asks producers to split geometries that cross
+    /// the antimeridian. We also accept unsplit ones: when a region's longitudes span more
+    /// than 180 degrees it is read as crossing the antimeridian, and every negative longitude
+    /// is shifted by +360 (so [170, -170] becomes [170, 190]); fixes are then tested at
+    /// lon + 360 when lon < 0. A region genuinely wider than 180 degrees of longitude must be
+    /// split to be read as intended.
+    static func preparePolygon(_ p: PolygonRegion, slot: Int32, context: GEOSContext,
+                               polygons: inout [PolygonEntry]) throws(RegionIndexError) -> (Entry, Box) {
+        var minLon = Double.infinity, maxLon = -Double.infinity
+        for polygon in p.polygons {
+            for ring in polygon {
+                for c in ring {
+                    guard c.latitude.isFinite, c.longitude.isFinite, (-90...90).contains(c.latitude),
+                          (-180...180).contains(c.longitude) else {
+                        throw RegionIndexError(slot: slot, reason: "position (\(c.longitude), \(c.latitude)) is not a valid longitude/latitude")
+                    }
+                    minLon = min(minLon, c.longitude)
+                    maxLon = max(maxLon, c.longitude)
+                }
+            }
+        }
+        guard !p.polygons.isEmpty, minLon <= maxLon else {
+            throw RegionIndexError(slot: slot, reason: "a polygon region needs at least one ring")
+        }
+        let shifted = maxLon - minLon > 180
+        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+        let rings = p.polygons.map { polygon in
+            polygon.map { ring in
+                ring.map { c -> (x: Double, y: Double) in
+                    let x = shifted && c.longitude < 0 ? c.longitude + 360 : c.longitude
+                    minX = min(minX, x); maxX = max(maxX, x)
+                    minY = min(minY, c.latitude); maxY = max(maxY, c.latitude)
+                    return (x, c.latitude)
+                }
+            }
+        }
+        // Validity is checked before preparing: GEOS predicates on invalid input may throw
+        // TopologyException instead of answering, so invalid polygons never reach a query.
+        var prepared: GEOSPreparedGeometry? = nil
+        var invalidity: String? = nil
+        do throws(GEOSError) {
+            let geometry = try context.multiPolygon(rings)
+            invalidity = try context.invalidityReason(geometry)
+            if invalidity == nil {
+                prepared = try GEOSPreparedGeometry(geometry, warmAt: (rings[0][0][0].x, rings[0][0][0].y))
+            }
+        } catch {
+            throw RegionIndexError(slot: slot, reason: "invalid polygon: \(error.message)")
+        }
+        guard let prepared else {
+            throw RegionIndexError(slot: slot, reason: "invalid polygon: \(invalidity ?? "unknown reason")")
+        }
+        polygons.append(PolygonEntry(prepared: prepared, minX: minX, maxX: maxX, minY: minY, maxY: maxY, shifted: shifted))
+        let entry = Entry(latitude: minY, longitude: minX, radius: 0, plane: LocalPlane(latitude: 0),
+                          polygon: Int32(polygons.count - 1), kind: .polygon)
+        let box = Box(minLat: minY - boxPadding, maxLat: maxY + boxPadding, minLon: minX - boxPadding,
+                      maxLon: maxX + boxPadding, allLongitudes: maxX - minX >= 360)
+        return (entry, box)
+    }
+}
