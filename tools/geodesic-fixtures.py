@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Writes Fixtures/geodesic/distances.csv: WGS84 geodesic distances computed with
+"""Writes Fixtures/geodesic/distances.csv and boundary.csv: WGS84 geodesic distances computed with
 GeographicLib (C. Karney, `Geodesic.WGS84.Inverse`, accurate to ~15 nm), the reference
 the geofence engine's `Geodesic.distance` is tested against (< 1 cm required).
 
 Usage: pip install geographiclib; python3 tools/geodesic-fixtures.py [--seed 7] [--out PATH]
 A fixed seed gives the same file byte for byte.
+
+boundary.csv: circles (radius 10 m .. 1000 km, anywhere incl. poles and the antimeridian)
+with points at radius - 2 cm and radius + 2 cm from GeographicLib's direct solution, for
+containment tests.
 """
 import argparse
 import random
@@ -68,6 +72,21 @@ def pairs(rng):
     return out
 
 
+def boundary(rng):
+    out = []
+    for i in range(240):
+        radius = 10 ** rng.uniform(1, 6)
+        if i % 8 == 0:
+            lat = rng.choice([-1, 1]) * rng.uniform(85, 90)       # polar
+        else:
+            lat = rng.uniform(-84, 84)
+        lon = rng.uniform(179, 180) * rng.choice([-1, 1]) if i % 8 == 1 else rng.uniform(-180, 180)
+        for delta in (-0.02, 0.02):
+            p = G.Direct(lat, lon, rng.uniform(0, 360), radius + delta)
+            out.append((lat, lon, radius, p["lat2"], p["lon2"], radius + delta))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=7)
@@ -81,6 +100,11 @@ def main():
         for kind, lat1, lon1, lat2, lon2 in pairs(rng):
             s12 = G.Inverse(lat1, lon1, lat2, lon2)["s12"]
             f.write("%s,%r,%r,%r,%r,%r\n" % (kind, lat1, lon1, lat2, lon2, s12))
+    with open(args.out.replace("distances.csv", "boundary.csv"), "w") as f:
+        f.write("# circles and points 2 cm inside/outside (GeographicLib Direct); tools/geodesic-fixtures.py --seed %d\n" % args.seed)
+        f.write("lat,lon,radius,plat,plon,distance\n")
+        for row in boundary(rng):
+            f.write("%r,%r,%r,%r,%r,%r\n" % row)
 
 
 if __name__ == "__main__":

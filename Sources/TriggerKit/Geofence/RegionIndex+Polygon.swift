@@ -4,15 +4,18 @@ extension RegionIndex {
     /// Validates and prepares a polygon region.
     ///
     /// Antimeridian: RFC 7946 (section 3.1.9) asks producers to split geometries that cross
-    /// the antimeridian. We also accept unsplit ones: when a region's longitudes span more
-    /// than 180 degrees it is read as crossing the antimeridian, and every negative longitude
-    /// is shifted by +360 (so [170, -170] becomes [170, 190]); fixes are then tested at
-    /// lon + 360 when lon < 0. A region genuinely wider than 180 degrees of longitude must be
-    /// split to be read as intended.
+    /// the antimeridian; split ones work as they are. We also accept unsplit ones: a polygon
+    /// (one outer ring and its holes) whose longitudes span more than 180 degrees is read as
+    /// crossing the antimeridian, and its negative longitudes are shifted by +360 (so
+    /// [170, -170] becomes [170, 190]). Shifting per polygon, not per region, keeps a split
+    /// multipolygon valid (its halves would otherwise share the edge at 180). A region with a
+    /// shifted polygon is tested at lon and, when lon < 0, at lon + 360. A polygon genuinely
+    /// wider than 180 degrees of longitude must be split to be read as intended.
     static func preparePolygon(_ p: PolygonRegion, slot: Int32, context: GEOSContext,
                                polygons: inout [PolygonEntry]) throws(RegionIndexError) -> (Entry, Box) {
-        var minLon = Double.infinity, maxLon = -Double.infinity
+        var shiftedPolygons: [Bool] = []
         for polygon in p.polygons {
+            var minLon = Double.infinity, maxLon = -Double.infinity
             for ring in polygon {
                 for c in ring {
                     guard c.latitude.isFinite, c.longitude.isFinite, (-90...90).contains(c.latitude),
@@ -23,16 +26,18 @@ extension RegionIndex {
                     maxLon = max(maxLon, c.longitude)
                 }
             }
+            guard minLon <= maxLon else { throw RegionIndexError(slot: slot, reason: "a polygon needs an outer ring") }
+            shiftedPolygons.append(maxLon - minLon > 180)
         }
-        guard !p.polygons.isEmpty, minLon <= maxLon else {
-            throw RegionIndexError(slot: slot, reason: "a polygon region needs at least one ring")
+        guard !p.polygons.isEmpty else {
+            throw RegionIndexError(slot: slot, reason: "a polygon region needs at least one polygon")
         }
-        let shifted = maxLon - minLon > 180
+        let shifted = shiftedPolygons.contains(true)
         var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
-        let rings = p.polygons.map { polygon in
+        let rings = zip(p.polygons, shiftedPolygons).map { polygon, shift in
             polygon.map { ring in
                 ring.map { c -> (x: Double, y: Double) in
-                    let x = shifted && c.longitude < 0 ? c.longitude + 360 : c.longitude
+                    let x = shift && c.longitude < 0 ? c.longitude + 360 : c.longitude
                     minX = min(minX, x); maxX = max(maxX, x)
                     minY = min(minY, c.latitude); maxY = max(maxY, c.latitude)
                     return (x, c.latitude)

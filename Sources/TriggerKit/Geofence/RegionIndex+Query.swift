@@ -117,7 +117,7 @@ extension RegionIndex {
         for which in FixPoints.Which.allCases {
             guard let x = points.x(which, shifted: p.shifted), x >= p.minX, x <= p.maxX else { continue }
             do {
-                if try p.prepared.covers(&points[which]) { return true }
+                if try points.covers(p.prepared, which, x: x) { return true }
             } catch {
                 markGEOSFailure()
             }
@@ -141,15 +141,17 @@ struct FixPoints {
     /// The x to test for a polygon in the given frame, or nil if that variant does not apply.
     func x(_ which: Which, shifted: Bool) -> Double? {
         switch which {
-        case .plain: return shifted && longitude < 0 ? nil : longitude
+        case .plain: return longitude
         case .shifted: return shifted && longitude < 0 ? longitude + 360 : nil
-        case .antimeridian: return !shifted && abs(longitude) == 180 ? -longitude : nil
+        case .antimeridian: return abs(longitude) == 180 ? -longitude : nil
         }
     }
 
-    subscript(which: Which) -> GEOSLazyPoint {
-        get { lazy[which.rawValue] ?? GEOSLazyPoint(x: 0, y: 0) }
-        set { lazy[which.rawValue] = newValue }
+    /// Whether `prepared` covers the variant `which` of the fix (at `x`, this fix's latitude).
+    mutating func covers(_ prepared: GEOSPreparedGeometry, _ which: Which, x: Double) throws(GEOSError) -> Bool {
+        var point = lazy[which.rawValue] ?? GEOSLazyPoint(x: x, y: latitude)
+        defer { lazy[which.rawValue] = point }
+        return try prepared.covers(&point)
     }
 
     mutating func release(_ ctx: GEOSContext) {

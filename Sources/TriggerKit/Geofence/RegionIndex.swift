@@ -85,7 +85,8 @@ public final class RegionIndex {
         var prepared: GEOSPreparedGeometry
         /// Bounding box in the polygon's own frame (longitudes in [0, 360] when shifted).
         var minX, maxX, minY, maxY: Double
-        /// Negative longitudes were shifted by +360 (the polygon crosses the antimeridian).
+        /// Some polygon had its negative longitudes shifted by +360 (it crosses the
+        /// antimeridian): test fixes at lon + 360 too.
         var shifted: Bool
     }
 
