@@ -13,9 +13,13 @@ extension RegionIndex {
     /// invalid, with GEOS's reason) are listed in ``invalid`` and never match; the rest are
     /// indexed.
     ///
+    /// - Parameter maximumMargin: the largest hysteresis margin (metres) queries will use
+    ///   (`--margin`): circles are indexed with boxes grown by it. A query margin above it is
+    ///   clamped to it.
     /// - Complexity: O(n log n) for n regions, plus GEOS preparation of every polygon
     ///   (O(v log v) for v vertices).
-    public convenience init(regions: [Region]) {
+    public convenience init(regions: [Region], maximumMargin: Double = 0) {
+        let maximumMargin = maximumMargin.isFinite ? max(0, maximumMargin) : 0
         let context = try? GEOSContext()
         var entries: [Entry] = []
         entries.reserveCapacity(regions.count)
@@ -29,7 +33,7 @@ extension RegionIndex {
         for (i, region) in regions.enumerated() {
             let slot = Int32(truncatingIfNeeded: i)
             do throws(RegionIndexError) {
-                let (entry, box) = try Self.prepare(region, slot: slot, context: context, polygons: &polygons)
+                let (entry, box) = try Self.prepare(region, slot: slot, margin: maximumMargin, context: context, polygons: &polygons)
                 entries.append(entry)
                 let level = Self.addCells(box, slot: slot, to: &cells)
                 usedLevels.insert(level)
@@ -41,7 +45,8 @@ extension RegionIndex {
         cells.sort { $0.key != $1.key ? $0.key < $1.key : $0.slot < $1.slot }
         self.init(count: regions.count, invalid: invalid, entries: entries, polygons: polygons,
                   grid: CellTable(sortedCells: cells),
-                  levels: usedLevels.sorted().map { ($0, Double(1 << $0) / 360) }, context: context)
+                  levels: usedLevels.sorted().map { ($0, Double(1 << $0) / 360) }, context: context,
+                  maximumMargin: maximumMargin)
     }
 
     /// A bounding box in degrees; `minLon...maxLon` may extend past 180 (it wraps).
@@ -50,7 +55,7 @@ extension RegionIndex {
         var allLongitudes: Bool
     }
 
-    private static func prepare(_ region: Region, slot: Int32, context: GEOSContext?,
+    private static func prepare(_ region: Region, slot: Int32, margin: Double, context: GEOSContext?,
                                 polygons: inout [PolygonEntry]) throws(RegionIndexError) -> (Entry, Box) {
         switch region {
         case .circular(let c):
@@ -64,7 +69,7 @@ extension RegionIndex {
             let fast = r <= LocalPlane.maximumRadius && abs(lat) <= LocalPlane.maximumLatitude
             let entry = Entry(latitude: lat, longitude: lon, radius: r, plane: LocalPlane(latitude: lat),
                               polygon: -1, kind: fast ? .planeCircle : .exactCircle)
-            return (entry, circleBox(latitude: lat, longitude: lon, radius: r))
+            return (entry, circleBox(latitude: lat, longitude: lon, radius: r + margin))
         case .polygon(let p):
             guard let context else { throw RegionIndexError(slot: slot, reason: "GEOS could not be initialised") }
             return try preparePolygon(p, slot: slot, context: context, polygons: &polygons)

@@ -7,7 +7,8 @@ extension RegionIndex {
     ///
     /// Decisions agree with the exact WGS84 geodesic within 1 cm. A fix with a latitude
     /// outside [-90, 90] or a non-finite coordinate matches nothing; longitudes are wrapped.
-    /// A negative margin counts as 0.
+    /// A negative margin counts as 0; a margin above ``maximumMargin`` (set when building)
+    /// counts as ``maximumMargin``.
     ///
     /// - Complexity: O(levels + candidates): one hash probe per non-empty grid level, then an
     ///   O(1) test per candidate circle (a few ns; ~0.2 µs when within the flat plane's error
@@ -17,7 +18,7 @@ extension RegionIndex {
         hits.removeAll(keepingCapacity: true)
         guard latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude) else { return }
         let lon = Geodesic.unwrapDegrees(longitude)
-        let m = max(0, margin)
+        let m = margin >= 0 ? min(margin, maximumMargin) : 0
         var points = FixPoints(latitude: latitude, longitude: lon)
         defer { if let context { points.release(context) } }
         var levelsWithHits = 0

@@ -52,6 +52,8 @@ public final class RegionIndex {
     public let count: Int
     /// Regions that were rejected, by slot, in slot order; their slots never match.
     public let invalid: [RegionIndexError]
+    /// The largest margin queries honour (metres); see ``init(regions:maximumMargin:)``.
+    public let maximumMargin: Double
 
     var entries: [Entry]
     var polygons: [PolygonEntry]
@@ -91,7 +93,8 @@ public final class RegionIndex {
     }
 
     init(count: Int, invalid: [RegionIndexError], entries: [Entry], polygons: [PolygonEntry],
-         grid: CellTable, levels: [(level: Int, scale: Double)], context: GEOSContext?) {
+         grid: CellTable, levels: [(level: Int, scale: Double)], context: GEOSContext?, maximumMargin: Double) {
+        self.maximumMargin = maximumMargin
         self.count = count
         self.invalid = invalid
         self.entries = entries

@@ -19,7 +19,7 @@ struct CircleContainmentTests {
     func boundaryPlusMinus2cm() throws {
         let rows = try Self.boundaryRows()
         #expect(rows.count == 480)
-        let index = RegionIndex(regions: rows.map { circle($0.lat, $0.lon, $0.radius) })
+        let index = RegionIndex(regions: rows.map { circle($0.lat, $0.lon, $0.radius) }, maximumMargin: 10)
         #expect(index.invalid.isEmpty)
         for (i, r) in rows.enumerated() {
             let inside = r.distance <= r.radius
