@@ -106,3 +106,14 @@ public final class RegionIndex {
 
     func markGEOSFailure() { geosFailures += 1 }
 }
+
+extension RegionIndex {
+    /// Bytes held by the index's own arrays (per-slot entries, grid table and slot runs);
+    /// excludes GEOS's memory for polygons (~4 KB per prepared 64-gon).
+    ///
+    /// - Complexity: O(1).
+    public var memoryBytes: Int {
+        entries.capacity * MemoryLayout<Entry>.stride + grid.memoryBytes
+            + polygons.capacity * MemoryLayout<PolygonEntry>.stride
+    }
+}
