@@ -22,7 +22,11 @@ extension RegionIndex {
         var points = FixPoints(latitude: latitude, longitude: lon)
         defer { if let context { points.release(context) } }
         var levelsWithHits = 0
-        for (level, scale) in levels {
+        var mask = summary.mask(latitude: latitude, longitude: lon)
+        while mask != 0 {
+            let level = mask.trailingZeroBitCount
+            mask &= mask - 1
+            let scale = Self.levelScales[level]
             let ix = Self.cellIndex(lon + 180, scale: scale) & ((1 << level) - 1)
             let iy = Self.cellIndex(latitude + 90, scale: scale)
             let run = grid.lookup(Self.cellKey(level: level, ix: ix, iy: iy))
@@ -71,6 +75,8 @@ extension RegionIndex {
             return nil
         }
     }
+
+    static let levelScales: [Double] = (0...maximumLevel).map { Double(1 << $0) / 360 }
 
     /// The test of one candidate; nil when the fix is beyond `radius + margin` (polygons: not
     /// covered).
@@ -132,7 +138,10 @@ struct FixPoints {
     enum Which: Int, CaseIterable { case plain, shifted, antimeridian }
     let latitude: Double
     let longitude: Double
-    private var lazy: [GEOSLazyPoint?] = [nil, nil, nil]
+    // Three stored optionals, not an array: an array would allocate on every query.
+    private var plain: GEOSLazyPoint?
+    private var shifted: GEOSLazyPoint?
+    private var antimeridian: GEOSLazyPoint?
 
     init(latitude: Double, longitude: Double) {
         self.latitude = latitude
@@ -150,12 +159,23 @@ struct FixPoints {
 
     /// Whether `prepared` covers the variant `which` of the fix (at `x`, this fix's latitude).
     mutating func covers(_ prepared: GEOSPreparedGeometry, _ which: Which, x: Double) throws(GEOSError) -> Bool {
-        var point = lazy[which.rawValue] ?? GEOSLazyPoint(x: x, y: latitude)
-        defer { lazy[which.rawValue] = point }
+        switch which {
+        case .plain: return try Self.covers(prepared, &plain, x, latitude)
+        case .shifted: return try Self.covers(prepared, &shifted, x, latitude)
+        case .antimeridian: return try Self.covers(prepared, &antimeridian, x, latitude)
+        }
+    }
+
+    private static func covers(_ prepared: GEOSPreparedGeometry, _ slot: inout GEOSLazyPoint?, _ x: Double,
+                               _ y: Double) throws(GEOSError) -> Bool {
+        var point = slot ?? GEOSLazyPoint(x: x, y: y)
+        defer { slot = point }
         return try prepared.covers(&point)
     }
 
     mutating func release(_ ctx: GEOSContext) {
-        for i in lazy.indices { lazy[i]?.release(ctx) }
+        plain?.release(ctx)
+        shifted?.release(ctx)
+        antimeridian?.release(ctx)
     }
 }

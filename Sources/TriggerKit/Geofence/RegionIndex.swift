@@ -60,6 +60,8 @@ public final class RegionIndex {
     var grid: CellTable
     /// Levels holding at least one region, with their cell-index scale (2^L / 360).
     var levels: [(level: Int, scale: Double)]
+    /// Which levels have regions near a place (see ``LevelSummary``).
+    let summary: LevelSummary
     let context: GEOSContext?
     /// GEOS failures during queries (each treated as "not covered"); should stay 0.
     public private(set) var geosFailures = 0
@@ -93,7 +95,8 @@ public final class RegionIndex {
     }
 
     init(count: Int, invalid: [RegionIndexError], entries: [Entry], polygons: [PolygonEntry],
-         grid: CellTable, levels: [(level: Int, scale: Double)], context: GEOSContext?, maximumMargin: Double) {
+         grid: CellTable, levels: [(level: Int, scale: Double)], summary: LevelSummary, context: GEOSContext?, maximumMargin: Double) {
+        self.summary = summary
         self.maximumMargin = maximumMargin
         self.count = count
         self.invalid = invalid
@@ -108,12 +111,20 @@ public final class RegionIndex {
 }
 
 extension RegionIndex {
-    /// Bytes held by the index's own arrays (per-slot entries, grid table and slot runs);
+    /// Bytes held by the index's own arrays (per-slot entries, grid table and slot runs,
+    /// 2 MB level summary);
     /// excludes GEOS's memory for polygons (~4 KB per prepared 64-gon).
     ///
     /// - Complexity: O(1).
     public var memoryBytes: Int {
         entries.capacity * MemoryLayout<Entry>.stride + grid.memoryBytes
-            + polygons.capacity * MemoryLayout<PolygonEntry>.stride
+            + polygons.capacity * MemoryLayout<PolygonEntry>.stride + summary.masks.capacity * 4
+    }
+}
+
+extension RegionIndex {
+    /// Grid shape, for tuning and benchmarks: levels in use, cells, stored (region, cell) pairs.
+    public var gridDescription: String {
+        "levels \(levels.map(\.level)), buckets \(grid.buckets.count), slots \(grid.slots.count)"
     }
 }

@@ -100,6 +100,7 @@ for (name, area, n, speed) in [("metro", Area.metro, 10_000, 12.0), ("world", Ar
     let t0 = now()
     let index = RegionIndex(regions: regions, maximumMargin: 10)
     let buildMs = Double(now() - t0) / 1e6
+    print("<!-- \(name): \(index.gridDescription) -->")
     for (label, fixes) in [("random points", randomFixes(area, fixCount, seed: 2)),
                            ("moving, walk 1.4 m/s", movingFixes(area, devices: 1000, seconds: fixCount / 1000, speed: 1.4, seed: 3)),
                            ("moving, drive \(Int(speed)) m/s", movingFixes(area, devices: 1000, seconds: fixCount / 1000, speed: speed, seed: 4))] {
