@@ -115,7 +115,7 @@ public final class StreamEvaluator {
                                          notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
                                          repeats: t.repeats))
         }
-        let index = RegionIndex(regions: regions)
+        let index = RegionIndex(regions: regions, maximumMargin: options.margin)
         self.regionIndex = index
         self.refusedRegions = index.invalid.map { (entries[Int($0.slot)].request, $0.reason) }
         for bad in index.invalid { entries[Int(bad.slot)].done = true }

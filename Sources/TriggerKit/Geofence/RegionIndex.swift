@@ -1,31 +1,130 @@
-import Foundation
-
-// INTERIM scaffolding until the GEOS-backed geofence engine lands (branch `geofence`):
-// brute force over circles with a spherical distance. Replaced on merge.
-
+/// One region found by ``RegionIndex/query(latitude:longitude:margin:into:)``.
 public struct RegionHit: Sendable, Hashable {
+    /// Index of the region in the array the index was built from.
     public var slot: Int32
+    /// Distance <= radius - margin: inside even by the entry rule of `--margin`.
+    /// Polygons have no margin: always true.
     public var inner: Bool
+    /// Distance <= radius (plain containment). Polygons: always true.
     public var contains: Bool
+
+    public init(slot: Int32, inner: Bool, contains: Bool) {
+        self.slot = slot
+        self.inner = inner
+        self.contains = contains
+    }
 }
 
+/// A region the index could not accept (contract code `invalidRegion`); the other regions
+/// are indexed regardless.
+public struct RegionIndexError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Index of the region in the input array.
+    public var slot: Int32
+    public var reason: String
+    public var description: String { "region \(slot): invalidRegion: \(reason)" }
+}
+
+/// All regions of a requests file, indexed for "which regions contain this fix".
+///
+/// Built once from an array of regions; a region is named by its slot (its index in that
+/// array). Circles are decided on the WGS84 ellipsoid within 1 cm of GeographicLib (flat-plane
+/// fast test with a proven error bound, exact geodesic near the boundary); polygons by GEOS
+/// prepared geometries (`covers`: the boundary counts as inside).
+///
+/// The spatial index is a hierarchical hashed grid in degrees: level L has square cells of
+/// 360/2^L degrees; each region is stored in the cells of the finest level where its
+/// (conservative) bounding box touches at most 4 cells (even levels only), so it is stored in 1-4 cells and a
+/// query reads one cell per non-empty level. Bounding boxes wrap across the antimeridian and
+/// cover every longitude when a circle contains a pole. Cell coverage is computed directly
+/// from the boxes at build time: no lazily filled cells, so a query never allocates and
+/// memory does not grow with the number of distinct places queried.
+///
+/// Memory: about 72 bytes per region plus 4 bytes per (region, cell) and a hash table of
+/// 16 bytes per bucket at load <= 1/2 (see
+/// Benchmarks/GeoBench: 219 B/region at 1M circles incl. the 2 MB level summary). Polygons add their GEOS geometry and prepared index (~4 KB for 64
+/// vertices).
+///
+/// Not `Sendable`: polygon tests use the index's GEOS context, which must not be used from two
+/// threads at once. Build and query it from one task (build one index per task to
+/// parallelise).
 public final class RegionIndex {
-    let regions: [Region]
-    public let invalid: [(slot: Int32, reason: String)] = []
+    /// Number of slots (the input array's count).
+    public let count: Int
+    /// Regions that were rejected, by slot, in slot order; their slots never match.
+    public let invalid: [RegionIndexError]
+    /// The largest margin queries honour (metres); see ``init(regions:maximumMargin:)``.
+    public let maximumMargin: Double
 
-    public init(regions: [Region]) { self.regions = regions }
+    var entries: [Entry]
+    var polygons: [PolygonEntry]
+    var grid: CellTable
+    /// Levels holding at least one region, with their cell-index scale (2^L / 360).
+    var levels: [(level: Int, scale: Double)]
+    /// Which levels have regions near a place (see ``LevelSummary``).
+    let summary: LevelSummary
+    let context: GEOSContext?
+    /// GEOS failures during queries (each treated as "not covered"); should stay 0.
+    public private(set) var geosFailures = 0
 
-    public func query(latitude: Double, longitude: Double, margin: Double, into hits: inout [RegionHit]) {
-        hits.removeAll(keepingCapacity: true)
-        for (i, r) in regions.enumerated() {
-            guard case .circular(let c) = r else { continue }
-            let p1 = latitude * .pi / 180, p2 = c.center.latitude * .pi / 180
-            let dp = p2 - p1, dl = (c.center.longitude - longitude) * .pi / 180
-            let a = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)
-            let d = 2 * 6_371_008.8 * asin(min(1, sqrt(a)))
-            if d <= c.radius + margin {
-                hits.append(RegionHit(slot: Int32(i), inner: d <= c.radius - margin, contains: d <= c.radius))
-            }
-        }
+    /// Per-slot data for the exact test, 72 bytes.
+    struct Entry {
+        var latitude: Double
+        var longitude: Double
+        var radius: Double
+        var plane: LocalPlane
+        var polygon: Int32
+        var kind: Kind
+    }
+
+    enum Kind: UInt8 {
+        /// Circle decided on the local plane (exact geodesic near the boundary).
+        case planeCircle
+        /// Circle decided by a haversine bracket then the exact geodesic.
+        case exactCircle
+        case polygon
+        case invalid
+    }
+
+    struct PolygonEntry {
+        var prepared: GEOSPreparedGeometry
+        /// Bounding box in the polygon's own frame (longitudes in [0, 360] when shifted).
+        var minX, maxX, minY, maxY: Double
+        /// Some polygon had its negative longitudes shifted by +360 (it crosses the
+        /// antimeridian): test fixes at lon + 360 too.
+        var shifted: Bool
+    }
+
+    init(count: Int, invalid: [RegionIndexError], entries: [Entry], polygons: [PolygonEntry],
+         grid: CellTable, levels: [(level: Int, scale: Double)], summary: LevelSummary, context: GEOSContext?, maximumMargin: Double) {
+        self.summary = summary
+        self.maximumMargin = maximumMargin
+        self.count = count
+        self.invalid = invalid
+        self.entries = entries
+        self.polygons = polygons
+        self.grid = grid
+        self.levels = levels
+        self.context = context
+    }
+
+    func markGEOSFailure() { geosFailures += 1 }
+}
+
+extension RegionIndex {
+    /// Bytes held by the index's own arrays (per-slot entries, grid table and slot runs,
+    /// 2 MB level summary);
+    /// excludes GEOS's memory for polygons (~4 KB per prepared 64-gon).
+    ///
+    /// - Complexity: O(1).
+    public var memoryBytes: Int {
+        entries.capacity * MemoryLayout<Entry>.stride + grid.memoryBytes
+            + polygons.capacity * MemoryLayout<PolygonEntry>.stride + summary.masks.capacity * 4
+    }
+}
+
+extension RegionIndex {
+    /// Grid shape, for tuning and benchmarks: levels in use, cells, stored (region, cell) pairs.
+    public var gridDescription: String {
+        "levels \(levels.map(\.level)), buckets \(grid.buckets.count), slots \(grid.slots.count)"
     }
 }

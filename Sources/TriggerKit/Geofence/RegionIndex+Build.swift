@@ -1,0 +1,176 @@
+import Foundation
+
+extension RegionIndex {
+    /// The finest grid level: cells of 360/2^22 degrees, about 9.5 m.
+    static let maximumLevel = 22
+    /// A region is stored at the finest level where it touches at most this many cells.
+    static let maximumCellsPerRegion = 4
+    /// Bounding boxes are padded by this many degrees so that rounding in cell indices
+    /// (notably for longitudes shifted by 360) can never drop a region.
+    static let boxPadding = 1e-9
+
+    /// Builds the index. Invalid regions (bad coordinates or radius; polygons GEOS finds
+    /// invalid, with GEOS's reason) are listed in ``invalid`` and never match; the rest are
+    /// indexed.
+    ///
+    /// - Parameter maximumMargin: the largest hysteresis margin (metres) queries will use
+    ///   (`--margin`): circles are indexed with boxes grown by it. A query margin above it is
+    ///   clamped to it.
+    /// - Complexity: O(n log n) for n regions, plus GEOS preparation of every polygon
+    ///   (O(v log v) for v vertices).
+    public convenience init(regions: [Region], maximumMargin: Double = 0) {
+        let maximumMargin = maximumMargin.isFinite ? max(0, maximumMargin) : 0
+        let context = try? GEOSContext()
+        var entries: [Entry] = []
+        entries.reserveCapacity(regions.count)
+        var polygons: [PolygonEntry] = []
+        var invalid: [RegionIndexError] = []
+        var cells: [(key: UInt64, slot: Int32)] = []
+        cells.reserveCapacity(regions.count * 2)
+        var usedLevels = Set<Int>()
+        let placeholder = Entry(latitude: 0, longitude: 0, radius: 0, plane: LocalPlane(latitude: 0), polygon: -1, kind: .invalid)
+
+        for (i, region) in regions.enumerated() {
+            let slot = Int32(truncatingIfNeeded: i)
+            do throws(RegionIndexError) {
+                let (entry, box) = try Self.prepare(region, slot: slot, margin: maximumMargin, context: context, polygons: &polygons)
+                entries.append(entry)
+                let level = Self.addCells(box, slot: slot, to: &cells)
+                usedLevels.insert(level)
+            } catch {
+                entries.append(placeholder)
+                invalid.append(error)
+            }
+        }
+        cells.sort { $0.key != $1.key ? $0.key < $1.key : $0.slot < $1.slot }
+        let summary = LevelSummary(cells: cells)
+        self.init(count: regions.count, invalid: invalid, entries: entries, polygons: polygons,
+                  grid: CellTable(sortedCells: cells),
+                  levels: usedLevels.sorted().map { ($0, Double(1 << $0) / 360) }, summary: summary, context: context,
+                  maximumMargin: maximumMargin)
+    }
+
+    /// A bounding box in degrees; `minLon...maxLon` may extend past 180 (it wraps).
+    struct Box {
+        var minLat, maxLat, minLon, maxLon: Double
+        var allLongitudes: Bool
+    }
+
+    private static func prepare(_ region: Region, slot: Int32, margin: Double, context: GEOSContext?,
+                                polygons: inout [PolygonEntry]) throws(RegionIndexError) -> (Entry, Box) {
+        switch region {
+        case .circular(let c):
+            let lat = c.center.latitude, lon = c.center.longitude, r = c.radius
+            guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon) else {
+                throw RegionIndexError(slot: slot, reason: "center (\(lat), \(lon)) is not a valid latitude/longitude")
+            }
+            guard r.isFinite, r > 0, r <= Region.maximumRadius else {
+                throw RegionIndexError(slot: slot, reason: "radius must be > 0 and <= 1000000 metres, not \(r)")
+            }
+            let fast = r <= LocalPlane.maximumRadius && abs(lat) <= LocalPlane.maximumLatitude
+            let entry = Entry(latitude: lat, longitude: lon, radius: r, plane: LocalPlane(latitude: lat),
+                              polygon: -1, kind: fast ? .planeCircle : .exactCircle)
+            return (entry, circleBox(latitude: lat, longitude: lon, radius: r + margin))
+        case .polygon(let p):
+            guard let context else { throw RegionIndexError(slot: slot, reason: "GEOS could not be initialised") }
+            return try preparePolygon(p, slot: slot, context: context, polygons: &polygons)
+        }
+    }
+
+    /// A box that surely holds every point within `radius` metres of the centre: along any
+    /// path of length s, |Δφ| <= s / M_min (M_min = a(1-e²), the smallest meridional radius)
+    /// and |Δλ| <= s / (a cos φ_max) (N >= a), with φ_max the box's largest |latitude|.
+    static func circleBox(latitude: Double, longitude: Double, radius: Double) -> Box {
+        let a = Geodesic.equatorialRadius, deg = Geodesic.degree
+        let dLat = radius / (a * (1 - Geodesic.e2)) / deg * 1.000001 + boxPadding
+        let minLat = latitude - dLat, maxLat = latitude + dLat
+        if minLat <= -90 || maxLat >= 90 {
+            // The circle contains a pole: every longitude.
+            return Box(minLat: max(-90, minLat), maxLat: min(90, maxLat), minLon: -180, maxLon: 180, allLongitudes: true)
+        }
+        let cosMax = cos(max(abs(minLat), abs(maxLat)) * deg)
+        let dLon = radius / (a * cosMax) / deg * 1.000001 + boxPadding
+        if dLon >= 180 {
+            return Box(minLat: minLat, maxLat: maxLat, minLon: -180, maxLon: 180, allLongitudes: true)
+        }
+        return Box(minLat: minLat, maxLat: maxLat, minLon: longitude - dLon, maxLon: longitude + dLon, allLongitudes: false)
+    }
+
+    /// Cell indices share this one formula at build and query time, so that a point inside a
+    /// box always falls in one of the box's cells (floating-point multiplication is monotonic).
+    @inline(__always)
+    static func cellIndex(_ value: Double, scale: Double) -> Int {
+        Int((value * scale).rounded(.down))
+    }
+
+    @inline(__always)
+    static func cellKey(level: Int, ix: Int, iy: Int) -> UInt64 {
+        UInt64(level) << 52 | UInt64(iy) << 26 | UInt64(ix)
+    }
+
+    /// Adds the (key, slot) pairs of the box's cells at the finest level where it touches at
+    /// most ``maximumCellsPerRegion`` cells; returns that level.
+    static func addCells(_ box: Box, slot: Int32, to cells: inout [(key: UInt64, slot: Int32)]) -> Int {
+        let span = max(box.maxLat - box.minLat, box.allLongitudes ? 360 : box.maxLon - box.minLon)
+        var level = min(maximumLevel, max(0, Int(log2(360 / max(span, 1e-12))) + 1))
+        while true {
+            let scale = Double(1 << level) / 360, n = 1 << level
+            let iy0 = cellIndex(box.minLat + 90, scale: scale), iy1 = cellIndex(box.maxLat + 90, scale: scale)
+            let ix0 = box.allLongitudes ? 0 : cellIndex(box.minLon + 180, scale: scale)
+            let nx = box.allLongitudes ? n : min(n, cellIndex(box.maxLon + 180, scale: scale) - ix0 + 1)
+            // Only even levels (cells grow 4x per step): fewer levels means fewer hash probes
+            // per query, for a few more candidates.
+            if level % 2 == 0 && nx * (iy1 - iy0 + 1) <= maximumCellsPerRegion || level == 0 {
+                for iy in iy0...iy1 {
+                    for k in 0..<nx {
+                        // Wrapping across the antimeridian: indices are taken modulo 2^L.
+                        let ix = (ix0 + k) & (n - 1)
+                        cells.append((cellKey(level: level, ix: ix, iy: iy), slot))
+                    }
+                }
+                return level
+            }
+            level -= 1
+        }
+    }
+}
+
+/// For each cell of a coarse dense grid (level 10, ~0.35 degrees), the bit set of grid levels
+/// holding a region there. A query reads this one word first and probes only those levels:
+/// far from every region (most of the world) it stops after one read of a 2 MB array instead
+/// of a hash probe (a cache miss) per level.
+struct LevelSummary {
+    static let level = 10
+    static let width = 1 << level
+    static let height = (1 << (level - 1)) + 1
+    static let scale = Double(1 << level) / 360
+    private(set) var masks: [UInt32]
+
+    init(cells: [(key: UInt64, slot: Int32)]) {
+        masks = Array(repeating: 0, count: Self.width * Self.height)
+        var previous: UInt64? = nil
+        for c in cells where c.key != previous {
+            previous = c.key
+            let level = Int(c.key >> 52), iy = Int((c.key >> 26) & 0x3FF_FFFF), ix = Int(c.key & 0x3FF_FFFF)
+            let bit = UInt32(1) << UInt32(level)
+            // Mark every summary cell the grid cell overlaps, padded by 1e-9 degrees so that
+            // rounding in either index computation cannot lose a level.
+            let c = 360 / Double(1 << level), pad = 1e-9
+            let x0 = RegionIndex.cellIndex(Double(ix) * c - pad, scale: Self.scale)
+            let x1 = RegionIndex.cellIndex(Double(ix + 1) * c + pad, scale: Self.scale)
+            let y0 = max(0, RegionIndex.cellIndex(Double(iy) * c - pad, scale: Self.scale))
+            let y1 = min(Self.height - 1, RegionIndex.cellIndex(Double(iy + 1) * c + pad, scale: Self.scale))
+            guard y0 <= y1 else { continue }
+            for y in y0...y1 {
+                for x in x0...min(x1, x0 + Self.width - 1) { masks[y * Self.width + (x & (Self.width - 1))] |= bit }
+            }
+        }
+    }
+
+    @inline(__always)
+    func mask(latitude: Double, longitude: Double) -> UInt32 {
+        let ix = RegionIndex.cellIndex(longitude + 180, scale: Self.scale) & (Self.width - 1)
+        let iy = min(Self.height - 1, RegionIndex.cellIndex(latitude + 90, scale: Self.scale))
+        return masks.withUnsafeBufferPointer { $0[iy * Self.width + ix] }
+    }
+}

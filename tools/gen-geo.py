@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Generates geofence workloads: regions as a requests NDJSON file (location triggers, contract
+section 2) and traces as fixes NDJSON (contract section 4). Python 3 standard library only;
+fixed seeds give byte-identical files.
+
+  tools/gen-geo.py regions --area metro --count 10000 --out regions.ndjson
+  tools/gen-geo.py regions --area world --count 200000 --polygons 0.01 --out world.ndjson
+  tools/gen-geo.py fixes --area metro --mode random --count 1000000 --out fixes.ndjson
+  tools/gen-geo.py fixes --area metro --mode moving --devices 1000 --seconds 1000 --speed walk
+
+Areas: metro = around New York (40.45..40.95 N, 74.3..73.7 W), circles of 50-500 m;
+world = anywhere (uniform on the sphere), circles of 50-500 m.
+Moving traces: each device does a random walk at 1 Hz (walk ~1.4 m/s, drive ~12 m/s, heading
+changing smoothly), fixes interleaved by time, with GPS-like accuracy values.
+"""
+import argparse
+import datetime
+import math
+import random
+import sys
+
+AREAS = {
+    "metro": (40.45, 40.95, -74.30, -73.70),
+    "world": None,
+}
+SPEEDS = {"walk": 1.4, "drive": 12.0}
+EPOCH = datetime.datetime(2026, 11, 21, 9, 0, 0, tzinfo=datetime.timezone.utc)
+
+
+def point(rng, area):
+    box = AREAS[area]
+    if box is None:
+        # Uniform on the sphere: latitude from asin of a uniform sine.
+        return math.degrees(math.asin(rng.uniform(-1, 1))), rng.uniform(-180, 180)
+    return rng.uniform(box[0], box[1]), rng.uniform(box[2], box[3])
+
+
+def iso(seconds):
+    return (EPOCH + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def regions(args, rng, out):
+    for i in range(args.count):
+        lat, lon = point(rng, args.area)
+        ident = "geo-%07d" % i
+        if rng.random() < args.polygons:
+            # A small convex polygon (6-12 vertices) of radius 50-500 m, closed ring.
+            r = rng.uniform(50, 500)
+            n = rng.randint(6, 12)
+            ring = []
+            for k in range(n):
+                a = 2 * math.pi * k / n
+                dlat = r * math.cos(a) / 111_320
+                dlon = r * math.sin(a) / (111_320 * max(0.01, math.cos(math.radians(lat))))
+                ring.append("[%.7f, %.7f]" % (max(-180, min(180, lon + dlon)), max(-90, min(90, lat + dlat))))
+            ring.append(ring[0])
+            region = ('{"identifier": "%s", "geometry": {"type": "Polygon", "coordinates": [[%s]]}}'
+                      % (ident, ", ".join(ring)))
+        else:
+            region = ('{"identifier": "%s", "center": {"latitude": %.7f, "longitude": %.7f}, "radius": %.1f}'
+                      % (ident, lat, lon, rng.uniform(args.min_radius, args.max_radius)))
+        out.write('{"identifier": "%s", "content": {"title": "Arrived"}, '
+                  '"trigger": {"type": "location", "region": %s, "repeats": true}}\n' % (ident, region))
+
+
+def fixes(args, rng, out):
+    if args.mode == "random":
+        for i in range(args.count):
+            lat, lon = point(rng, args.area)
+            out.write('{"device": "d-%04d", "t": "%s", "lat": %.7f, "lon": %.7f, "acc": %.1f}\n'
+                      % (i % max(1, args.devices), iso(i // max(1, args.devices)), lat, lon, rng.uniform(3, 30)))
+        return
+    speed = SPEEDS[args.speed]
+    state = []
+    for d in range(args.devices):
+        lat, lon = point(rng, args.area)
+        state.append([lat, lon, rng.uniform(0, 2 * math.pi)])
+    for t in range(args.seconds):
+        for d, s in enumerate(state):
+            s[2] += rng.gauss(0, 0.15)  # heading drifts smoothly
+            v = max(0.0, rng.gauss(speed, speed * 0.2))
+            s[0] += v * math.cos(s[2]) / 111_320
+            s[1] += v * math.sin(s[2]) / (111_320 * max(0.01, math.cos(math.radians(s[0]))))
+            if s[0] > 89.9 or s[0] < -89.9:
+                s[0] = max(-89.9, min(89.9, s[0])); s[2] += math.pi
+            s[1] = (s[1] + 180) % 360 - 180
+            box = AREAS[args.area]
+            if box and not (box[0] <= s[0] <= box[1] and box[2] <= s[1] <= box[3]):
+                s[2] += math.pi  # turn back into the area
+            out.write('{"device": "d-%04d", "t": "%s", "lat": %.7f, "lon": %.7f, "acc": %.1f}\n'
+                      % (d, iso(t), s[0], s[1], rng.uniform(3, 30)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description="geofence workload generator (regions, fixes)")
+    ap.add_argument("what", choices=["regions", "fixes"])
+    ap.add_argument("--area", choices=sorted(AREAS), default="metro")
+    ap.add_argument("--count", type=int, default=10000, help="regions, or fixes for --mode random")
+    ap.add_argument("--polygons", type=float, default=0.0, help="fraction of regions that are polygons")
+    ap.add_argument("--min-radius", type=float, default=50.0)
+    ap.add_argument("--max-radius", type=float, default=500.0)
+    ap.add_argument("--mode", choices=["random", "moving"], default="random")
+    ap.add_argument("--devices", type=int, default=1000)
+    ap.add_argument("--seconds", type=int, default=1000, help="trace length at 1 Hz (--mode moving)")
+    ap.add_argument("--speed", choices=sorted(SPEEDS), default="walk")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default="-")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    out = sys.stdout if args.out == "-" else open(args.out, "w")
+    with out:
+        (regions if args.what == "regions" else fixes)(args, rng, out)
+
+
+if __name__ == "__main__":
+    main()
