@@ -141,11 +141,13 @@ struct CalendarPattern: Sendable, Hashable {
         era < 0 && year == Self.unset32 && dayOfYear < 0 && month < 0 && day < 0
     }
 
-    /// Whether Foundation's late-month habit applies: for `weekdayOrdinal` / `weekOfMonth`
-    /// triggers it answers a search from February whose real next date is in March with
-    /// March 1st at the trigger's time (the corpus shows it in every zone).
-    var februaryHabit: Bool {
-        (weekdayOrdinal > 0 || weekOfMonth >= 0) && weekday > 0 && timeSet != 0 && month < 0 && day < 0 && year == Self.unset32 && dayOfYear < 0
+    /// Whether Foundation's answer must be consulted: its month-stepping search for
+    /// `weekdayOrdinal` / `weekOfMonth`, and weekday-with-day mixes, has habits the native
+    /// rules do not reproduce exactly (it answers March 1st after many February matches, and
+    /// skips real occurrences after late-month ones). For these the schedule computes both
+    /// and reconciles them (see ``CalendarSchedule/nextFire(afterMillis:)``).
+    var needsFoundationCheck: Bool {
+        weekdayOrdinal > 0 || weekOfMonth >= 0 || (weekday > 0 && day > 0)
     }
 
     /// Combinations that can never match whatever the date (see ``Impossibility``).

@@ -112,13 +112,28 @@ public struct CalendarSchedule: Sendable {
             if !zone.regular[k] { return foundationNext(afterMillis: ref) }
             from = zone.wallLow[k]
         }
-        guard let first = firstDate(from: from, ref: ref, wallRef: wallRef, segment: seg) else { return nil }
-        if pattern.februaryHabit { return februaryHabit(first, ref: ref, wallRef: wallRef) }
+        var unusual = false
+        let first = firstDate(from: from, ref: ref, wallRef: wallRef, segment: seg, unusual: &unusual)
+        if unusual {
+            // The answer stands for a day its month lacks, or a wall time in a gap: Foundation's
+            // choices there depend on how its search reached the month (a rolled-over March 1st
+            // is skipped when the search starts on it; a gap day is sometimes skipped). These
+            // are a few fires a year per trigger, so Foundation itself answers them.
+            return foundationNext(afterMillis: ref)
+        }
+        if pattern.needsFoundationCheck {
+            // Foundation's answer is the contract, except where it skips a real occurrence:
+            // then the earlier real one (the native search only yields real matches) wins.
+            let f = foundationNext(afterMillis: ref)
+            guard let first else { return f }
+            guard let f else { return first }
+            return Swift.min(first, f)
+        }
         return first
     }
 
-    private func firstDate(from: Int64, ref: Int64, wallRef: Int64, segment seg: Int) -> Int64? {
-        switch search(fromWall: from, ref: ref, wallRef: wallRef) {
+    private func firstDate(from: Int64, ref: Int64, wallRef: Int64, segment seg: Int, unusual: inout Bool) -> Int64? {
+        switch search(fromWall: from, ref: ref, wallRef: wallRef, unusual: &unusual) {
         case .fallback:
             return foundationNext(afterMillis: ref)
         case .none:
@@ -142,7 +157,8 @@ public struct CalendarSchedule: Sendable {
     private func secondPass(fold k: Int, ref: Int64, wallRef: Int64, firstPass: Int64?) -> Int64? {
         if !zone.regular[k] { return foundationNext(afterMillis: ref) }
         if !pattern.allowsSecondOccurrence { return firstPass }
-        switch search(fromWall: zone.wallLow[k], ref: ref, wallRef: wallRef) {
+        var unusual = false
+        switch search(fromWall: zone.wallLow[k], ref: ref, wallRef: wallRef, unusual: &unusual) {
         case .fallback: return foundationNext(afterMillis: ref)
         case .none: return firstPass
         case .found(let t): return firstPass.map { min($0, t) } ?? t
@@ -154,7 +170,7 @@ public struct CalendarSchedule: Sendable {
     /// Walks matching wall times from `w0` in increasing order and returns the first whose
     /// instant, under Foundation's gap and repeated-time rules, is later than `ref`.
     @inline(__always)
-    private func search(fromWall w0: Int64, ref: Int64, wallRef: Int64) -> Outcome {
+    private func search(fromWall w0: Int64, ref: Int64, wallRef: Int64, unusual: inout Bool) -> Outcome {
         let msPerDay = Int64(CalendarPattern.msPerDay)
         var day = Int(CivilDate.floorDiv(w0, msPerDay))
         var tod = Int(w0 - Int64(day) * msPerDay)
@@ -179,13 +195,13 @@ public struct CalendarSchedule: Sendable {
             let w = Int64(d) * msPerDay + Int64(t)
             switch zone.resolve(wall: w) {
             case .unique(let i):
-                if i > ref { return .found(i) }
+                if i > ref { unusual = roll; return .found(i) }
             case .gap(let shifted, let regular):
                 if !regular { return .fallback }
-                if shifted > ref { return .found(shifted) }
+                if shifted > ref { unusual = true; return .found(shifted) }
             case .fold(let first, let second, let regular):
                 if !regular { return .fallback }
-                if first > ref { return .found(first) }
+                if first > ref { unusual = roll; return .found(first) }
                 if first < ref, second > ref, pattern.allowsSecondOccurrence { return .found(second) }
             }
             if roll {
@@ -196,25 +212,6 @@ public struct CalendarSchedule: Sendable {
                 tod = t + 1
             }
         }
-    }
-
-    /// Foundation's March 1st for `weekdayOrdinal` / `weekOfMonth` searches from February
-    /// whose real next date is in March (see ``CalendarPattern/februaryHabit``).
-    private func februaryHabit(_ real: Int64, ref: Int64, wallRef: Int64) -> Int64 {
-        let msPerDay = Int64(CalendarPattern.msPerDay)
-        let refDay = Int(CivilDate.floorDiv(wallRef, msPerDay))
-        let (y, m, _) = CivilDate.ymd(days: refDay)
-        guard m == 2 else { return real }
-        let march1 = CivilDate.days(year: y, month: 3, day: 1)
-        guard let t = pattern.nextTimeOfDay(atOrAfter: 0) else { return real }
-        let w = Int64(march1) * msPerDay + Int64(t)
-        let instant: Int64
-        switch zone.resolve(wall: w) {
-        case .unique(let i): instant = i
-        case .gap(let s, _): instant = s
-        case .fold(let a, _, _): instant = a
-        }
-        return instant > ref && instant < real ? instant : real
     }
 
     /// Foundation's answer, for what the tables do not cover.

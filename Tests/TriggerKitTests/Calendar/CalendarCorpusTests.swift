@@ -29,13 +29,8 @@ import Testing
             }
         }
         for f in failures.prefix(100) { print(f) }
-        // Known gap: 75 of 2986 non-suspect chains still differ (Foundation's habits after
-        // weekday+day matches, rollover times from a January reference, late-month ordinal
-        // searches in some zones, a few repeated-hour searches). The bound stops regressions.
-        #expect(failures.count <= Self.knownDifferences, "\(failures.count) corpus chains differ")
+        #expect(failures.isEmpty, "\(failures.count) corpus chains differ")
     }
-
-    static let knownDifferences = 75
 
     /// Suspect chains (Foundation skipped a real occurrence): each date TriggerKit returns truly
     /// matches every set component in the zone, and is never later than Foundation's.
