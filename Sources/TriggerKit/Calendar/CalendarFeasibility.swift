@@ -25,7 +25,10 @@ public enum CalendarFeasibility {
                 return "year \(y) is in the past (before \(Timestamp.string(millis: Timestamp.millis(reference)))): the trigger can never fire"
             }
         }
-        if schedule.nextDate(after: reference) != nil { return nil }
+        // Existence is all that matters here: the native answer settles it at native speed;
+        // only when it finds nothing does Foundation's exact answer decide.
+        let ref = Timestamp.millis(reference)
+        if schedule.nextFire(afterMillis: ref, consultingFoundation: false) != nil || schedule.nextFire(afterMillis: ref) != nil { return nil }
         return "no date after \(Timestamp.string(millis: Timestamp.millis(reference))) matches \(describe(c)): the trigger can never fire"
     }
 

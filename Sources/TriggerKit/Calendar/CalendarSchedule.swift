@@ -95,6 +95,14 @@ public struct CalendarSchedule: Sendable {
     /// search) and j the number of date jumps (1-3 for daily, weekly, monthly and yearly
     /// triggers; bounded by the table's 300 years for unsatisfiable mixes). No allocation.
     public func nextFire(afterMillis ref: Int64) -> Int64? {
+        nextFire(afterMillis: ref, consultingFoundation: true)
+    }
+
+    /// The next fire; with `consultingFoundation` false, the native answer alone (a real
+    /// occurrence, or Foundation's rule for gaps and missing days as the tables model it),
+    /// which can differ from Foundation's in the cases it is normally consulted for. Enough
+    /// to know *whether* a trigger can fire, at native speed.
+    func nextFire(afterMillis ref: Int64, consultingFoundation: Bool) -> Int64? {
         if pattern.impossibilityBox != nil { return nil }
         if let foreign { return foreign.next(afterMillis: ref) }
         guard zone.covers(ref), ref < Self.nativeEnd,
@@ -114,14 +122,14 @@ public struct CalendarSchedule: Sendable {
         }
         var unusual = false
         let first = firstDate(from: from, ref: ref, wallRef: wallRef, segment: seg, unusual: &unusual)
-        if unusual {
+        if unusual && consultingFoundation {
             // The answer stands for a day its month lacks, or a wall time in a gap: Foundation's
             // choices there depend on how its search reached the month (a rolled-over March 1st
             // is skipped when the search starts on it; a gap day is sometimes skipped). These
             // are a few fires a year per trigger, so Foundation itself answers them.
             return foundationNext(afterMillis: ref)
         }
-        if pattern.needsFoundationCheck {
+        if pattern.needsFoundationCheck && consultingFoundation {
             // Foundation's answer is the contract, except where it skips a real occurrence:
             // then the earlier real one (the native search only yields real matches) wins.
             let f = foundationNext(afterMillis: ref)
