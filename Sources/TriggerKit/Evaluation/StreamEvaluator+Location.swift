@@ -7,22 +7,24 @@ extension StreamEvaluator {
             return
         }
         let d = device(named: fix.device)
-        var state = devices[Int(d)]
-        if fix.t < state.lastAccepted {
+        if fix.t < devices[Int(d)].lastAccepted {
             stats.stale += 1
             return
         }
-        state.lastAccepted = fix.t
+        devices[Int(d)].lastAccepted = fix.t
         markChanged(d)
         if let limit = options.maxAccuracy, let acc = fix.accuracy, acc > limit {
             stats.inaccurate += 1
-            devices[Int(d)] = state
             return
         }
         regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+        // Move the state out of the array while stepping it: a copy would share its arrays
+        // with the array's element and make every change copy them (copy-on-write).
+        var state = DeviceState()
+        swap(&state, &devices[Int(d)])
         step(&state, device: d, t: fix.t, into: &events)
         state.lastUsed = fix.t
-        devices[Int(d)] = state
+        swap(&state, &devices[Int(d)])
     }
 
     /// Walks the union of the regions the fix may be in, the regions the device is inside
