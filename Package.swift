@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -20,10 +19,7 @@ let package = Package(
         ),
         .target(
             name: "TriggerKit",
-            dependencies: [
-                "CGEOS",
-                .product(name: "HeapModule", package: "swift-collections"),
-            ]
+            dependencies: ["CGEOS"]
         ),
         .executableTarget(
             name: "triggerkit",
