@@ -1,0 +1,56 @@
+import GRDB
+
+extension StateStore {
+    /// The schema, one migration per version. A file migrated by a newer build carries
+    /// migration identifiers this list does not know: ``StateStoreError/newerSchema(path:version:supported:)``.
+    static let migrator: DatabaseMigrator = {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                PRAGMA application_id = \(StateStore.applicationID);
+                CREATE TABLE schema_info (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    application TEXT NOT NULL,
+                    version INTEGER NOT NULL);
+                INSERT INTO schema_info (id, application, version) VALUES (1, 'TriggerKit', 1);
+                -- One row; absent until the run's requests are recorded.
+                CREATE TABLE meta (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    requestsFingerprint TEXT NOT NULL,
+                    inputPosition INTEGER NOT NULL,   -- input lines fully processed and committed
+                    defaultAddedAt INTEGER,           -- epoch ms; NULL before the first line
+                    streamTime INTEGER,               -- epoch ms; NULL before the first line
+                    stats TEXT NOT NULL);             -- StreamStats as JSON
+                CREATE TABLE request (
+                    position INTEGER PRIMARY KEY,     -- index in the requests file
+                    identifier TEXT NOT NULL,
+                    json TEXT NOT NULL,               -- contract JSON
+                    pending INTEGER NOT NULL);
+                CREATE TABLE schedule_cursor (
+                    slot INTEGER PRIMARY KEY,         -- time-trigger slot of the schedule
+                    nextDate INTEGER NOT NULL);       -- epoch ms of its next fire
+                CREATE TABLE device_state (
+                    name TEXT PRIMARY KEY,
+                    lastAccepted INTEGER NOT NULL,
+                    lastUsed INTEGER NOT NULL,
+                    inside BLOB NOT NULL,             -- Int32 LE location slots
+                    pendingSlots BLOB NOT NULL,       -- Int32 LE
+                    pendingSince BLOB NOT NULL,       -- Int64 LE epoch ms
+                    firedOnce BLOB NOT NULL           -- Int32 LE
+                ) WITHOUT ROWID;
+                CREATE TABLE done_location_slot (slot INTEGER PRIMARY KEY);
+                -- Every delivered fire, in delivery order (rowid). A fire repeated after a
+                -- crash has the same eventId and is not logged twice.
+                CREATE TABLE delivered (
+                    eventId TEXT PRIMARY KEY,
+                    identifier TEXT NOT NULL,
+                    device TEXT,
+                    event TEXT,                       -- enter|exit for location fires
+                    date INTEGER NOT NULL,            -- epoch ms
+                    trigger TEXT NOT NULL,
+                    region TEXT);
+                """)
+        }
+        return m
+    }()
+}
