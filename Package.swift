@@ -36,7 +36,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TriggerKitTests",
-            dependencies: ["TriggerKit"]
+            dependencies: ["TriggerKit", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]
