@@ -12,7 +12,7 @@ extension StateStore {
     public func deliveredEvents() throws(StateStoreError) -> [DeliveredEvent] {
         let path = self.path
         let rows: [DeliveredEvent?] = try run { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM delivered ORDER BY rowid").map { row in
+            try Row.fetchAll(db, sql: "SELECT * FROM delivered ORDER BY seq").map { row in
                 guard let trigger = TriggerKind(rawValue: row["trigger"]) else { return nil }
                 let event: String? = row["event"]
                 return DeliveredEvent(eventId: row["eventId"], identifier: row["identifier"], date: row["date"],

@@ -121,9 +121,8 @@ extension StateStore {
                 for r in batch.finishedRequests { try update.execute(arguments: [r]) }
             }
             if !batch.delivered.isEmpty {
-                // OR IGNORE: a fire repeated after a crash (same eventId) is logged once.
                 let insert = try db.cachedStatement(sql: """
-                    INSERT OR IGNORE INTO delivered (eventId, identifier, device, event, date, trigger, region)
+                    INSERT INTO delivered (eventId, identifier, device, event, date, trigger, region)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
                 for e in batch.delivered {
