@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -19,7 +20,10 @@ let package = Package(
         ),
         .target(
             name: "TriggerKit",
-            dependencies: ["CGEOS"]
+            dependencies: [
+                "CGEOS",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .executableTarget(
             name: "triggerkit",
@@ -30,7 +34,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TriggerKitTests",
-            dependencies: ["TriggerKit"]
+            dependencies: ["TriggerKit", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -55,10 +55,6 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let zone = try input.floatingZone()
         let nowDate = try now.map { try parseDateArgument($0, option: "--now") }
-        if state != nil {
-            printError("error: --state is not supported by this build yet")
-            throw ExitCode(2)
-        }
         var table: [String: NotificationSettings] = [:]
         var others = NotificationSettings.authorized
         if let settings {
@@ -89,6 +85,20 @@ struct RunCommand: ParsableCommand {
         }
         if !diag.isEmpty { FileHandle.standardError.write(Data(diag.utf8)) }
 
+        // With --state, the library's DurableRun restores the saved run and says how many
+        // input lines it already covers; those are skipped below.
+        var durable: DurableRun?
+        if let state {
+            do {
+                durable = try DurableRun(evaluator: evaluator, store: try StateStore(path: state))
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+        }
+        let alreadyProcessed = durable?.resumePosition ?? 0
+        var commitError: StateStoreError?
+
         let eventFormat = EventFormat(rawValue: format) ?? .json
         var out = OutputBuffer()
         var events: [FiredEvent] = []
@@ -98,20 +108,30 @@ struct RunCommand: ParsableCommand {
         LineReader.forEachChunk(fd: 0) { lines in
             for line in lines {
                 lineNumber += 1
-                if line.isBlank { continue }
+                if lineNumber <= alreadyProcessed { continue }
+                if line.isBlank { durable?.skipLine(); continue }
                 let parsed: StreamLine
                 do throws(StreamLineError) {
                     parsed = try StreamLineParser.parse(line.bytes)
                 } catch {
                     evaluator.recordMalformedLine()
                     errors += "error: line \(lineNumber): \(error.reason)\n"
+                    // Under --strict the line is not counted as processed: a restart stops
+                    // at it again.
                     if strict { failed = true; return false }
+                    durable?.skipLine()
                     continue
                 }
                 events.removeAll(keepingCapacity: true)
-                evaluator.process(parsed, into: &events)
+                if let durable { durable.process(parsed, into: &events) } else { evaluator.process(parsed, into: &events) }
                 for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
                 out.flushIfLarge()
+                if let durable, durable.isBatchDue {
+                    // Output first, then the commit: a crash in between repeats this batch
+                    // (same eventIds) instead of losing it.
+                    out.flush()
+                    do throws(StateStoreError) { try durable.commit() } catch { commitError = error; return false }
+                }
             }
             // Flush once per input chunk so a live pipe sees its events promptly.
             out.flush()
@@ -119,7 +139,14 @@ struct RunCommand: ParsableCommand {
             return true
         }
         out.flush()
+        if let durable, commitError == nil {
+            do throws(StateStoreError) { try durable.commit() } catch { commitError = error }
+        }
         if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)) }
+        if let commitError {
+            printError("error: \(commitError)")
+            throw ExitCode(2)
+        }
         printError(evaluator.stats.description)
         if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
     }

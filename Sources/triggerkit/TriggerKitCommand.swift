@@ -12,7 +12,7 @@ struct TriggerKitCommand: ParsableCommand {
         and lines starting with # are ignored). Dates are ISO 8601 (Z or an offset) or seconds \
         since 1970. Diagnostics go to stderr as 'error: FILE:LINE: IDENTIFIER: CODE: MESSAGE'.
         """,
-        subcommands: [CheckCommand.self, NextCommand.self, RunCommand.self]
+        subcommands: [CheckCommand.self, NextCommand.self, RunCommand.self, PendingCommand.self, DeliveredCommand.self]
     )
 }
 

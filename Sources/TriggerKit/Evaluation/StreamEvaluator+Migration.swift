@@ -59,17 +59,4 @@ extension StreamEvaluator {
         }
         return next
     }
-
-    /// Per request: whether it can still fire. A time-based one-shot that fired, or a
-    /// device-scoped location one-shot that fired, is no longer pending. O(n).
-    public func pendingFlags() -> [Bool] {
-        var flags = [Bool](repeating: true, count: requests.count)
-        for e in locations where e.done { flags[Int(e.request)] = false }
-        if let s = schedule {
-            var queued = [Bool](repeating: false, count: s.entries.count)
-            for f in s.queuedFires { queued[Int(f.slot)] = true }
-            for (slot, e) in s.entries.enumerated() where !queued[slot] { flags[Int(e.request)] = false }
-        }
-        return flags
-    }
 }

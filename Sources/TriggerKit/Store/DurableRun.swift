@@ -1,0 +1,158 @@
+import Foundation
+
+/// A stream evaluation whose progress survives crashes: wraps a ``StreamEvaluator`` and a
+/// ``StateStore``, and commits in batches.
+///
+/// The protocol (what `triggerkit run --state` does; an embedding service does the same):
+/// 1. Create it: a saved run is restored (requests must match) and ``resumePosition`` says
+///    how many input lines it already covers; skip those.
+/// 2. For each further line call ``process(_:into:)`` (or ``skipLine()`` for a blank or
+///    malformed one) and deliver the events it returns.
+/// 3. When ``isBatchDue`` (and at end of input): first make the delivered events durable on
+///    your side (flush stdout), then ``commit()``.
+///
+/// Guarantee: killed at any moment and restarted on the same input, every event is delivered
+/// at least once, and only the events of the last uncommitted batch can be delivered again
+/// (with the same `eventId`, as an event id depends only on the fire).
+///
+/// Not thread-safe, like the evaluator it drives.
+public final class DurableRun {
+    public let evaluator: StreamEvaluator
+    public let store: StateStore
+    /// Lines per batch.
+    public let batchLines: Int
+    /// Longest time between commits while lines keep coming.
+    public let batchInterval: Duration
+    /// Input lines covered by the saved state when the run was opened: skip them.
+    public let resumePosition: Int
+    /// Input lines processed so far (the committed ones included).
+    public private(set) var position: Int
+    /// Input lines covered by the last commit.
+    public private(set) var committedPosition: Int
+
+    private var batchEvents: [FiredEvent] = []
+    /// The schedule cursors as the store has them, by slot (`nil` = no next fire), or
+    /// `nil` while the schedule does not exist or was never saved.
+    private var savedCursors: [Int64]?
+    private let locationSlots: [Int32]
+    private var linesSinceCommit = 0
+    private var lastCommit = ContinuousClock.now
+    private let clock = ContinuousClock()
+
+    /// No cursor (a ``savedCursors`` entry).
+    private static let noFire = Int64.min
+
+    /// Opens the run: restores the saved state of `store`, or records a new run there.
+    ///
+    /// - Parameters:
+    ///   - evaluator: a fresh evaluator over the run's requests.
+    ///   - batchLines: commit after this many lines ...
+    ///   - batchInterval: ... or after this much time, whichever comes first.
+    /// - Throws: ``StateStoreError/requestsChanged(path:)`` when the store was written with
+    ///   other requests; other ``StateStoreError``s when SQLite fails.
+    public init(evaluator: StreamEvaluator, store: StateStore, batchLines: Int = 10_000,
+                batchInterval: Duration = .milliseconds(250)) throws(StateStoreError) {
+        self.evaluator = evaluator
+        self.store = store
+        self.batchLines = Swift.max(1, batchLines)
+        self.batchInterval = batchInterval
+        self.locationSlots = evaluator.locationSlotsByRequest()
+        let fingerprint = evaluator.requestsFingerprint
+        if let saved = try store.loadRun(fingerprint: fingerprint) {
+            do {
+                try evaluator.restore(saved.snapshot)
+            } catch {
+                throw .requestsChanged(path: store.path)
+            }
+            resumePosition = saved.inputPosition
+            if let s = evaluator.schedule {
+                var cursors = [Int64](repeating: Self.noFire, count: s.entries.count)
+                for f in s.queuedFires { cursors[Int(f.slot)] = f.date }
+                savedCursors = cursors
+            }
+        } else {
+            try store.startRun(requests: evaluator.requests, fingerprint: fingerprint, pending: evaluator.pendingFlags())
+            resumePosition = 0
+        }
+        position = resumePosition
+        committedPosition = resumePosition
+    }
+
+    /// Evaluates the next input line; appends its events to `events` (and remembers them
+    /// for the delivered log).
+    public func process(_ line: StreamLine, into events: inout [FiredEvent]) {
+        let first = events.count
+        evaluator.process(line, into: &events)
+        batchEvents.append(contentsOf: events[first...])
+        position += 1
+        linesSinceCommit += 1
+    }
+
+    /// Counts an input line that produced nothing (blank, or malformed after
+    /// ``StreamEvaluator/recordMalformedLine()``), so positions keep matching the input.
+    public func skipLine() {
+        position += 1
+        linesSinceCommit += 1
+    }
+
+    /// Whether the current batch is full (lines) or old (time). Reads the clock only every
+    /// 64 lines: it is checked after every line of a hot loop.
+    public var isBatchDue: Bool {
+        if linesSinceCommit >= batchLines { return true }
+        return linesSinceCommit & 63 == 0 && linesSinceCommit > 0 && clock.now - lastCommit >= batchInterval
+    }
+
+    /// Commits the batch: changed devices, cursors, finished requests, stats, stream time,
+    /// the position and the batch's delivered events, in one transaction.
+    ///
+    /// Call it only after the batch's events were delivered (stdout flushed).
+    public func commit() throws(StateStoreError) {
+        var batch = StateBatch(inputPosition: position, defaultAddedAt: evaluator.defaultAddedAt,
+                               streamTime: evaluator.streamTime, stats: evaluator.stats)
+        batch.devices = evaluator.takeChangedDevices()
+        var timeFired = false
+        for e in batchEvents {
+            batch.delivered.append(evaluator.delivered(e))
+            if e.kind == .location {
+                let slot = locationSlots[Int(e.request)]
+                if slot >= 0 && evaluator.isLocationDone(slot) {
+                    batch.doneLocationSlots.append(slot)
+                    batch.finishedRequests.append(e.request)
+                }
+            } else {
+                timeFired = true
+            }
+        }
+        // Cursors only move when a time trigger fired (or the schedule was just built), so
+        // most batches write none.
+        if timeFired || (savedCursors == nil && evaluator.schedule != nil) { diffCursors(into: &batch) }
+        try store.commit(batch)
+        batchEvents.removeAll(keepingCapacity: true)
+        committedPosition = position
+        linesSinceCommit = 0
+        lastCommit = clock.now
+    }
+
+    /// Compares the schedule's queue with the saved cursors: O(time triggers), no SQL for
+    /// unchanged ones.
+    private func diffCursors(into batch: inout StateBatch) {
+        guard let s = evaluator.schedule else { return }
+        var current = [Int64](repeating: Self.noFire, count: s.entries.count)
+        for f in s.queuedFires { current[Int(f.slot)] = f.date }
+        let old = savedCursors
+        for slot in current.indices {
+            let was = old?[slot]
+            let now = current[slot]
+            if was == now { continue }
+            if now != Self.noFire {
+                batch.cursors.append(.init(slot: Int32(slot), date: now))
+            } else {
+                // No next fire any more: the trigger is finished (a non-repeating one fired,
+                // or a repeating one ran out of dates), so its request is no longer pending.
+                if old != nil { batch.finishedCursors.append(Int32(slot)) }
+                batch.finishedRequests.append(s.entries[slot].request)
+            }
+        }
+        savedCursors = current
+    }
+}

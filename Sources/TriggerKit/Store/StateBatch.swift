@@ -1,0 +1,29 @@
+/// What one commit writes: everything that changed since the previous commit, and the
+/// input position it brings the store to. Written in one transaction, so after a crash
+/// the store is at the previous batch or this one, never in between.
+public struct StateBatch: Sendable {
+    /// Input lines fully processed once this batch is committed.
+    public var inputPosition: Int
+    public var defaultAddedAt: Int64?
+    public var streamTime: Int64?
+    public var stats: StreamStats
+    /// Devices whose state changed in the batch.
+    public var devices: [DeviceSnapshot] = []
+    /// Schedule cursors set or moved (slot, next date).
+    public var cursors: [EvaluatorSnapshot.QueuedFire] = []
+    /// Schedule slots that have no next fire any more.
+    public var finishedCursors: [Int32] = []
+    /// Location slots of device-scoped one-shots that fired.
+    public var doneLocationSlots: [Int32] = []
+    /// Requests (by position) that are no longer pending.
+    public var finishedRequests: [Int32] = []
+    /// The batch's fires, in output order.
+    public var delivered: [DeliveredEvent] = []
+
+    public init(inputPosition: Int, defaultAddedAt: Int64?, streamTime: Int64?, stats: StreamStats) {
+        self.inputPosition = inputPosition
+        self.defaultAddedAt = defaultAddedAt
+        self.streamTime = streamTime
+        self.stats = stats
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+
+/// The saved progress of a run: the evaluator's state and how much input it covers.
+public struct SavedRun: Sendable {
+    public var snapshot: EvaluatorSnapshot
+    /// Input lines fully processed (the restarted run skips them).
+    public var inputPosition: Int
+}
+
+extension StateStore {
+    static func hex(_ fingerprint: UInt64) -> String {
+        let s = String(fingerprint, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    /// The saved run, or `nil` for a store that has not recorded any run yet.
+    ///
+    /// - Throws: ``StateStoreError/requestsChanged(path:)`` when it was saved with requests
+    ///   whose fingerprint differs from `fingerprint`.
+    /// - Complexity: O(devices + cursors + done slots).
+    public func loadRun(fingerprint: UInt64) throws(StateStoreError) -> SavedRun? {
+        let path = self.path
+        enum Outcome { case fresh, mismatch, damaged(String), saved(SavedRun) }
+        let outcome: Outcome = try run { db in
+            guard let meta = try Row.fetchOne(db, sql: "SELECT * FROM meta WHERE id = 1") else { return .fresh }
+            guard meta["requestsFingerprint"] as String == Self.hex(fingerprint) else { return .mismatch }
+            let statsJSON: String = meta["stats"]
+            guard let stats = try? JSONDecoder().decode(StreamStats.self, from: Data(statsJSON.utf8)) else {
+                return .damaged("unreadable stats")
+            }
+            var cursors: [EvaluatorSnapshot.QueuedFire] = []
+            let cursorRows = try Row.fetchCursor(db, sql: "SELECT slot, nextDate FROM schedule_cursor")
+            while let row = try cursorRows.next() {
+                cursors.append(.init(slot: row[0], date: row[1]))
+            }
+            let done = try Int32.fetchAll(db, sql: "SELECT slot FROM done_location_slot ORDER BY slot")
+            var devices: [DeviceSnapshot] = []
+            let deviceRows = try Row.fetchCursor(db, sql: "SELECT * FROM device_state")
+            while let row = try deviceRows.next() {
+                guard let inside = BlobCoding.decodeInt32s(row["inside"]),
+                      let pendingSlots = BlobCoding.decodeInt32s(row["pendingSlots"]),
+                      let pendingSince = BlobCoding.decodeInt64s(row["pendingSince"]),
+                      let firedOnce = BlobCoding.decodeInt32s(row["firedOnce"]),
+                      pendingSlots.count == pendingSince.count
+                else { return .damaged("damaged device row") }
+                var settings: NotificationSettings?
+                if let text: String = row["settings"] {
+                    guard let json = try? JSONValue.parse(text), let s = try? NotificationSettings(json: json) else {
+                        return .damaged("damaged device settings")
+                    }
+                    settings = s
+                }
+                devices.append(DeviceSnapshot(name: row["name"], lastAccepted: row["lastAccepted"], lastUsed: row["lastUsed"],
+                                              inside: inside, pendingSlots: pendingSlots, pendingSince: pendingSince,
+                                              firedOnce: firedOnce, settings: settings))
+            }
+            let snapshot = EvaluatorSnapshot(
+                requestsFingerprint: fingerprint, defaultAddedAt: meta["defaultAddedAt"], streamTime: meta["streamTime"],
+                stats: stats, queuedFires: cursors, doneLocationSlots: done, devices: devices)
+            return .saved(SavedRun(snapshot: snapshot, inputPosition: meta["inputPosition"]))
+        }
+        switch outcome {
+        case .fresh: return nil
+        case .mismatch: throw .requestsChanged(path: path)
+        case .damaged(let why): throw .database(path: path, reason: why)
+        case .saved(let saved): return saved
+        }
+    }
+
+    /// Records a new run: its requests (with their pending flags) and an empty progress.
+    /// Replaces whatever an earlier, unfinished initialisation left.
+    public func startRun(requests: [NotificationRequest], fingerprint: UInt64, pending: [Bool]) throws(StateStoreError) {
+        let statsJSON = Self.json(StreamStats())
+        try transaction { db in
+            for table in ["meta", "request", "schedule_cursor", "device_state", "done_location_slot", "delivered"] {
+                try db.execute(sql: "DELETE FROM \(table)")
+            }
+            try db.execute(sql: "INSERT INTO meta (id, requestsFingerprint, inputPosition, stats) VALUES (1, ?, 0, ?)",
+                           arguments: [Self.hex(fingerprint), statsJSON])
+            let insert = try db.makeStatement(sql: "INSERT INTO request (position, identifier, json, pending) VALUES (?, ?, ?, ?)")
+            for (i, r) in requests.enumerated() {
+                var w = JSONWriter()
+                w.value(r.json)
+                try insert.execute(arguments: [i, r.identifier, String(decoding: w.bytes, as: UTF8.self),
+                                               i < pending.count ? pending[i] : true])
+            }
+        }
+    }
+
+    /// Commits one batch in a single transaction.
+    ///
+    /// Call it only once the batch's events have reached their destination (stdout
+    /// flushed): a crash before the commit then repeats the batch, never loses it.
+    /// - Complexity: O(changes in the batch) statements.
+    public func commit(_ batch: StateBatch) throws(StateStoreError) {
+        let statsJSON = Self.json(batch.stats)
+        try transaction { db in
+            try db.cachedStatement(sql: """
+                UPDATE meta SET inputPosition = ?, defaultAddedAt = ?, streamTime = ?, stats = ? WHERE id = 1
+                """).execute(arguments: [batch.inputPosition, batch.defaultAddedAt, batch.streamTime, statsJSON])
+            if !batch.devices.isEmpty {
+                let upsert = try db.cachedStatement(sql: """
+                    INSERT OR REPLACE INTO device_state
+                        (name, lastAccepted, lastUsed, inside, pendingSlots, pendingSince, firedOnce, settings)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+                for d in batch.devices {
+                    try upsert.execute(arguments: [
+                        d.name, d.lastAccepted, d.lastUsed, BlobCoding.encode(d.inside), BlobCoding.encode(d.pendingSlots),
+                        BlobCoding.encode(d.pendingSince), BlobCoding.encode(d.firedOnce),
+                        d.settings.map { s -> String in var w = JSONWriter(); w.value(s.json); return w.text }])
+                }
+            }
+            if !batch.cursors.isEmpty {
+                let set = try db.cachedStatement(sql: "INSERT OR REPLACE INTO schedule_cursor (slot, nextDate) VALUES (?, ?)")
+                for c in batch.cursors { try set.execute(arguments: [c.slot, c.date]) }
+            }
+            if !batch.finishedCursors.isEmpty {
+                let delete = try db.cachedStatement(sql: "DELETE FROM schedule_cursor WHERE slot = ?")
+                for s in batch.finishedCursors { try delete.execute(arguments: [s]) }
+            }
+            if !batch.doneLocationSlots.isEmpty {
+                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO done_location_slot (slot) VALUES (?)")
+                for s in batch.doneLocationSlots { try insert.execute(arguments: [s]) }
+            }
+            if !batch.finishedRequests.isEmpty {
+                let update = try db.cachedStatement(sql: "UPDATE request SET pending = 0 WHERE position = ?")
+                for r in batch.finishedRequests { try update.execute(arguments: [r]) }
+            }
+            if !batch.delivered.isEmpty {
+                let insert = try db.cachedStatement(sql: """
+                    INSERT INTO delivered (eventId, identifier, device, event, date, trigger, region, presentation)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+                for e in batch.delivered {
+                    try insert.execute(arguments: [e.eventId, e.identifier, e.device, e.event?.rawValue, e.date,
+                                                   e.trigger.rawValue, e.region, Int(e.presentation.rawValue)])
+                }
+            }
+        }
+    }
+
+    static func json(_ stats: StreamStats) -> String {
+        // Encoding a struct of integers cannot fail; the fallback keeps the path total.
+        (try? JSONEncoder().encode(stats)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

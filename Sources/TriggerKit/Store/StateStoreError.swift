@@ -1,0 +1,30 @@
+/// Why a state file could not be opened, read or written. Every failure of ``StateStore``
+/// is one of these, so a bad `--state` argument gives a message, never a crash.
+public enum StateStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file exists but is not a TriggerKit state file: not SQLite at all (a text file),
+    /// or an SQLite database made by another application.
+    case notAStore(path: String)
+    /// The file was written by a newer TriggerKit whose schema this build does not know.
+    case newerSchema(path: String, version: Int, supported: Int)
+    /// The state was saved with other requests than the ones given now.
+    case requestsChanged(path: String)
+    /// The file could not be opened or created (missing directory, permissions, ...).
+    case cannotOpen(path: String, reason: String)
+    /// SQLite failed while reading or writing an open store (disk full, I/O error, ...).
+    case database(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notAStore(let path):
+            "\(path): not a TriggerKit state file (refusing to touch it)"
+        case .newerSchema(let path, let version, let supported):
+            "\(path): state file has schema version \(version); this build supports up to \(supported)"
+        case .requestsChanged(let path):
+            "\(path): the saved state was made with different requests (use a new state file, or the same requests)"
+        case .cannotOpen(let path, let reason):
+            "\(path): cannot open state file: \(reason)"
+        case .database(let path, let reason):
+            "\(path): state file error: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import TriggerKit
+
+/// Options of the commands that read a state file written by `run --state`.
+struct StateFileOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("State file written by 'triggerkit run --state'.", valueName: "FILE"))
+    var state: String
+
+    /// Opens an existing store; a missing file is an error here (not a new empty store).
+    func open() throws -> StateStore {
+        guard FileManager.default.fileExists(atPath: state) else {
+            printError("error: \(state): no such state file")
+            throw ExitCode(2)
+        }
+        do {
+            return try StateStore(path: state)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct PendingCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pending",
+        abstract: "Print the requests still pending in a state file, one contract JSON object per line.")
+
+    @OptionGroup var options: StateFileOptions
+
+    func run() throws {
+        let store = try options.open()
+        do {
+            var out = OutputBuffer()
+            for json in try store.pendingRequestsJSON() {
+                out.writer.bytes.append(contentsOf: json.utf8)
+                out.writer.bytes.append(0x0A)
+                out.flushIfLarge()
+            }
+            out.flush()
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct DeliveredCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delivered",
+        abstract: "Print the events delivered so far by runs on a state file, in the JSON of 'run', in delivery order.")
+
+    @OptionGroup var options: StateFileOptions
+
+    func run() throws {
+        let store = try options.open()
+        do {
+            var out = OutputBuffer()
+            for e in try store.deliveredEvents() {
+                e.write(to: &out.writer)
+                out.flushIfLarge()
+            }
+            out.flush()
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import Testing
+@testable import TriggerKit
+
+@Suite("State store: schema and identity")
+struct StateStoreTests {
+    @Test func createsTheSchemaInWALMode() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let store = try StateStore(path: tmp.path)
+        #expect(try store.storedSchemaVersion() == StateStore.schemaVersion)
+        let (tables, mode, appID) = try store.dbQueue.read { db in
+            (try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
+             try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+             try Int32.fetchOne(db, sql: "PRAGMA application_id"))
+        }
+        for t in ["schema_info", "meta", "request", "schedule_cursor", "device_state", "done_location_slot", "delivered"] {
+            #expect(tables.contains(t), "missing table \(t)")
+        }
+        #expect(mode == "wal")
+        #expect(appID == StateStore.applicationID)
+        // A store without a run has nothing to restore.
+        #expect(try store.loadRun(fingerprint: 1) == nil)
+    }
+
+    @Test func reopenRestoresTheSavedState() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let lines = storeTestStream(count: 120, seed: 7)
+        let first = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path), batchLines: 1000)
+        _ = try feedDurable(first, lines[...])
+        try first.commit()
+        let expected = first.evaluator.snapshot()
+
+        let reopened = try StateStore(path: tmp.path)
+        let saved = try #require(try reopened.loadRun(fingerprint: first.evaluator.requestsFingerprint))
+        #expect(saved.inputPosition == lines.count)
+        var got = saved.snapshot
+        got.devices.sort { $0.name < $1.name }
+        got.queuedFires.sort { $0.slot < $1.slot }
+        var want = expected
+        want.devices.sort { $0.name < $1.name }
+        want.queuedFires.sort { $0.slot < $1.slot }
+        #expect(got == want)
+    }
+
+    @Test func aTextFileIsNotAStoreAndIsLeftUntouched() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let text = "hello, I am a text file\n" + String(repeating: "x", count: 200)
+        try text.write(toFile: tmp.path, atomically: true, encoding: .utf8)
+        #expect(throws: StateStoreError.notAStore(path: tmp.path)) { try StateStore(path: tmp.path) }
+        #expect(try String(contentsOfFile: tmp.path, encoding: .utf8) == text)
+    }
+
+    @Test func anotherApplicationsDatabaseIsNotAStoreAndIsLeftUntouched() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        try DatabaseQueue(path: tmp.path).write { db in
+            try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hi')")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: tmp.path))
+        #expect(throws: StateStoreError.notAStore(path: tmp.path)) { try StateStore(path: tmp.path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tmp.path)) == before)
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let store = try StateStore(path: tmp.path)
+        // What a future build would leave: an unknown migration and a higher version.
+        try store.dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v2'); UPDATE schema_info SET version = 2")
+        }
+        #expect(throws: StateStoreError.newerSchema(path: tmp.path, version: 2, supported: StateStore.schemaVersion)) {
+            try StateStore(path: tmp.path)
+        }
+    }
+
+    @Test func otherRequestsAreRefused() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+        _ = try feedDurable(run, storeTestStream(count: 10, seed: 1)[...])
+        try run.commit()
+        #expect(throws: StateStoreError.requestsChanged(path: tmp.path)) {
+            try DurableRun(evaluator: makeEvaluator(circleRequest("only")), store: StateStore(path: tmp.path))
+        }
+    }
+
+    @Test func errorsSayWhatIsWrong() {
+        #expect(StateStoreError.notAStore(path: "x.db").description.contains("not a TriggerKit state file"))
+        #expect(StateStoreError.newerSchema(path: "x.db", version: 3, supported: 1).description.contains("version 3"))
+    }
+
+    @Test func blobsRoundTripAndRejectTruncatedData() {
+        let ints: [Int32] = [0, 1, -5, .max, .min]
+        let longs: [Int64] = [0, -1, .max, .min, 1_795_770_000_000]
+        #expect(BlobCoding.decodeInt32s(BlobCoding.encode(ints)) == ints)
+        #expect(BlobCoding.decodeInt64s(BlobCoding.encode(longs)) == longs)
+        #expect(BlobCoding.decodeInt32s(Data([1, 2, 3])) == nil)
+    }
+}
