@@ -5,7 +5,7 @@ SYS_PKGS   := libgeos-dev pkg-config libsqlite3-dev
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN        := .build/release/triggerkit
 
-.PHONY: deps build run test bench corpus-check clean
+.PHONY: deps build run test bench crash-test checks clean
 
 deps:
 	@missing=""; for p in $(SYS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -28,6 +28,15 @@ test: deps
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release CalendarBench
+
+# The full kill -9 test of `run --state` (1,000,000 lines, 20 kills; needs python3).
+crash-test: build
+	python3 tools/crash-test.py --lines 1000000 --kills 20 --bin $(BIN)
+
+# The shared contract checks (calendar corpus, geofence samples) when ../shared is present.
+checks: build
+	python3 ../shared/tools/corpus-check.py $(BIN) ../shared/calendar-corpus/public.jsonl
+	../shared/tools/geofence-check
 
 clean:
 	rm -rf .build Benchmarks/.build
