@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import TriggerKit
+
+/// The contract's crash promise against the real binary: `triggerkit run --state` killed
+/// with SIGKILL at random moments and restarted with the same state and full input emits
+/// every event of an uninterrupted run at least once and nothing else. (The exact resume
+/// point is checked in-process by ``DurableRunTests``; `make crash-test` runs the
+/// 1,000,000-line version.)
+@Suite("kill -9 and restart", .serialized)
+struct KillNineTests {
+    /// The debug binary `swift test` builds next to the test bundle.
+    static var binary: String? {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent(".build/debug/triggerkit").path
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
+
+    /// Runs the binary; with `killAfter`, SIGKILLs it after that many seconds. Returns stdout.
+    static func run(_ binary: String, _ args: [String], input: String, killAfter: Double? = nil) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        if let killAfter {
+            DispatchQueue.global().asyncAfter(deadline: .now() + killAfter) { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func killedRunsEmitEveryEventAtLeastOnceAndNothingElse() throws {
+        let binary = try #require(Self.binary, "the triggerkit binary is built by `swift test`")
+        let dir = TempStorePath()
+        defer { dir.cleanup() }
+        let requests = dir.directory.appendingPathComponent("requests.ndjson").path
+        let input = dir.directory.appendingPathComponent("fixes.ndjson").path
+        try storeTestRequests.write(toFile: requests, atomically: true, encoding: .utf8)
+        try (storeTestStream(count: 60_000, seed: 9).joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+
+        let reference = try Self.run(binary, ["run", "--requests", requests], input: input)
+        let referenceLines = reference.split(separator: "\n").map(String.init)
+        #expect(referenceLines.count > 1000)
+
+        var collected: [String] = []
+        var rng = SeededGenerator(seed: 4)
+        var kills = 0
+        for attempt in 0..<12 {
+            let killAfter: Double? = attempt < 11 ? Double.random(in: 0.02...0.4, using: &rng) : nil
+            let out = try Self.run(binary, ["run", "--requests", requests, "--state", dir.path], input: input, killAfter: killAfter)
+            // A killed process may leave its last line unfinished: only complete lines count.
+            var lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if !out.hasSuffix("\n") { lines.removeLast() } else { lines.removeLast() }
+            collected += lines
+            if killAfter != nil { kills += 1 }
+        }
+        #expect(kills == 11)
+        let known = Set(referenceLines)
+        let seen = Set(collected)
+        #expect(known.subtracting(seen).isEmpty, "events lost: \(known.subtracting(seen).prefix(3))")
+        #expect(seen.subtracting(known).isEmpty, "events invented: \(seen.subtracting(known).prefix(3))")
+    }
+}
