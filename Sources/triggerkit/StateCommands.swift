@@ -57,10 +57,7 @@ struct DeliveredCommand: ParsableCommand {
         let store = try options.open()
         do {
             var out = OutputBuffer()
-            for e in try store.deliveredEvents() {
-                e.write(to: &out.writer)
-                out.flushIfLarge()
-            }
+            out.writer.bytes = try store.deliveredLog()
             out.flush()
         } catch {
             printError("error: \(error)")

@@ -156,3 +156,27 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
 }
+
+extension NotificationSettings {
+    /// The settings in one integer (3 bits of status, 2 bits per setting), for compact storage.
+    public var packed: Int {
+        func code(_ s: NotificationSetting) -> Int { NotificationSetting.allCases.firstIndex(of: s) ?? 0 }
+        let status = AuthorizationStatus.allCases.firstIndex(of: authorizationStatus) ?? 0
+        return status | code(alertSetting) << 3 | code(soundSetting) << 5 | code(badgeSetting) << 7
+            | code(notificationCenterSetting) << 9 | code(lockScreenSetting) << 11
+    }
+
+    /// Settings from ``packed``; `nil` for a value no settings pack to.
+    public init?(packed: Int) {
+        let statuses = AuthorizationStatus.allCases, settings = NotificationSetting.allCases
+        func setting(_ shift: Int) -> NotificationSetting? {
+            let i = packed >> shift & 3
+            return i < settings.count ? settings[i] : nil
+        }
+        let s = packed & 7
+        guard packed >= 0, packed < 1 << 13, s < statuses.count, let a = setting(3), let so = setting(5), let b = setting(7),
+              let n = setting(9), let l = setting(11) else { return nil }
+        self.init(authorizationStatus: statuses[s], alertSetting: a, soundSetting: so, badgeSetting: b,
+                  notificationCenterSetting: n, lockScreenSetting: l)
+    }
+}

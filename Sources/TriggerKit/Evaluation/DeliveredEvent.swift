@@ -65,3 +65,22 @@ extension StreamEvaluator {
                        event: e.crossing, device: deviceName(of: e), region: regionIdentifier(of: e), presentation: e.presentation)
     }
 }
+
+extension DeliveredEvent {
+    /// Reads one line of `run`'s JSON output back; `nil` when it is not one.
+    public init?(json: JSONValue) {
+        guard case .object(let o) = json, case .string(let id)? = o["identifier"], case .string(let date)? = o["date"],
+              let ms = Timestamp.parseMillis(date), case .string(let kind)? = o["trigger"], let trigger = TriggerKind(rawValue: kind),
+              case .string(let eventId)? = o["eventId"] else { return nil }
+        var presentation: Presentation = []
+        if case .array(let names)? = o["presentation"] {
+            for case .string(let n) in names {
+                guard let p = Presentation.names.first(where: { $0.1 == n })?.0 else { return nil }
+                presentation.insert(p)
+            }
+        }
+        self.init(eventId: eventId, identifier: id, date: ms, trigger: trigger,
+                  event: o["event"]?.stringValue.flatMap(Crossing.init(rawValue:)),
+                  device: o["device"]?.stringValue, region: o["region"]?.stringValue, presentation: presentation)
+    }
+}

@@ -50,7 +50,7 @@ public final class DurableRun {
     ///   - batchInterval: ... or after this much time, whichever comes first.
     /// - Throws: ``StateStoreError/requestsChanged(path:)`` when the store was written with
     ///   other requests; other ``StateStoreError``s when SQLite fails.
-    public init(evaluator: StreamEvaluator, store: StateStore, batchLines: Int = 10_000,
+    public init(evaluator: StreamEvaluator, store: StateStore, batchLines: Int = 50_000,
                 batchInterval: Duration = .milliseconds(250)) throws(StateStoreError) {
         self.evaluator = evaluator
         self.store = store
@@ -111,8 +111,9 @@ public final class DurableRun {
                                streamTime: evaluator.streamTime, stats: evaluator.stats)
         batch.devices = evaluator.takeChangedDevices()
         var timeFired = false
+        var log = JSONWriter()
         for e in batchEvents {
-            batch.delivered.append(evaluator.delivered(e))
+            evaluator.write(e, format: .json, to: &log)
             if e.kind == .location {
                 let slot = locationSlots[Int(e.request)]
                 if slot >= 0 && evaluator.isLocationDone(slot) {
@@ -123,6 +124,8 @@ public final class DurableRun {
                 timeFired = true
             }
         }
+        batch.deliveredLines = log.bytes
+        batch.deliveredCount = batchEvents.count
         // Cursors only move when a time trigger fired (or the schedule was just built), so
         // most batches write none.
         if timeFired || (savedCursors == nil && evaluator.schedule != nil) { diffCursors(into: &batch) }

@@ -17,8 +17,11 @@ public struct StateBatch: Sendable {
     public var doneLocationSlots: [Int32] = []
     /// Requests (by position) that are no longer pending.
     public var finishedRequests: [Int32] = []
-    /// The batch's fires, in output order.
-    public var delivered: [DeliveredEvent] = []
+    /// The batch's fires, in output order, as lines of `run`'s JSON output (one blob per
+    /// batch: logging fires one row each cost more than evaluating them).
+    public var deliveredLines: [UInt8] = []
+    /// How many fires ``deliveredLines`` holds.
+    public var deliveredCount = 0
 
     public init(inputPosition: Int, defaultAddedAt: Int64?, streamTime: Int64?, stats: StreamStats) {
         self.inputPosition = inputPosition

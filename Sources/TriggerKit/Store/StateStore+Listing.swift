@@ -8,24 +8,26 @@ extension StateStore {
         try run { db in try String.fetchAll(db, sql: "SELECT json FROM request WHERE pending = 1 ORDER BY position") }
     }
 
-    /// Every delivered event, in delivery order. O(delivered).
+    /// The delivered log: every fire so far, in delivery order, as lines of `run`'s JSON
+    /// output. O(delivered).
+    public func deliveredLog() throws(StateStoreError) -> [UInt8] {
+        let blobs: [Data] = try run { db in try Data.fetchAll(db, sql: "SELECT lines FROM delivered ORDER BY seq") }
+        var out: [UInt8] = []
+        out.reserveCapacity(blobs.reduce(0) { $0 + $1.count })
+        for b in blobs { out.append(contentsOf: b) }
+        return out
+    }
+
+    /// Every delivered event, in delivery order, read back from the log. O(delivered).
     public func deliveredEvents() throws(StateStoreError) -> [DeliveredEvent] {
-        let path = self.path
-        let rows: [DeliveredEvent?] = try run { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM delivered ORDER BY seq").map { row in
-                guard let trigger = TriggerKind(rawValue: row["trigger"]) else { return nil }
-                let event: String? = row["event"]
-                return DeliveredEvent(eventId: row["eventId"], identifier: row["identifier"], date: row["date"],
-                                      trigger: trigger, event: event.flatMap(Crossing.init(rawValue:)),
-                                      device: row["device"], region: row["region"],
-                                      presentation: Presentation(rawValue: UInt8(truncatingIfNeeded: row["presentation"] as Int)))
-            }
-        }
+        let log = try deliveredLog()
         var out: [DeliveredEvent] = []
-        out.reserveCapacity(rows.count)
-        for r in rows {
-            guard let r else { throw .database(path: path, reason: "damaged delivered row") }
-            out.append(r)
+        for line in log.split(separator: 0x0A) {
+            guard let json = try? Array(line).withUnsafeBufferPointer({ try JSONValue.parse($0) }),
+                  let e = DeliveredEvent(json: json) else {
+                throw .database(path: path, reason: "damaged delivered log")
+            }
+            out.append(e)
         }
         return out
     }

@@ -45,10 +45,8 @@ extension StateStore {
                       pendingSlots.count == pendingSince.count
                 else { return .damaged("damaged device row") }
                 var settings: NotificationSettings?
-                if let text: String = row["settings"] {
-                    guard let json = try? JSONValue.parse(text), let s = try? NotificationSettings(json: json) else {
-                        return .damaged("damaged device settings")
-                    }
+                if let packed: Int = row["settings"] {
+                    guard let s = NotificationSettings(packed: packed) else { return .damaged("damaged device settings") }
                     settings = s
                 }
                 devices.append(DeviceSnapshot(name: row["name"], lastAccepted: row["lastAccepted"], lastUsed: row["lastUsed"],
@@ -109,7 +107,7 @@ extension StateStore {
                     try upsert.execute(arguments: [
                         d.name, d.lastAccepted, d.lastUsed, BlobCoding.encode(d.inside), BlobCoding.encode(d.pendingSlots),
                         BlobCoding.encode(d.pendingSince), BlobCoding.encode(d.firedOnce),
-                        d.settings.map { s -> String in var w = JSONWriter(); w.value(s.json); return w.text }])
+                        d.settings.map(\.packed)])
                 }
             }
             if !batch.cursors.isEmpty {
@@ -128,15 +126,9 @@ extension StateStore {
                 let update = try db.cachedStatement(sql: "UPDATE request SET pending = 0 WHERE position = ?")
                 for r in batch.finishedRequests { try update.execute(arguments: [r]) }
             }
-            if !batch.delivered.isEmpty {
-                let insert = try db.cachedStatement(sql: """
-                    INSERT INTO delivered (eventId, identifier, device, event, date, trigger, region, presentation)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-                for e in batch.delivered {
-                    try insert.execute(arguments: [e.eventId, e.identifier, e.device, e.event?.rawValue, e.date,
-                                                   e.trigger.rawValue, e.region, Int(e.presentation.rawValue)])
-                }
+            if batch.deliveredCount > 0 {
+                try db.cachedStatement(sql: "INSERT INTO delivered (count, lines) VALUES (?, ?)")
+                    .execute(arguments: [batch.deliveredCount, Data(batch.deliveredLines)])
             }
         }
     }

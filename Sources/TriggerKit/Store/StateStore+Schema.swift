@@ -37,7 +37,7 @@ extension StateStore {
                     pendingSlots BLOB NOT NULL,       -- Int32 LE
                     pendingSince BLOB NOT NULL,       -- Int64 LE epoch ms
                     firedOnce BLOB NOT NULL,          -- Int32 LE
-                    settings TEXT                     -- notification settings JSON; NULL = default
+                    settings INTEGER                  -- NotificationSettings.packed; NULL = default
                 ) WITHOUT ROWID;
                 CREATE TABLE done_location_slot (slot INTEGER PRIMARY KEY);
                 -- Every delivered fire, in delivery order. Rows are inserted in the same
@@ -46,15 +46,9 @@ extension StateStore {
                 -- eventIds are hashes, and a random-key index dirties a page per insert
                 -- (it multiplied the bytes written per commit by ~10 on a 1M-line run).
                 CREATE TABLE delivered (
-                    seq INTEGER PRIMARY KEY,
-                    eventId TEXT NOT NULL,
-                    identifier TEXT NOT NULL,
-                    device TEXT,
-                    event TEXT,                       -- enter|exit for location fires
-                    date INTEGER NOT NULL,            -- epoch ms
-                    trigger TEXT NOT NULL,
-                    region TEXT,
-                    presentation INTEGER NOT NULL);   -- Presentation option bits
+                    seq INTEGER PRIMARY KEY,          -- one row per committed batch
+                    count INTEGER NOT NULL,           -- fires in the batch
+                    lines BLOB NOT NULL);             -- their lines of run's JSON output
                 """)
         }
         return m

@@ -75,3 +75,23 @@ struct AuthorizationTests {
         }
     }
 }
+
+@Suite("Settings packing")
+struct SettingsPackingTests {
+    @Test func everySettingsValueRoundTripsThroughItsPackedForm() {
+        var seen = Set<Int>()
+        for st in AuthorizationStatus.allCases {
+            for a in NotificationSetting.allCases {
+                for n in NotificationSetting.allCases {
+                    let s = NotificationSettings(authorizationStatus: st, alertSetting: a, soundSetting: n, badgeSetting: a,
+                                                 notificationCenterSetting: n, lockScreenSetting: a)
+                    #expect(NotificationSettings(packed: s.packed) == s)
+                    seen.insert(s.packed)
+                }
+            }
+        }
+        #expect(seen.count == AuthorizationStatus.allCases.count * 9)
+        #expect(NotificationSettings(packed: -1) == nil)
+        #expect(NotificationSettings(packed: 7) == nil)
+    }
+}
