@@ -104,7 +104,7 @@ def committed(state):
     db = sqlite3.connect(state)
     try:
         pos = db.execute("SELECT inputPosition FROM meta").fetchone()
-        n = db.execute("SELECT count(*) FROM delivered").fetchone()[0]
+        n = db.execute("SELECT coalesce(sum(count), 0) FROM delivered").fetchone()[0]
         return (pos[0] if pos else 0), n
     except sqlite3.OperationalError:  # killed before the schema existed
         return 0, 0
