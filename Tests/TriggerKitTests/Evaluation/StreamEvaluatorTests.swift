@@ -198,3 +198,36 @@ struct SnapshotTests {
         #expect(throws: SnapshotMismatch.self) { try b.evaluator.restore(a.evaluator.snapshot()) }
     }
 }
+
+@Suite("Stream evaluator: polygons and the antimeridian")
+struct StreamGeometryTests {
+    static func line(_ device: String, _ s: Int, lat: Double, lon: Double) -> String {
+        "{\"device\": \"\(device)\", \"t\": \"\(at(s))\", \"lat\": \(lat), \"lon\": \(lon)}"
+    }
+
+    @Test func walkingThroughAPolygonWithAHole() {
+        // A 4 x 4 km square with a 1 x 1 km hole in its middle.
+        let req = #"{"identifier": "park", "content": {"title": "p"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "park", "geometry": {"type": "Polygon", "coordinates": [[[10.0, 50.0], [10.056, 50.0], [10.056, 50.036], [10.0, 50.036], [10.0, 50.0]], [[10.021, 50.0135], [10.035, 50.0135], [10.035, 50.0225], [10.021, 50.0225], [10.021, 50.0135]]]}}}}"#
+        var h = StreamHarness(requests: req)
+        let out = h.feedBrief([
+            Self.line("d", 0, lat: 50.018, lon: 9.99),    // west of the square: outside
+            Self.line("d", 10, lat: 50.018, lon: 10.01),  // in the square
+            Self.line("d", 20, lat: 50.018, lon: 10.028), // in the hole: outside
+            Self.line("d", 30, lat: 50.018, lon: 10.045), // in the square again
+            Self.line("d", 40, lat: 50.018, lon: 10.0),   // on the west edge: the boundary counts as inside
+            Self.line("d", 50, lat: 50.018, lon: 10.07),  // east of the square
+        ])
+        #expect(out == ["park enter d \(at(10))", "park exit d \(at(20))", "park enter d \(at(30))", "park exit d \(at(50))"])
+    }
+
+    @Test func circleAcrossTheAntimeridian() {
+        let req = #"{"identifier": "dateline", "content": {"title": "x"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "dl", "center": {"latitude": 0, "longitude": 179.999}, "radius": 1000}}}"#
+        var h = StreamHarness(requests: req)
+        let out = h.feedBrief([
+            Self.line("d", 0, lat: 0, lon: -179.9),     // ~12 km east across the line: outside
+            Self.line("d", 10, lat: 0, lon: -179.995),  // ~670 m from the centre, across the line: inside
+            Self.line("d", 20, lat: 0, lon: 179.99),    // ~1 km west: outside (1,002 m)
+        ])
+        #expect(out == ["dateline enter d \(at(10))", "dateline exit d \(at(20))"])
+    }
+}
