@@ -22,6 +22,7 @@ let package = Package(
         .executableTarget(name: "CalendarBench", dependencies: ["BenchSupport", triggerKit]),
         .executableTarget(name: "CalendarDifferential", dependencies: ["BenchSupport", triggerKit]),
         .executableTarget(name: "GeoBench", dependencies: ["BenchSupport", triggerKit]),
+        .executableTarget(name: "StreamBench", dependencies: ["BenchSupport", triggerKit]),
     ],
     swiftLanguageModes: [.v6]
 )
