@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Runs every TriggerKit benchmark and prints the tables (markdown). `make bench` calls it.
+
+  python3 tools/bench.py [--fixes 500000] [--data /tmp/triggerkit-bench] [--only calendar,geo,stream,memory]
+
+Expects release builds: `swift build -c release --product triggerkit` (repository root) and
+`swift build -c release` in Benchmarks/ (the Makefile does both). Workload files come from
+tools/gen-geo.py (fixed seeds) and are cached in --data. Stream timings are medians of 3 runs;
+ratios are only formed between numbers measured in the same invocation.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.path.join(ROOT, ".build", "release", "triggerkit")
+BENCH = os.path.join(ROOT, "Benchmarks", ".build", "release")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
+
+
+def kv(line):
+    return dict(x.split("=", 1) for x in line.split() if "=" in x)
+
+
+def generate(data, name, args):
+    path = os.path.join(data, name)
+    if not os.path.exists(path):
+        tmp = path + ".tmp"
+        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen-geo.py")] + args + ["--out", tmp], check=True)
+        os.replace(tmp, path)
+    return path
+
+
+def first_line_file(path):
+    out = path + ".first"
+    if not os.path.exists(out):
+        with open(path) as src, open(out, "w") as dst:
+            dst.write(src.readline())
+    return out
+
+
+def count_lines(path):
+    with open(path, "rb") as fh:
+        return sum(1 for _ in fh)
+
+
+def cli_wall(requests, fixes, runs=3):
+    times = []
+    for _ in range(runs):
+        with open(fixes, "rb") as stdin:
+            t0 = time.perf_counter()
+            subprocess.run([CLI, "run", "--requests", requests], stdin=stdin, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def stream(data, n):
+    print("\n## Stream: `triggerkit run` per fix (parse + evaluate + write), parse-only, index-only, shapely\n")
+    print("Fixes: %d per workload; moving = 1,000 devices at 1 Hz. Circles 50-500 m (tools/gen-geo.py). "
+          "CLI = wall time of `triggerkit run --requests R < fixes > /dev/null` minus the same command on a "
+          "one-line input (loading requests + building the index), divided by the lines. Medians of 3." % n)
+    sets = [
+        ("metro", "10k", ["regions", "--area", "metro", "--count", "10000"]),
+        ("world", "200k", ["regions", "--area", "world", "--count", "200000"]),
+    ]
+    rows = []
+    for area, label, rargs in sets:
+        regions = generate(data, "regions-%s-%s.ndjson" % (area, label), rargs)
+        for mode, fargs in [("random", ["--mode", "random", "--count", str(n), "--devices", "1000"]),
+                            ("moving walk", ["--mode", "moving", "--devices", "1000", "--seconds", str(n // 1000), "--speed", "walk"]),
+                            ("moving drive", ["--mode", "moving", "--devices", "1000", "--seconds", str(n // 1000), "--speed", "drive"])]:
+            fixes = generate(data, "fixes-%s-%s-%d.ndjson" % (area, mode.replace(" ", "-"), n), ["fixes", "--area", area] + fargs)
+            lines = count_lines(fixes)
+            startup = cli_wall(regions, first_line_file(fixes))
+            wall = cli_wall(regions, fixes)
+            cli_ns = (wall - startup) * 1e9 / lines
+            parse = kv(sh([os.path.join(BENCH, "StreamBench"), "parse", fixes]))
+            pipe = kv(sh([os.path.join(BENCH, "StreamBench"), "pipeline", regions, fixes]))
+            query = kv(sh([os.path.join(BENCH, "StreamBench"), "query", regions, fixes]))
+            shp = kv(sh([sys.executable, os.path.join(ROOT, "tools", "shapely-bench.py"), "--requests", regions, "--fixes", fixes]))
+            rows.append((area, label, mode, lines, startup, cli_ns, parse, pipe, query, shp))
+            sys.stderr.write("stream %s %s %s done\n" % (area, label, mode))
+    print("\n| workload | regions | CLI ns/fix | in-process pipeline ns/fix | parse-only ns/line | CLI / parse | "
+          "index-only ns/fix | shapely ns/fix | shapely / CLI | shapely / index | hits TK / shapely |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for area, label, mode, lines, startup, cli_ns, parse, pipe, query, shp in rows:
+        p = float(parse["ns_per_line"])
+        q = float(query["ns_per_fix"])
+        if "ns_per_fix" in shp:
+            s = float(shp["ns_per_fix"])
+            shapely_cols = "%.0f | %.1fx | %.1fx | %s / %s" % (s, s / cli_ns, s / q, query["hits"], shp["hits"])
+        else:
+            shapely_cols = "skipped (shapely not installed) | - | - | -"
+        print("| %s %s | %s | %.0f | %s | %.0f | %.2fx | %s | %s |"
+              % (area, mode, label, cli_ns, pipe["ns_per_line"], p, cli_ns / p, query["ns_per_fix"], shapely_cols))
+    print("\nStartup (load requests + build index, one-line input): "
+          + ", ".join("%s %s %.0f ms" % (r[0], r[1], r[4] * 1000) for r in rows if r[2] == "random"))
+    for r in rows:
+        if "ns_per_fix" in r[9]:
+            print("shapely %s, GEOS %s; %s %s: %s candidates per fix, query-only (points + STRtree) %s ns/fix, tree build %s ms."
+                  % (r[9]["shapely"], r[9]["geos"], r[0], r[2], r[9]["candidates_per_fix"], r[9]["query_only_ns_per_fix"], r[9]["build_ms"]))
+
+
+def memory(data):
+    print("\n## Peak memory: 1,000,000 circular regions (world), 10,000 devices\n")
+    regions = generate(data, "regions-world-1M.ndjson", ["regions", "--area", "world", "--count", "1000000"])
+    fixes = generate(data, "fixes-world-moving-10kdev.ndjson",
+                     ["fixes", "--area", "world", "--mode", "moving", "--devices", "10000", "--seconds", "10", "--speed", "drive"])
+    size = os.path.getsize(regions)
+    print("| input | max RSS | wall |")
+    print("|---|---:|---:|")
+    for label, inp in [("one fix line (requests + index only)", first_line_file(fixes)),
+                       ("10,000 devices x 10 s at 1 Hz (100,000 fixes)", fixes)]:
+        peaks, walls = [], []
+        for _ in range(3):
+            with open(inp, "rb") as stdin:
+                r = subprocess.run(["/usr/bin/time", "-v", CLI, "run", "--requests", regions], stdin=stdin,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+            peaks.append(int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1)))
+            m = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", r.stderr)
+            walls.append(int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3)))
+        print("| %s | %.0f MB | %.1f s |" % (label, statistics.median(peaks) / 1024, statistics.median(walls)))
+    print("\nRequests file: %.0f MB of NDJSON." % (size / 1e6))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fixes", type=int, default=500_000)
+    ap.add_argument("--data", default=os.environ.get("BENCH_DATA", "/tmp/triggerkit-bench"))
+    ap.add_argument("--only", default="calendar,geo,stream,memory")
+    a = ap.parse_args()
+    os.makedirs(a.data, exist_ok=True)
+    parts = a.only.split(",")
+    print("# TriggerKit benchmarks, %s\n" % time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    print("Machine: %s, %d cores, %s" % (os.uname().machine, os.cpu_count(), sh(["swift", "--version"]).splitlines()[0]))
+    if "calendar" in parts:
+        print(sh([os.path.join(BENCH, "CalendarBench")]))
+    if "geo" in parts:
+        print("\n## RegionIndex in-process (GeoBench; no parsing)\n")
+        print(sh([os.path.join(BENCH, "GeoBench")]))
+    if "stream" in parts:
+        stream(a.data, a.fixes)
+    if "memory" in parts:
+        memory(a.data)
+
+
+if __name__ == "__main__":
+    main()
