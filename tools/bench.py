@@ -84,13 +84,14 @@ def stream(data, n):
             cli_ns = (wall - startup) * 1e9 / lines
             parse = kv(sh([os.path.join(BENCH, "StreamBench"), "parse", fixes]))
             pipe = kv(sh([os.path.join(BENCH, "StreamBench"), "pipeline", regions, fixes]))
+            pipe["eval"] = kv(sh([os.path.join(BENCH, "StreamBench"), "evaluate", regions, fixes]))["ns_per_line"]
             query = kv(sh([os.path.join(BENCH, "StreamBench"), "query", regions, fixes]))
             shp = kv(sh([sys.executable, os.path.join(ROOT, "tools", "shapely-bench.py"), "--requests", regions, "--fixes", fixes]))
             rows.append((area, label, mode, lines, startup, cli_ns, parse, pipe, query, shp))
             sys.stderr.write("stream %s %s %s done\n" % (area, label, mode))
-    print("\n| workload | regions | CLI ns/fix | in-process pipeline ns/fix | parse-only ns/line | CLI / parse | "
+    print("\n| workload | regions | fires | CLI ns/fix | in-process pipeline ns/fix | same without writing | parse-only ns/line | CLI / parse | "
           "index-only ns/fix | shapely ns/fix | shapely / CLI | shapely / index | hits TK / shapely |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for area, label, mode, lines, startup, cli_ns, parse, pipe, query, shp in rows:
         p = float(parse["ns_per_line"])
         q = float(query["ns_per_fix"])
@@ -99,8 +100,8 @@ def stream(data, n):
             shapely_cols = "%.0f | %.1fx | %.1fx | %s / %s" % (s, s / cli_ns, s / q, query["hits"], shp["hits"])
         else:
             shapely_cols = "skipped (shapely not installed) | - | - | -"
-        print("| %s %s | %s | %.0f | %s | %.0f | %.2fx | %s | %s |"
-              % (area, mode, label, cli_ns, pipe["ns_per_line"], p, cli_ns / p, query["ns_per_fix"], shapely_cols))
+        print("| %s %s | %s | %s | %.0f | %s | %s | %.0f | %.2fx | %s | %s |"
+              % (area, mode, label, pipe["fires"], cli_ns, pipe["ns_per_line"], pipe["eval"], p, cli_ns / p, query["ns_per_fix"], shapely_cols))
     print("\nStartup (load requests + build index, one-line input): "
           + ", ".join("%s %s %.0f ms" % (r[0], r[1], r[4] * 1000) for r in rows if r[2] == "random"))
     for r in rows:

@@ -5,6 +5,7 @@ import BenchSupport
 // The `run` pipeline in-process, on files made by tools/gen-geo.py (median of 3 passes):
 //   StreamBench parse FIXES             reader + StreamLineParser only (ns per line)
 //   StreamBench pipeline REQUESTS FIXES reader + parser + StreamEvaluator + JSON writer to /dev/null
+//   StreamBench evaluate REQUESTS FIXES the same without writing events
 //   StreamBench query REQUESTS FIXES    fixes parsed up front into arrays; RegionIndex.query only
 // Output: one line `key=value ...` per mode, read by tools/bench.sh.
 
@@ -33,7 +34,8 @@ case "parse":
     }
     print("mode=parse lines=\(lines) ns_per_line=\(f(median(times), 1)) passes=\(times.map { f($0, 1) }.joined(separator: ","))")
 
-case "pipeline" where args.count >= 4:
+case "pipeline" where args.count >= 4, "evaluate" where args.count >= 4:
+    let writes = args[1] == "pipeline"
     let requests = loadRequests(args[2])
     var times: [Double] = [], setups: [Double] = []
     var lines = 0, fires = 0
@@ -49,7 +51,7 @@ case "pipeline" where args.count >= 4:
             guard let l = try? StreamLineParser.parse(b) else { evaluator.recordMalformedLine(); return }
             events.removeAll(keepingCapacity: true)
             evaluator.process(l, into: &events)
-            for e in events { evaluator.write(e, format: .json, to: &w) }
+            if writes { for e in events { evaluator.write(e, format: .json, to: &w) } } else { sink &+= events.count }
             if w.bytes.count > 1 << 16 {
                 _ = w.bytes.withUnsafeBytes { write(devnull, $0.baseAddress, $0.count) }
                 w.bytes.removeAll(keepingCapacity: true)
@@ -59,7 +61,7 @@ case "pipeline" where args.count >= 4:
         times.append(Double(nowNanos() - t0) / Double(lines))
         fires = evaluator.stats.fires
     }
-    print("mode=pipeline lines=\(lines) fires=\(fires) ns_per_line=\(f(median(times), 1)) setup_ms=\(f(median(setups), 1)) passes=\(times.map { f($0, 1) }.joined(separator: ","))")
+    print("mode=\(args[1]) lines=\(lines) fires=\(fires) ns_per_line=\(f(median(times), 1)) setup_ms=\(f(median(setups), 1)) passes=\(times.map { f($0, 1) }.joined(separator: ","))")
 
 case "query" where args.count >= 4:
     let regions = loadRequests(args[2]).compactMap { r -> Region? in
