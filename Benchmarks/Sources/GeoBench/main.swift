@@ -64,7 +64,7 @@ func movingFixes(_ area: Area, devices: Int, seconds: Int, speed: Double, seed: 
     return out
 }
 
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+func now() -> UInt64 { nowNanos() }  // thread CPU time (BenchSupport)
 
 /// Median of `runs` passes over all fixes: ns per query, and hits per query.
 func measure(_ index: RegionIndex, _ fixes: [(Double, Double)], margin: Double = 0, runs: Int = 3) -> (ns: Double, hits: Double) {

@@ -6,6 +6,7 @@ import BenchSupport
 //   StreamBench parse FIXES             reader + StreamLineParser only (ns per line)
 //   StreamBench pipeline REQUESTS FIXES reader + parser + StreamEvaluator + JSON writer to /dev/null
 //   StreamBench evaluate REQUESTS FIXES the same without writing events
+//   StreamBench memory REQUESTS FIXES   resident memory after loading, building, and running (plus peak)
 //   StreamBench query REQUESTS FIXES    fixes parsed up front into arrays; RegionIndex.query only
 // Output: one line `key=value ...` per mode, read by tools/bench.sh.
 
@@ -88,6 +89,27 @@ case "query" where args.count >= 4:
         times.append(Double(nowNanos() - t0) / Double(lat.count))
     }
     print("mode=query regions=\(regions.count) fixes=\(lat.count) hits=\(total) ns_per_fix=\(f(median(times), 1)) build_ms=\(f(buildMs, 1)) passes=\(times.map { f($0, 1) }.joined(separator: ","))")
+
+case "memory" where args.count >= 4:
+    // Resident memory at each stage of a run, then the peak (VmHWM) of the whole process.
+    let base = residentBytes()
+    var requests: [NotificationRequest]? = loadRequests(args[2])
+    let loaded = residentBytes()
+    let evaluator = StreamEvaluator(requests: requests ?? [], options: StreamOptions())
+    let built = residentBytes()
+    requests = nil
+    var events: [FiredEvent] = []
+    var devices = Set<String>()
+    let lines = ChunkedLines.forEach(path: args[3]) { b in
+        guard let l = try? StreamLineParser.parse(b) else { return }
+        if case .fix(let x) = l, devices.count < 20_000 { devices.insert(x.device) }
+        events.removeAll(keepingCapacity: true)
+        evaluator.process(l, into: &events)
+    }
+    let ran = residentBytes()
+    print("mode=memory lines=\(lines) devices=\(devices.count) base_mb=\(base / 1_000_000) requests_mb=\((loaded - base) / 1_000_000) "
+          + "evaluator_mb=\((built - loaded) / 1_000_000) after_fixes_mb=\(ran / 1_000_000) stream_growth_mb=\((ran - built) / 1_000_000) "
+          + "rss_mb=\(ran / 1_000_000) peak_mb=\(peakResidentBytes() / 1_000_000) fires=\(evaluator.stats.fires)")
 
 default:
     print("unknown mode \(args[1])")
