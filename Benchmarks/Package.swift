@@ -1,9 +1,15 @@
 // swift-tools-version: 6.1
-// Benchmarks of TriggerKit, kept out of the main package so `make test` stays fast.
-// Plain release-built executables (ordo-one/benchmark's plugin is not used):
-//   swift run -c release CalendarBench            next-date cost, TriggerKit vs Foundation
+// Benchmarks of TriggerKit, kept out of the main package so `make test` stays fast. One package,
+// plain release-built executables (ordo-one/benchmark's plugin is not used); `make bench` in the
+// repository root runs them all through tools/bench.sh.
+//   swift run -c release CalendarBench            next-date cost vs Foundation, no-date cases,
+//                                                 FireSchedule build / soonest(64) / bytes per trigger
 //   swift run -c release CalendarDifferential N S  N random cases against Foundation, seed S
+//   swift run -c release GeoBench                 RegionIndex queries in-process (no parsing)
+//   swift run -c release StreamBench ...          the `run` pipeline in-process vs a parse-only pass
 import PackageDescription
+
+let triggerKit: Target.Dependency = .product(name: "TriggerKit", package: "TriggerKit")
 
 let package = Package(
     name: "TriggerKitBenchmarks",
@@ -12,9 +18,11 @@ let package = Package(
         .package(name: "TriggerKit", path: ".."),
     ],
     targets: [
-        .target(name: "BenchSupport", dependencies: [.product(name: "TriggerKit", package: "TriggerKit")]),
-        .executableTarget(name: "CalendarBench", dependencies: ["BenchSupport", .product(name: "TriggerKit", package: "TriggerKit")]),
-        .executableTarget(name: "CalendarDifferential", dependencies: ["BenchSupport", .product(name: "TriggerKit", package: "TriggerKit")]),
+        .target(name: "BenchSupport", dependencies: [triggerKit]),
+        .executableTarget(name: "CalendarBench", dependencies: ["BenchSupport", triggerKit]),
+        .executableTarget(name: "CalendarDifferential", dependencies: ["BenchSupport", triggerKit]),
+        .executableTarget(name: "GeoBench", dependencies: ["BenchSupport", triggerKit]),
+        .executableTarget(name: "StreamBench", dependencies: ["BenchSupport", triggerKit]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,7 @@
 import Foundation
 import TriggerKit
 
-/// One case of the calendar corpus (`Fixtures/calendar-corpus.jsonl`, a copy of the main
-/// package's `Fixtures/calendar-corpus/public.jsonl`).
+/// One case of the main package's calendar corpus (`Fixtures/calendar-corpus/public.jsonl`).
 public struct CorpusCase: Sendable {
     public var number: Int
     public var zone: TimeZone
@@ -18,10 +17,12 @@ public struct CorpusCase: Sendable {
         return CalendarTrigger(dateMatching: c, repeats: true)
     }
 
-    /// Loads the corpus found next to this package (`Benchmarks/Fixtures`).
+    /// Loads the main package's corpus (`../Fixtures/calendar-corpus/public.jsonl` seen from
+    /// `Benchmarks/`), located from this source file so any working directory works.
     public static func load() -> [CorpusCase] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/calendar-corpus.jsonl")
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/calendar-corpus/public.jsonl")
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             guard let v = try? JSONValue.parse(String(line)), let o = v.objectValue,
@@ -60,6 +61,12 @@ public struct CorpusCase: Sendable {
     }
 }
 
-/// Monotonic nanoseconds.
+/// CPU time of the calling thread, nanoseconds. The benchmarks time with this rather than
+/// the wall clock: the machine's two cores are shared with other builds, and time spent
+/// descheduled would otherwise count as work (cache effects of neighbours still do).
 @inline(__always)
-public func nowNanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+public func nowNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}

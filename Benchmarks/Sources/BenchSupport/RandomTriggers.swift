@@ -73,23 +73,51 @@ public enum RandomTriggers {
         return (kind, CalendarTrigger(dateMatching: c, repeats: true), after)
     }
 
-    /// The class a difference from Foundation falls in.
+    /// The class a difference from Foundation falls in: which side is earlier, whether
+    /// TriggerKit's date really matches every set component (checked with Foundation's own
+    /// `dateComponents` in the trigger's calendar and zone), and the pattern family.
     public static func differenceClass(kind: String, trigger: CalendarTrigger, after: Int64, native: Int64?, foundation: Int64?) -> String {
         let c = trigger.dateComponents
         let zone = c.timeZone ?? TimeZone(identifier: "UTC")!
+        let direction: String
+        switch (native, foundation) {
+        case let (n?, f?): direction = n < f ? "TriggerKit earlier" : "TriggerKit later"
+        case (nil, _?): direction = "TriggerKit nil"
+        case (_?, nil): direction = "Foundation nil"
+        case (nil, nil): direction = "?"
+        }
+        let verdict: String
+        if let n = native {
+            verdict = matches(trigger, n) ? "TK date matches" : "TK date does NOT match"
+        } else {
+            verdict = "no TK date"
+        }
         func nearTransition(_ t: Int64?) -> Bool {
             guard let t else { return false }
             let d = Timestamp.date(millis: t - 86_400_000 * 2)
             guard let next = zone.nextDaylightSavingTimeTransition(after: d) else { return false }
             return Timestamp.millis(next) <= t + 86_400_000 * 2
         }
-        if c.weekdayOrdinal != nil || c.weekOfMonth != nil {
-            if let n = native, let f = foundation, n < f { return "(a) weekdayOrdinal/weekOfMonth: Foundation later (skipped or bogus)" }
-            return "weekdayOrdinal/weekOfMonth: other"
-        }
-        if (c.day ?? 0) > 28 { return "missing day (rollover time)" }
-        if c.weekday != nil, c.day != nil { return "weekday+day" }
-        if nearTransition(native) || nearTransition(foundation) || nearTransition(after) { return "near an offset change" }
-        return "other: \(kind)"
+        let family: String
+        if c.weekdayOrdinal != nil || c.weekOfMonth != nil { family = "weekdayOrdinal/weekOfMonth" }
+        else if (c.day ?? 0) > 28 { family = "missing day (rollover)" }
+        else if c.weekday != nil, c.day != nil { family = "weekday+day" }
+        else if nearTransition(native) || nearTransition(foundation) || nearTransition(after) { family = "near an offset change" }
+        else { family = "other: \(kind)" }
+        return "\(family); \(direction); \(verdict)"
+    }
+
+    /// Whether `millis` shows every set component of the trigger in its calendar and zone.
+    public static func matches(_ trigger: CalendarTrigger, _ millis: Int64) -> Bool {
+        let c = trigger.dateComponents
+        var cal = c.calendar ?? CalendarNames.calendar(.gregorian)
+        cal.timeZone = c.timeZone ?? TimeZone(identifier: "UTC")!
+        let d = cal.dateComponents([.era, .year, .yearForWeekOfYear, .month, .weekOfYear, .weekOfMonth, .dayOfYear, .day,
+                                    .weekday, .weekdayOrdinal, .hour, .minute, .second], from: Timestamp.date(millis: millis))
+        func ok(_ want: Int?, _ got: Int?) -> Bool { want == nil || want == got }
+        return ok(c.era, d.era) && ok(c.year, d.year) && ok(c.yearForWeekOfYear, d.yearForWeekOfYear) && ok(c.month, d.month)
+            && ok(c.weekOfYear, d.weekOfYear) && ok(c.weekOfMonth, d.weekOfMonth) && ok(c.dayOfYear, d.dayOfYear)
+            && ok(c.day, d.day) && ok(c.weekday, d.weekday) && ok(c.weekdayOrdinal, d.weekdayOrdinal)
+            && ok(c.hour, d.hour) && ok(c.minute, d.minute) && ok(c.second, d.second)
     }
 }

@@ -4,12 +4,14 @@ import BenchSupport
 
 // Differential run: N random triggers and reference dates, TriggerKit against Foundation.
 // Usage: CalendarDifferential [cases=100000] [seed=1]
+// Differences are classed by pattern family, which side is earlier, and whether TriggerKit's
+// date shows every set component (Foundation's dateComponents in the trigger's calendar/zone).
 let args = CommandLine.arguments
 let count = args.count > 1 ? Int(args[1]) ?? 100_000 : 100_000
 let seed = args.count > 2 ? UInt64(args[2]) ?? 1 : 1
 var g = SplitMix64(seed: seed)
 var mismatches: [String: Int] = [:]
-var examples: [String: String] = [:]
+var examples: [String: [String]] = [:]
 var perKind: [String: Int] = [:]
 let start = nowNanos()
 for i in 0..<count {
@@ -22,11 +24,11 @@ for i in 0..<count {
     if native != foundation {
         let cls = RandomTriggers.differenceClass(kind: kind, trigger: trigger, after: after, native: native, foundation: foundation)
         mismatches[cls, default: 0] += 1
-        if examples[cls] == nil {
+        if examples[cls, default: []].count < 3 {
             var d = trigger.dateComponents
             let z = d.timeZone?.identifier ?? "?"
             d.timeZone = nil
-            examples[cls] = "\(z) {\(CalendarFeasibility.describe(d))} cal=\(trigger.dateComponents.calendar.map { "\($0.identifier) fw\($0.firstWeekday) md\($0.minimumDaysInFirstWeek)" } ?? "default") after \(Timestamp.string(millis: after)): TriggerKit \(native.map { Timestamp.string(millis: $0) } ?? "nil"), Foundation \(foundation.map { Timestamp.string(millis: $0) } ?? "nil")"
+            examples[cls, default: []].append("\(z) {\(CalendarFeasibility.describe(d))} cal=\(trigger.dateComponents.calendar.map { "\($0.identifier) fw\($0.firstWeekday) md\($0.minimumDaysInFirstWeek)" } ?? "default") after \(Timestamp.string(millis: after)): TriggerKit \(native.map { Timestamp.string(millis: $0) } ?? "nil"), Foundation \(foundation.map { Timestamp.string(millis: $0) } ?? "nil")")
         }
     }
     if (i + 1) % 100_000 == 0 {
@@ -39,5 +41,5 @@ print("cases: \(count), seed: \(seed), differences: \(total) (\(String(format: "
 print("| class | differences | example |")
 print("|---|---:|---|")
 for (cls, n) in mismatches.sorted(by: { $0.value > $1.value }) {
-    print("| \(cls) | \(n) | \(examples[cls] ?? "") |")
+    print("| \(cls) | \(n) | \((examples[cls] ?? []).joined(separator: "<br>")) |")
 }

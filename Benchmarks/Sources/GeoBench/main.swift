@@ -2,6 +2,7 @@
 // tools/gen-geo.py, generated in-process with fixed seeds so parsing is not measured.
 import Foundation
 import TriggerKit
+import BenchSupport
 
 struct SplitMix: RandomNumberGenerator {
     var state: UInt64
@@ -63,13 +64,7 @@ func movingFixes(_ area: Area, devices: Int, seconds: Int, speed: Double, seed: 
     return out
 }
 
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-func residentBytes() -> Int {
-    guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let f = s.split(separator: " ")
-    return f.count > 1 ? (Int(f[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-}
+func now() -> UInt64 { nowNanos() }  // thread CPU time (BenchSupport)
 
 /// Median of `runs` passes over all fixes: ns per query, and hits per query.
 func measure(_ index: RegionIndex, _ fixes: [(Double, Double)], margin: Double = 0, runs: Int = 3) -> (ns: Double, hits: Double) {
