@@ -122,6 +122,12 @@ public struct CalendarSchedule: Sendable {
         }
         var unusual = false
         let first = firstDate(from: from, ref: ref, wallRef: wallRef, segment: seg, unusual: &unusual)
+        if let f = first, consultingFoundation,
+           zone.hasIrregularTransition(from: ref - Int64(CalendarPattern.msPerDay), to: f + Int64(CalendarPattern.msPerDay)) {
+            // Near an offset change that is not one hour on the hour, Foundation's search
+            // has answers no simple rule reproduces (Lord Howe: `hour 1` matches 01:30).
+            return foundationNext(afterMillis: ref)
+        }
         if unusual && consultingFoundation {
             // The answer stands for a day its month lacks, or a wall time in a gap: Foundation's
             // choices there depend on how its search reached the month (a rolled-over March 1st
@@ -210,7 +216,9 @@ public struct CalendarSchedule: Sendable {
             case .fold(let first, let second, let regular):
                 if !regular { return .fallback }
                 if first > ref { unusual = roll; return .found(first) }
-                if first < ref, second > ref, pattern.allowsSecondOccurrence { return .found(second) }
+                // Foundation returns the second occurrence when the reference lies after the
+                // first; an hour-stepping search (hour not set) also when it is the first itself.
+                if first < ref || (first == ref && pattern.timeSet & 1 == 0), second > ref, pattern.allowsSecondOccurrence { return .found(second) }
             }
             if roll {
                 day = d + 1

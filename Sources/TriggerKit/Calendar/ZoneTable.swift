@@ -34,6 +34,8 @@ public final class ZoneTable: Sendable {
     /// Chatham's 02:45, Antarctica/Troll's two hours, St. John's 00:01 changes, Apia's
     /// skipped day) are taken from Foundation, whose hour-stepping search treats them unevenly.
     let regular: [Bool]
+    /// `irregularBefore[k]`: how many of transitions 0..<k are irregular (prefix counts).
+    let irregularBefore: [Int32]
 
     /// Years covered by default tables.
     public static let defaultYears: ClosedRange<Int> = 1900...2200
@@ -73,6 +75,10 @@ public final class ZoneTable: Sendable {
         self.wallLow = lo
         self.wallHigh = hi
         self.regular = reg
+        var prefix: [Int32] = [0]
+        prefix.reserveCapacity(reg.count + 1)
+        for r in reg { prefix.append(prefix[prefix.count - 1] + (r ? 0 : 1)) }
+        self.irregularBefore = prefix
         #if DEBUG
         _checkInvariants()
         #endif
@@ -92,6 +98,13 @@ public final class ZoneTable: Sendable {
             if transitions[mid] <= t { lo = mid + 1 } else { hi = mid }
         }
         return lo
+    }
+
+    /// Whether an irregular offset change (not one hour on the hour: Lord Howe's half hour,
+    /// Chatham's :45, Troll's two hours) happens in [from, to]. O(log n).
+    func hasIrregularTransition(from: Int64, to: Int64) -> Bool {
+        let a = segment(atUTC: from - 1), b = segment(atUTC: to)
+        return irregularBefore[b] > irregularBefore[a]
     }
 
     /// The UTC offset (ms) in force at `t`.
