@@ -72,7 +72,7 @@ public enum RequestsFile {
     public static func load(path: String, options: ValidationOptions = .init()) throws(RequestsFileError) -> RequestSet {
         let data: Data
         do {
-            data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+            data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
         } catch {
             throw RequestsFileError(path: path, reason: (error as NSError).localizedDescription)
         }
