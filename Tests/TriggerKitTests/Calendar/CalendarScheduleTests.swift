@@ -74,22 +74,21 @@ import Testing
             DateComponents(weekOfYear: 53, yearForWeekOfYear: 2021), DateComponents(month: 2, weekOfMonth: 7),
             DateComponents(era: 0), DateComponents(weekdayOrdinal: 0),
         ]
-        let clock = ContinuousClock()
+        // "At once" is structural here (the answer comes from the static check, not a search);
+        // how fast that is is measured in Benchmarks/ (CalendarBench), never by a timed test.
         for var c in impossible {
             c.timeZone = TimeZone(identifier: "UTC")
             let trigger = CalendarTrigger(dateMatching: c, repeats: true)
             let s = CalendarSchedule(trigger, floatingTimeZone: TimeZone(identifier: "UTC")!)
             #expect(s.neverFires, "\(c)")
-            let elapsed = clock.measure { #expect(s.nextFire(afterMillis: 1_800_000_000_000) == nil) }
-            #expect(elapsed < .milliseconds(5))
+            #expect(s.nextFire(afterMillis: 1_800_000_000_000) == nil)
             #expect(CalendarFeasibility.noDateReason(trigger, after: Date(timeIntervalSince1970: 1.8e9), floatingTimeZone: .gmt) != nil)
         }
         // A fixed past year: no date, found without a long search.
         var past = DateComponents(year: 2001, month: 3)
         past.timeZone = .gmt
         let t = CalendarTrigger(dateMatching: past, repeats: false)
-        let elapsed = clock.measure { #expect(CalendarSchedule(t, floatingTimeZone: .gmt).nextFire(afterMillis: 1_800_000_000_000) == nil) }
-        #expect(elapsed < .milliseconds(5))
+        #expect(CalendarSchedule(t, floatingTimeZone: .gmt).nextFire(afterMillis: 1_800_000_000_000) == nil)
         #expect(CalendarFeasibility.noDateReason(t, after: Date(timeIntervalSince1970: 1.8e9), floatingTimeZone: .gmt)?.contains("past") == true)
     }
 
