@@ -135,6 +135,10 @@ public struct CalendarSchedule: Sendable {
             // are a few fires a year per trigger, so Foundation itself answers them.
             return foundationNext(afterMillis: ref)
         }
+        if pattern.hasMarchFirstHabit && consultingFoundation && realOccurrenceIsFoundations(first, wallRef: wallRef) {
+            // Native: Foundation's search finds this real occurrence (or skips it: exception (a)).
+            return first
+        }
         if pattern.needsFoundationCheck && consultingFoundation {
             // Foundation's answer is the contract, except where it skips a real occurrence:
             // then the earlier real one (the native search only yields real matches) wins.
