@@ -150,6 +150,14 @@ struct CalendarPattern: Sendable, Hashable {
         weekdayOrdinal > 0 || weekOfMonth >= 0 || (weekday > 0 && day > 0)
     }
 
+    /// Whether Foundation's answers are the real occurrences except for its "March 1st" habit
+    /// (see ``CalendarSchedule/realOccurrenceIsFoundations(_:wallRef:)``): `weekdayOrdinal`
+    /// or `weekOfMonth` patterns (with or without `weekday` and `month`), no `day`.
+    var hasMarchFirstHabit: Bool {
+        (weekdayOrdinal > 0 || weekOfMonth >= 0) && day < 0 && dayOfYear < 0 && weekOfYear < 0
+            && year == Self.unset32 && yearForWeekOfYear == Self.unset32 && era < 0
+    }
+
     /// Combinations that can never match whatever the date (see ``Impossibility``).
     private func staticImpossibility() -> Impossibility? {
         if yearForWeekOfYear != Self.unset32, weekOfYear > 0,

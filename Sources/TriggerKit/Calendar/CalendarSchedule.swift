@@ -46,10 +46,19 @@ public struct CalendarSchedule: Sendable {
         var comps = trigger.dateComponents
         let zoneID = comps.timeZone ?? floatingTimeZone
         isFloating = comps.timeZone == nil
-        let cal = comps.calendar ?? CalendarNames.calendar(.gregorian)
+        zone = ZoneTable.shared(zoneID)
+        guard let cal = comps.calendar else {
+            // No calendar of its own: the Gregorian calendar as `CalendarNames` builds it
+            // (firstWeekday 1, minimumDaysInFirstWeek 1), from constants: building a Foundation
+            // Calendar per trigger only to read them costs about 0.7 us.
+            comps.timeZone = nil
+            iso = false
+            foreign = nil
+            pattern = CalendarPattern(comps, firstWeekday: 1, minimumDaysInFirstWeek: 1)
+            return
+        }
         comps.calendar = nil
         comps.timeZone = nil
-        zone = ZoneTable.shared(zoneID)
         iso = cal.identifier == .iso8601
         pattern = CalendarPattern(comps, firstWeekday: cal.firstWeekday, minimumDaysInFirstWeek: cal.minimumDaysInFirstWeek)
         if cal.identifier == .gregorian || cal.identifier == .iso8601 {
@@ -134,6 +143,10 @@ public struct CalendarSchedule: Sendable {
             // is skipped when the search starts on it; a gap day is sometimes skipped). These
             // are a few fires a year per trigger, so Foundation itself answers them.
             return foundationNext(afterMillis: ref)
+        }
+        if pattern.hasMarchFirstHabit && consultingFoundation && realOccurrenceIsFoundations(first, wallRef: wallRef) {
+            // Native: Foundation's search finds this real occurrence (or skips it: exception (a)).
+            return first
         }
         if pattern.needsFoundationCheck && consultingFoundation {
             // Foundation's answer is the contract, except where it skips a real occurrence:

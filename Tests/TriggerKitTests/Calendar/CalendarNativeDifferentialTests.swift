@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import TriggerKit
+
+/// Seeded differential test against Foundation for the kinds the engine answers natively in
+/// place of consulting Foundation: `weekdayOrdinal`, `weekOfMonth`, weekday-with-day mixes,
+/// days 29-31 and month+day rollovers, wall times in daylight-saving gaps. Chains of 8 from
+/// random references 1970-2100 (half of them in January-February, where Foundation's "March
+/// 1st" habit lives), every corpus zone. The only allowed difference is contract exception
+/// (a): TriggerKit's date is earlier than Foundation's and truly matches every component.
+@Suite struct CalendarNativeDifferentialTests {
+    static let zones = [
+        "America/New_York", "Europe/London", "Europe/Berlin", "Australia/Lord_Howe", "America/Santiago", "Asia/Tehran",
+        "Pacific/Apia", "Africa/Casablanca", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham", "UTC",
+        "Asia/Kathmandu", "America/Sao_Paulo", "Australia/Sydney", "America/Los_Angeles", "America/Havana",
+        "Europe/Dublin", "Antarctica/Troll", "Asia/Tokyo",
+    ].compactMap { TimeZone(identifier: $0) }
+
+    static func components(kind: Int, _ g: inout CalendarDifferentialTests.Rng) -> DateComponents {
+        var c = DateComponents()
+        switch kind {
+        case 0: c.weekday = 1 + g.next(7); c.weekdayOrdinal = 1 + g.next(5); c.hour = g.next(24); c.minute = g.next(60)
+        case 1: c.weekday = 1 + g.next(7); c.weekdayOrdinal = 1 + g.next(5)
+        case 2: c.month = 1 + g.next(12); c.weekday = 1 + g.next(7); c.weekdayOrdinal = 1 + g.next(5); c.hour = g.next(24)
+        case 3: c.weekOfMonth = 1 + g.next(6); c.hour = g.next(24)
+        case 4: c.weekday = 1 + g.next(7); c.weekOfMonth = 1 + g.next(6); c.hour = g.next(24); c.minute = g.next(60)
+        case 5: c.weekday = 1 + g.next(7); c.day = 1 + g.next(31); c.hour = g.next(24)
+        case 6: c.day = 29 + g.next(3); c.hour = g.next(24); c.minute = g.next(60)
+        case 7: c.month = 1 + g.next(12); c.day = 29 + g.next(3); c.hour = g.next(24); c.minute = g.next(60)
+        case 8: c.day = 29 + g.next(3)
+        default:
+            // Gap hours: 00:00-03:59 wall times, where most zones change offset.
+            c.hour = g.next(4); c.minute = 10 * g.next(6)
+            if g.next(2) == 0 { c.weekday = 1 + g.next(7) } else if g.next(2) == 0 { c.day = 1 + g.next(31) }
+        }
+        return c
+    }
+
+    @Test(arguments: 0..<10)
+    func nativeKindsAgreeWithFoundation(kind: Int) {
+        var g = CalendarDifferentialTests.Rng(s: UInt64(kind + 101) &* 7919)
+        var differences: [String] = []
+        var total = 0
+        for _ in 0..<60 {
+            var c = Self.components(kind: kind, &g)
+            let tz = Self.zones[g.next(Self.zones.count)]
+            c.timeZone = tz
+            var cal = Calendar(identifier: .gregorian)
+            cal.timeZone = tz
+            var ref = Int64(g.next(4_102_444_800)) * 1000
+            if g.next(2) == 0 {
+                let y = 1971 + g.next(129)
+                ref = Int64(CivilDate.days(year: y, month: 1, day: 15 + g.next(45))) * 86_400_000 + Int64(g.next(86_400_000))
+            }
+            if g.next(2) == 0 { ref -= ref % 3_600_000 }
+            let trigger = CalendarTrigger(dateMatching: c, repeats: true)
+            let s = CalendarSchedule(trigger, floatingTimeZone: .gmt)
+            for _ in 0..<8 {
+                total += 1
+                let got = s.nextFire(afterMillis: ref)
+                let want = CalendarEngine.foundationNextDate(trigger, after: Timestamp.date(millis: ref), floatingTimeZone: .gmt).map(Timestamp.millis)
+                if got != want {
+                    // Exception (a): Foundation skipped a real occurrence; TriggerKit's is earlier and real.
+                    let allowed: Bool
+                    if let got, let want, got < want {
+                        let d = cal.dateComponents([.month, .day, .weekday, .weekdayOrdinal, .weekOfMonth, .hour, .minute, .second], from: Timestamp.date(millis: got))
+                        allowed = [(c.month, d.month), (c.day, d.day), (c.weekday, d.weekday), (c.weekdayOrdinal, d.weekdayOrdinal),
+                                   (c.weekOfMonth, d.weekOfMonth), (c.hour, d.hour), (c.minute, d.minute)].allSatisfy { $0.0 == nil || $0.0 == $0.1 }
+                    } else {
+                        allowed = false
+                    }
+                    if !allowed {
+                        differences.append("\(tz.identifier) \(CalendarFeasibility.describe(c)) after \(Timestamp.string(millis: ref)): \(got.map { Timestamp.string(millis: $0) } ?? "nil") vs Foundation \(want.map { Timestamp.string(millis: $0) } ?? "nil")")
+                    }
+                }
+                guard let next = want ?? got else { break }
+                ref = next
+            }
+        }
+        for d in differences.prefix(20) { print("difference:", d) }
+        #expect(differences.isEmpty, "kind \(kind): \(differences.count) of \(total) differ from Foundation")
+    }
+}
