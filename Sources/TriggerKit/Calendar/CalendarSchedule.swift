@@ -131,10 +131,12 @@ public struct CalendarSchedule: Sendable {
         }
         var unusual = false
         let first = firstDate(from: from, ref: ref, wallRef: wallRef, segment: seg, unusual: &unusual)
+        let day = Int64(CalendarPattern.msPerDay)
         if let f = first, consultingFoundation,
-           zone.hasIrregularTransition(from: ref - Int64(CalendarPattern.msPerDay), to: f + Int64(CalendarPattern.msPerDay)) {
-            // Near an offset change that is not one hour on the hour, Foundation's search
-            // has answers no simple rule reproduces (Lord Howe: `hour 1` matches 01:30).
+           zone.hasIrregularTransition(from: f - day, to: f + day) || zone.hasIrregularTransition(from: ref - day, to: ref + day) {
+            // On the day of an offset change that is not one hour on the hour (where the
+            // search starts or ends), Foundation has answers no simple rule reproduces
+            // (Lord Howe: `hour 1` matches 01:30). Days away from it are not affected.
             return foundationNext(afterMillis: ref)
         }
         if unusual && consultingFoundation {
