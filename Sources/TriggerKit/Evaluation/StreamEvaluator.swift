@@ -93,6 +93,14 @@ public final class StreamEvaluator {
     /// Each device's notification settings, by device index.
     @exclusivity(unchecked) var settings: [NotificationSettings] = []
     let dwellMillis: Int64
+    /// Every location request's `addedAt`, sorted (set on the first line): a fix may skip the
+    /// region step only if no request was added since the device's last used fix.
+    @exclusivity(unchecked) var sortedAddedAts: [Int64] = []
+    /// Whether fixes inside a device's ``DeviceState/stable`` area skip the region step
+    /// (tests turn it off to prove the skip changes nothing).
+    @exclusivity(unchecked) var skipsStableFixes = true
+    /// Fixes that skipped the region step (for tests and benchmarks).
+    @exclusivity(unchecked) public internal(set) var stableSkips = 0
 
     // Scratch buffers reused across fixes so the hot path does not allocate.
     @exclusivity(unchecked) var hits: [RegionHit] = []
@@ -169,6 +177,7 @@ public final class StreamEvaluator {
         for s in locations.indices {
             locations[s].addedAt = requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded
         }
+        sortedAddedAts = locations.map(\.addedAt).sorted()
     }
 
     /// Emits every time fire with date <= `t`, in date order (ties by identifier).
