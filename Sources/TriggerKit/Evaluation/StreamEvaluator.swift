@@ -102,6 +102,11 @@ public final class StreamEvaluator {
     /// Fixes that skipped the region step (for tests and benchmarks).
     @exclusivity(unchecked) public internal(set) var stableSkips = 0
 
+    /// Output bytes cached per request and per device (filled on first use; see
+    /// StreamEvaluator+Output.swift).
+    @exclusivity(unchecked) var eventBytes: [EventBytes] = []
+    @exclusivity(unchecked) var deviceBytes: [[UInt8]] = []
+
     // Scratch buffers reused across fixes so the hot path does not allocate.
     @exclusivity(unchecked) var hits: [RegionHit] = []
     @exclusivity(unchecked) var due: [ScheduledFire] = []
