@@ -125,6 +125,20 @@ extension RegionIndex {
             grid.slots.withUnsafeBufferPointer { slots in
                 for i in run {
                     let slot = Int(slots[i])
+                    let e = entries[slot]
+                    if e.kind == .planeCircle {
+                        // The common case, fused: one flat distance serves the decision and
+                        // the threshold distance (the two-call path computes it twice).
+                        let r = e.radius
+                        let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
+                        let err = e.plane.errorBound(d)
+                        let nearest = min(abs(d - (r + m)), abs(d - r), abs(d - (r - m)))
+                        if nearest > err {
+                            if d <= r + m { hits.append(RegionHit(slot: Int32(slot), inner: d <= r - m, contains: d <= r)) }
+                            safe = min(safe, nearest - err - Self.geodesicSlack)
+                            continue
+                        }
+                    }
                     if let hit = test(slot, latitude: latitude, longitude: lon, margin: m, points: &points) {
                         hits.append(hit)
                     }
