@@ -27,15 +27,31 @@ extension StreamEvaluator {
             stableSkips += 1
             return
         }
-        let area = regionIndex.queryStableArea(latitude: fix.latitude, longitude: fix.longitude,
+        // The stable area costs a little more than the plain query; it is computed only for a
+        // device that moved less than ~5 km since its last tested fix (a teleporting device
+        // would never be inside it).
+        let last = devices[Int(d)].stable
+        var area = StableArea.empty
+        if abs(fix.latitude - last.latitude) + abs(fix.longitude - last.longitude) < 0.05 {
+            area = regionIndex.queryStableArea(latitude: fix.latitude, longitude: fix.longitude,
                                                margin: options.margin, into: &hits)
+        } else {
+            regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+        }
         // Move the state out of the array while stepping it: a copy would share its arrays
         // with the array's element and make every change copy them (copy-on-write).
         var state = DeviceState()
         swap(&state, &devices[Int(d)])
         let settled = step(&state, device: d, t: fix.t, into: &events)
         state.lastUsed = fix.t
-        state.stable = settled ? area : .empty
+        if settled && area.radius > 0 {
+            state.stable = area
+        } else {
+            // No area, but the position, for the "moved little" test above.
+            state.stable = .empty
+            state.stable.latitude = fix.latitude
+            state.stable.longitude = fix.longitude
+        }
         swap(&state, &devices[Int(d)])
     }
 
