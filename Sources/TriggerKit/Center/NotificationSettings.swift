@@ -52,10 +52,25 @@ public struct NotificationSettings: Sendable, Hashable {
         if notificationCenterSetting == .enabled { p.insert(.notificationCenter) }
         if authorizationStatus == .provisional { return p }
         let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
+        return presentation(alert: hasAlert, sound: content.sound != nil, badge: content.badge != nil, base: p)
+    }
+
+    /// ``presentation(of:)`` from what the content asks for: the stream evaluator computes
+    /// these three flags once per request instead of copying the content per fire.
+    func presentation(alert hasAlert: Bool, sound: Bool, badge: Bool) -> Presentation {
+        guard authorizationStatus.allowsDelivery else { return [] }
+        var p: Presentation = []
+        if notificationCenterSetting == .enabled { p.insert(.notificationCenter) }
+        if authorizationStatus == .provisional { return p }
+        return presentation(alert: hasAlert, sound: sound, badge: badge, base: p)
+    }
+
+    private func presentation(alert hasAlert: Bool, sound: Bool, badge: Bool, base: Presentation) -> Presentation {
+        var p = base
         if hasAlert && alertSetting == .enabled { p.insert(.alert) }
         if hasAlert && lockScreenSetting == .enabled { p.insert(.lockScreen) }
-        if content.sound != nil && soundSetting == .enabled { p.insert(.sound) }
-        if content.badge != nil && badgeSetting == .enabled { p.insert(.badge) }
+        if sound && soundSetting == .enabled { p.insert(.sound) }
+        if badge && badgeSetting == .enabled { p.insert(.badge) }
         return p
     }
 }

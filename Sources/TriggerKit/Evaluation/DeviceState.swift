@@ -12,6 +12,10 @@ struct DeviceState: Sendable {
     var pending: [PendingCrossing] = []
     /// Shared one-shot region slots that already fired for this device, sorted.
     var firedOnce: [Int32] = []
+    /// Where the device may move without any region decision changing (from the last exact
+    /// query), valid only while nothing is pending; never persisted (a restored device
+    /// simply runs its next fix through the index).
+    var stable: StableArea = .empty
 }
 
 /// A crossing seen but not yet confirmed by `--dwell`: its first fix on the new side.

@@ -17,19 +17,67 @@ extension StreamEvaluator {
             stats.inaccurate += 1
             return
         }
-        regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+        // The skip rule: within the stable area of the device's last exact query, with nothing
+        // pending (the area is only kept then) and no request added since its last used fix,
+        // every decision of the step would be the same as last time, and a step that decides
+        // the same as its predecessor changes nothing. So only the clock of the device moves.
+        if skipsStableFixes, devices[Int(d)].stable.contains(latitude: fix.latitude, longitude: fix.longitude),
+           !locationAdded(after: devices[Int(d)].lastUsed, upTo: fix.t) {
+            devices[Int(d)].lastUsed = fix.t
+            stableSkips += 1
+            return
+        }
+        // The stable area costs a little more than the plain query; it is computed only for a
+        // device that moved less than ~5 km since its last tested fix (a teleporting device
+        // would never be inside it).
+        let last = devices[Int(d)].stable
+        var area = StableArea.empty
+        if abs(fix.latitude - last.latitude) + abs(fix.longitude - last.longitude) < 0.05 {
+            area = regionIndex.queryStableArea(latitude: fix.latitude, longitude: fix.longitude,
+                                               margin: options.margin, into: &hits)
+        } else {
+            regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+        }
         // Move the state out of the array while stepping it: a copy would share its arrays
         // with the array's element and make every change copy them (copy-on-write).
         var state = DeviceState()
         swap(&state, &devices[Int(d)])
-        step(&state, device: d, t: fix.t, into: &events)
+        let settled = step(&state, device: d, t: fix.t, into: &events)
         state.lastUsed = fix.t
+        if settled && area.radius > 0 {
+            state.stable = area
+        } else {
+            // No area, but the position, for the "moved little" test above.
+            state.stable = .empty
+            state.stable.latitude = fix.latitude
+            state.stable.longitude = fix.longitude
+        }
         swap(&state, &devices[Int(d)])
+    }
+
+    /// Whether some location request's `addedAt` lies in (`lastUsed`, `t`]: its first fix
+    /// for this device is due, so the fix must be stepped.
+    ///
+    /// - Complexity: O(1) once every request has been seen; O(log n) otherwise.
+    @inline(__always)
+    func locationAdded(after lastUsed: Int64, upTo t: Int64) -> Bool {
+        guard let last = sortedAddedAts.last, last > lastUsed else { return false }
+        var lo = 0, hi = sortedAddedAts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if sortedAddedAts[mid] <= lastUsed { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < sortedAddedAts.count && sortedAddedAts[lo] <= t
     }
 
     /// Walks the union of the regions the fix may be in, the regions the device is inside
     /// and its pending crossings (all sorted by slot, i.e. by identifier), deciding each.
-    private func step(_ state: inout DeviceState, device d: Int32, t: Int64, into events: inout [FiredEvent]) {
+    ///
+    /// Returns whether the state is settled: a next fix with the same hits would change
+    /// nothing. Not so while a crossing is pending (dwell), nor after a one-shot fired (its
+    /// slot leaves `inside` on the next step, when the one-shot guard skips it).
+    private func step(_ state: inout DeviceState, device d: Int32, t: Int64, into events: inout [FiredEvent]) -> Bool {
+        var settled = true
         scratchInside.removeAll(keepingCapacity: true)
         scratchPending.removeAll(keepingCapacity: true)
         var hi = 0, ii = 0, pi = 0
@@ -56,7 +104,9 @@ extension StreamEvaluator {
                 // containment even with a margin.
                 if hit?.contains == true {
                     scratchInside.append(s)
-                    if options.initialFire && e.notifyOnEntry { fire(s, .enter, device: d, t: t, state: &state, into: &events) }
+                    if options.initialFire && e.notifyOnEntry {
+                        if !fire(s, .enter, device: d, t: t, state: &state, into: &events) { settled = false }
+                    }
                 }
                 continue
             }
@@ -70,18 +120,23 @@ extension StreamEvaluator {
             }
             let insideNow = crossed ? !wasInside : wasInside
             if insideNow { scratchInside.append(s) }
-            if crossed { fire(s, wasInside ? .exit : .enter, device: d, t: t, state: &state, into: &events) }
+            if crossed, !fire(s, wasInside ? .exit : .enter, device: d, t: t, state: &state, into: &events) { settled = false }
         }
         swap(&state.inside, &scratchInside)
         swap(&state.pending, &scratchPending)
+        return settled && state.pending.isEmpty
     }
 
-    private func fire(_ s: Int32, _ crossing: Crossing, device d: Int32, t: Int64, state: inout DeviceState, into events: inout [FiredEvent]) {
+    /// Fires a crossing if the request wants it; returns false when a one-shot fired (it is
+    /// finished for this device from now on).
+    private func fire(_ s: Int32, _ crossing: Crossing, device d: Int32, t: Int64, state: inout DeviceState, into events: inout [FiredEvent]) -> Bool {
         let e = locations[Int(s)]
-        guard crossing == .enter ? e.notifyOnEntry : e.notifyOnExit else { return }
+        guard crossing == .enter ? e.notifyOnEntry : e.notifyOnExit else { return true }
         deliver(FiredEvent(request: e.request, date: t, kind: .location, crossing: crossing, device: d), into: &events)
         if !e.repeats {
             if e.device >= 0 { locations[Int(s)].done = true } else { state.firedOnce.sortedInsert(s) }
+            return false
         }
+        return true
     }
 }

@@ -10,13 +10,107 @@ extension StreamEvaluator {
     /// Appends one event as a line in `format` straight into `writer`'s byte buffer.
     ///
     /// JSON keys come in a fixed order (identifier, date, trigger, event, device, region,
-    /// eventId) so the same input always gives byte-identical output.
+    /// presentation, eventId) so the same input always gives byte-identical output; the bytes
+    /// are those of ``DeliveredEvent/write(to:)`` for ``delivered(_:)``.
+    ///
+    /// - Complexity: O(length of the line). The escaped identifier, trigger and region of a
+    ///   request, its `eventId` hash seed and each device's escaped name are computed once and
+    ///   copied in bulk afterwards: no Strings and no ``DeliveredEvent`` per event.
     public func write(_ e: FiredEvent, format: EventFormat, to w: inout JSONWriter) {
         guard format == .json else {
             w.bytes.append(contentsOf: identifier(of: e).utf8)
             w.bytes.append(0x0A)
             return
         }
-        delivered(e).write(to: &w)
+        let r = Int(e.request)
+        if eventBytes.count != requests.count { eventBytes = Array(repeating: EventBytes(), count: requests.count) }
+        if eventBytes[r].head.isEmpty { eventBytes[r] = EventBytes(requests[r]) }
+        guard eventBytes[r].kind == e.kind else {
+            // Not the request's own kind (no such event today): the general path.
+            delivered(e).write(to: &w)
+            return
+        }
+        if e.device >= 0 && deviceBytes.count <= Int(e.device) {
+            for d in deviceBytes.count..<deviceNames.count { deviceBytes.append(JSONWriter.stringLiteral(deviceNames[d])) }
+        }
+        var h = eventBytes[r].seed
+        w.bytes.append(contentsOf: eventBytes[r].head)
+        w.timestamp(millis: e.date)
+        w.bytes.append(contentsOf: eventBytes[r].trigger)
+        switch e.crossing {
+        case .enter?: w.raw(",\"event\":\"enter\"")
+        case .exit?: w.raw(",\"event\":\"exit\"")
+        case nil: break
+        }
+        if e.device >= 0 {
+            w.raw(",\"device\":")
+            w.bytes.append(contentsOf: deviceBytes[Int(e.device)])
+            EventID.mix(&h, deviceNames[Int(e.device)])
+        }
+        EventID.mix(&h, 0x1F)
+        switch e.crossing {
+        case .enter?: EventID.mix(&h, "enter")
+        case .exit?: EventID.mix(&h, "exit")
+        case nil: EventID.mix(&h, e.kind.rawValue)
+        }
+        EventID.mix(&h, 0x1F)
+        EventID.mixDecimal(&h, e.date)
+        w.bytes.append(contentsOf: eventBytes[r].region)
+        w.bytes.append(contentsOf: EventBytes.presentations[Int(e.presentation.rawValue & 31)])
+        w.raw(",\"eventId\":\"")
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { buf in
+            EventID.writeHex(h, to: buf.baseAddress.unsafelyUnwrapped)
+            w.bytes.append(contentsOf: buf)
+        }
+        w.raw("\"}\n")
+    }
+}
+
+/// A request's share of its output lines, as bytes.
+struct EventBytes {
+    /// `{"identifier":"…","date":`; empty until first used.
+    var head: [UInt8] = []
+    /// `,"trigger":"…"`.
+    var trigger: [UInt8] = []
+    /// `,"region":"…"` for location requests, else empty.
+    var region: [UInt8] = []
+    var kind: TriggerKind = .immediate
+    /// ``EventID`` state after the identifier.
+    var seed: UInt64 = 0
+
+    init() {}
+
+    init(_ r: NotificationRequest) {
+        var w = JSONWriter()
+        w.raw("{\"identifier\":")
+        w.string(r.identifier)
+        w.raw(",\"date\":")
+        head = w.bytes
+        kind = r.trigger.kind
+        w = JSONWriter()
+        w.raw(",\"trigger\":")
+        w.string(kind.rawValue)
+        trigger = w.bytes
+        if case .location(let t) = r.trigger {
+            w = JSONWriter()
+            w.raw(",\"region\":")
+            w.string(t.region.identifier)
+            region = w.bytes
+        }
+        seed = EventID.seed(identifier: r.identifier)
+    }
+
+    /// `,"presentation":[…]` for every value of the 5-bit ``Presentation`` set.
+    static let presentations: [[UInt8]] = (0..<32).map { raw in
+        var w = JSONWriter()
+        w.raw(",\"presentation\":[")
+        var first = true
+        for (p, name) in Presentation.names where Presentation(rawValue: UInt8(raw)).contains(p) {
+            if !first { w.raw(",") }
+            first = false
+            w.string(name)
+        }
+        w.raw("]")
+        return w.bytes
     }
 }

@@ -93,6 +93,22 @@ public final class StreamEvaluator {
     /// Each device's notification settings, by device index.
     @exclusivity(unchecked) var settings: [NotificationSettings] = []
     let dwellMillis: Int64
+    /// What each request's content asks for (bit 0 alert, 1 sound, 2 badge): deciding a
+    /// fire's presentation from these avoids copying the content (and its retains) per fire.
+    let contentWants: [UInt8]
+    /// Every location request's `addedAt`, sorted (set on the first line): a fix may skip the
+    /// region step only if no request was added since the device's last used fix.
+    @exclusivity(unchecked) var sortedAddedAts: [Int64] = []
+    /// Whether fixes inside a device's ``DeviceState/stable`` area skip the region step
+    /// (tests turn it off to prove the skip changes nothing).
+    @exclusivity(unchecked) var skipsStableFixes = true
+    /// Fixes that skipped the region step (for tests and benchmarks).
+    @exclusivity(unchecked) public internal(set) var stableSkips = 0
+
+    /// Output bytes cached per request and per device (filled on first use; see
+    /// StreamEvaluator+Output.swift).
+    @exclusivity(unchecked) var eventBytes: [EventBytes] = []
+    @exclusivity(unchecked) var deviceBytes: [[UInt8]] = []
 
     // Scratch buffers reused across fixes so the hot path does not allocate.
     @exclusivity(unchecked) var hits: [RegionHit] = []
@@ -106,6 +122,11 @@ public final class StreamEvaluator {
         self.requests = requests
         self.options = options
         self.dwellMillis = Int64((options.dwell * 1000).rounded())
+        self.contentWants = requests.map { r in
+            let c = r.content
+            let alert: UInt8 = c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0
+            return alert | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0)
+        }
         let ranks = FireSchedule.identifierRanks(requests)
         let locationRequests = requests.indices
             .filter { if case .location = requests[$0].trigger { true } else { false } }
@@ -169,6 +190,7 @@ public final class StreamEvaluator {
         for s in locations.indices {
             locations[s].addedAt = requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded
         }
+        sortedAddedAts = locations.map(\.addedAt).sorted()
     }
 
     /// Emits every time fire with date <= `t`, in date order (ties by identifier).
@@ -189,13 +211,13 @@ public final class StreamEvaluator {
     /// the presentation is the content intersected with the device's current settings.
     func deliver(_ event: FiredEvent, into events: inout [FiredEvent]) {
         var e = event
-        let content = requests[Int(e.request)].content
+        let wants = contentWants[Int(e.request)]
         let s = e.device >= 0 ? settings[Int(e.device)] : NotificationSettings.authorized
         guard s.authorizationStatus.allowsDelivery else {
             stats.suppressed += 1
             return
         }
-        e.presentation = s.presentation(of: content)
+        e.presentation = s.presentation(alert: wants & 1 != 0, sound: wants & 2 != 0, badge: wants & 4 != 0)
         events.append(e)
         stats.fires += 1
     }

@@ -8,22 +8,45 @@ public struct JSONWriter: Sendable {
     public init() {}
 
     /// Appends a JSON string literal, escaping what RFC 8259 requires.
+    ///
+    /// Runs of bytes that need no escaping (almost every identifier) are copied in bulk: a
+    /// per-byte `append` pays a capacity and uniqueness check per byte.
     public mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { string(utf8: $0) }
+    }
+
+    /// Appends a JSON string literal from UTF-8 bytes (see ``string(_:)``).
+    public mutating func string(utf8 b: UnsafeBufferPointer<UInt8>) {
         bytes.append(0x22)
-        for b in s.utf8 {
-            switch b {
+        var run = 0
+        for i in 0..<b.count {
+            let c = b[i]
+            guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
+            if i > run { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i])) }
+            run = i + 1
+            switch c {
             case 0x22: bytes.append(0x5C); bytes.append(0x22)
             case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
             case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
             case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
             case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: bytes.append(b)
+            default:
+                bytes.append(0x5C); bytes.append(UInt8(ascii: "u")); bytes.append(0x30); bytes.append(0x30)
+                bytes.append(Self.hexDigits[Int(c >> 4)]); bytes.append(Self.hexDigits[Int(c & 15)])
             }
         }
+        if b.count > run { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<b.count])) }
         bytes.append(0x22)
+    }
+
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// The bytes of `s` as a JSON string literal (for callers that cache them).
+    public static func stringLiteral(_ s: String) -> [UInt8] {
+        var w = JSONWriter()
+        w.string(s)
+        return w.bytes
     }
 
     /// Appends raw bytes (punctuation, keys known to need no escaping).

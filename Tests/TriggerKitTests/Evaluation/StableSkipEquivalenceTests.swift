@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import TriggerKit
+
+/// The skip rule (a fix inside its device's stable area skips the region step) must not change
+/// anything: the same output bytes and the same saved state as stepping every fix.
+@Suite("Stream evaluator: the stable-area skip changes nothing")
+struct StableSkipEquivalenceTests {
+    /// SplitMix64: a fixed, portable sequence per seed.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+        mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * uniform() }
+        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+        mutating func chance(_ p: Double) -> Bool { uniform() < p }
+    }
+
+    static let centre = (lat: 40.0, lon: -74.0)
+
+    /// Circles around the centre (some device-scoped, one-shot, entry- or exit-only, added
+    /// mid-stream), one large circle (decided by the haversine bracket) and one polygon.
+    static func requests(_ rng: inout Random, devices: Int) -> String {
+        var lines: [String] = []
+        for i in 0..<40 {
+            let lat = centre.lat + rng.uniform(-0.006, 0.006), lon = centre.lon + rng.uniform(-0.008, 0.008)
+            let radius = rng.uniform(15, 400)
+            var s = "{\"identifier\": \"c\(i)\", \"content\": {\"title\": \"c\(i)\"}, "
+            if rng.chance(0.25) { s += "\"device\": \"d\(rng.int(devices))\", " }
+            if rng.chance(0.3) { s += "\"addedAt\": \"\(at(rng.int(1200)))\", " }
+            s += "\"trigger\": {\"type\": \"location\", \"repeats\": \(rng.chance(0.6)), \"region\": {\"identifier\": \"r\(i)\", "
+            s += "\"center\": {\"latitude\": \(lat), \"longitude\": \(lon)}, \"radius\": \(radius), "
+            s += "\"notifyOnEntry\": \(rng.chance(0.85)), \"notifyOnExit\": \(rng.chance(0.85))}}}"
+            lines.append(s)
+        }
+        lines.append("{\"identifier\": \"big\", \"content\": {\"title\": \"b\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, \"region\": {\"identifier\": \"big\", \"center\": {\"latitude\": 40.03, \"longitude\": -74.0}, \"radius\": 3330}}}")
+        lines.append(#"{"identifier": "poly", "content": {"title": "p"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "poly", "geometry": {"type": "Polygon", "coordinates": [[[-74.004, 39.997], [-73.999, 39.997], [-73.999, 40.001], [-74.004, 40.001], [-74.004, 39.997]]]}}}}"#)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Devices that walk, drive, stand still, jitter, teleport; with clock lines, stale,
+    /// invalid and inaccurate fixes.
+    static func lines(_ rng: inout Random, devices: Int, seconds: Int) -> [String] {
+        var pos = (0..<devices).map { _ in (lat: centre.lat + rng.uniform(-0.007, 0.007), lon: centre.lon + rng.uniform(-0.009, 0.009)) }
+        var heading = (0..<devices).map { _ in rng.uniform(0, 2 * Double.pi) }
+        var out: [String] = []
+        for s in 0..<seconds {
+            if rng.chance(0.02) { out.append("{\"t\": \"\(at(s))\"}") }
+            for d in 0..<devices where rng.chance(0.8) {
+                let speed: Double
+                switch (d + s / 150) % 4 {
+                case 0: speed = 1.4
+                case 1: speed = 14
+                case 2: speed = rng.chance(0.9) ? 0 : 0.3
+                default: speed = rng.chance(0.05) ? 2_000 : 3
+                }
+                heading[d] += rng.uniform(-0.4, 0.4)
+                pos[d].lat += speed * cos(heading[d]) / 111_000
+                pos[d].lon += speed * sin(heading[d]) / 85_000
+                if abs(pos[d].lat - centre.lat) > 0.012 || abs(pos[d].lon - centre.lon) > 0.015 {
+                    pos[d] = (centre.lat + rng.uniform(-0.005, 0.005), centre.lon + rng.uniform(-0.006, 0.006))
+                }
+                var t = s
+                if rng.chance(0.01) { t = max(0, s - 5) }  // stale
+                var line = "{\"device\": \"d\(d)\", \"t\": \"\(at(t))\", \"lat\": \(pos[d].lat), \"lon\": \(pos[d].lon)"
+                if rng.chance(0.01) { line += ", \"acc\": -1" } else if rng.chance(0.03) { line += ", \"acc\": 80" } else if rng.chance(0.5) { line += ", \"acc\": 5" }
+                out.append(line + "}")
+            }
+        }
+        return out
+    }
+
+    static func run(requests: String, lines: [String], options: StreamOptions, skipping: Bool) -> (output: [String], state: EvaluatorSnapshot, skips: Int) {
+        var h = StreamHarness(requests: requests, options: options)
+        h.evaluator.skipsStableFixes = skipping
+        let out = h.feed(lines)
+        return (out, h.evaluator.snapshot(), h.evaluator.stableSkips)
+    }
+
+    @Test(arguments: 0..<8)
+    func sameOutputAndStateWithAndWithoutTheSkip(seed: Int) {
+        var rng = Random(state: UInt64(seed) &* 7919 &+ 17)
+        let devices = 1 + rng.int(5)
+        let requests = Self.requests(&rng, devices: devices)
+        let lines = Self.lines(&rng, devices: devices, seconds: 1500)
+        let options = StreamOptions(margin: [0, 0, 8, 25][seed % 4], dwell: seed % 3 == 1 ? 4 : 0,
+                                    maxAccuracy: seed % 2 == 0 ? 30 : nil, initialFire: seed % 4 >= 2,
+                                    now: Timestamp.date(millis: 1_795_770_000_000))
+        let plain = Self.run(requests: requests, lines: lines, options: options, skipping: false)
+        let skipped = Self.run(requests: requests, lines: lines, options: options, skipping: true)
+        #expect(plain.skips == 0)
+        #expect(skipped.skips > lines.count / 10, "the traces must exercise the skip")
+        #expect(!plain.output.isEmpty)
+        // Compared without printing thousands of lines on failure: count, then the first difference.
+        #expect(skipped.output.count == plain.output.count)
+        let firstDifference = zip(skipped.output, plain.output).first { $0 != $1 }
+        #expect(firstDifference == nil, "first differing line: \(String(describing: firstDifference))")
+        #expect(skipped.state == plain.state, "saved state differs")
+    }
+
+    /// Every point the stable area contains gets the same hits as its centre (brute force
+    /// over random areas and points within them).
+    @Test func stableAreaKeepsEveryDecision() {
+        var rng = Random(state: 99)
+        let set = RequestsFile.parse(Self.requests(&rng, devices: 3), file: "t", options: ValidationOptions())
+        let regions = set.requests.compactMap { r -> Region? in if case .location(let t) = r.trigger { t.region } else { nil } }
+        for margin in [0.0, 10.0] {
+            let index = RegionIndex(regions: regions, maximumMargin: margin)
+            var hits: [RegionHit] = [], other: [RegionHit] = []
+            var tested = 0
+            for _ in 0..<3000 {
+                let lat = Self.centre.lat + rng.uniform(-0.01, 0.01), lon = Self.centre.lon + rng.uniform(-0.012, 0.012)
+                let area = index.queryStableArea(latitude: lat, longitude: lon, margin: margin, into: &hits)
+                index.query(latitude: lat, longitude: lon, margin: margin, into: &other)
+                #expect(hits == other)
+                guard area.radius > 0 else { continue }
+                for _ in 0..<20 {
+                    // Points up to 1.5x the radius away; those the area contains must agree.
+                    let r = area.radius * 1.5 * rng.uniform(), a = rng.uniform(0, 2 * Double.pi)
+                    let p = (lat: lat + r * cos(a) / 111_000, lon: lon + r * sin(a) / 85_200)
+                    guard area.contains(latitude: p.lat, longitude: p.lon) else { continue }
+                    #expect(Geodesic.distance(latitude1: lat, longitude1: lon, latitude2: p.lat, longitude2: p.lon) < area.radius)
+                    index.query(latitude: p.lat, longitude: p.lon, margin: margin, into: &other)
+                    #expect(other == hits)
+                    tested += 1
+                }
+            }
+            #expect(tested > 1000)
+        }
+    }
+}
