@@ -140,9 +140,9 @@ public struct CalendarSchedule: Sendable {
             return foundationNext(afterMillis: ref)
         }
         if unusual && consultingFoundation {
-            // The answer is a wall time in a gap, or a rolled-over day whose time Foundation
-            // computes in ways not reproduced (see ``rolloverNeedsFoundation(day:)``): a few
-            // fires a year per trigger, so Foundation itself answers them.
+            // The answer is a wall time in a gap or a rolled-over day, in a case whose
+            // Foundation rule was not measured (see ``gapAnsweredNatively(wall:)`` and
+            // ``rolloverNeedsFoundation(day:)``): Foundation itself answers them.
             return foundationNext(afterMillis: ref)
         }
         if pattern.hasMarchFirstHabit && consultingFoundation && realOccurrenceIsFoundations(first, wallRef: wallRef) {
@@ -228,7 +228,17 @@ public struct CalendarSchedule: Sendable {
                 if i > ref { unusual = rollUnusual; return .found(i) }
             case .gap(let shifted, let regular):
                 if !regular { return .fallback }
-                if shifted > ref { unusual = true; return .found(shifted) }
+                if shifted > ref {
+                    // Unmeasured cases: Foundation answers (`unusual`).
+                    guard gapAnsweredNatively(wall: w) else { unusual = true; return .found(shifted) }
+                    if gapDaySkipped(day: d, wall: w, wallRef: wallRef) {
+                        // Foundation's week-stepping search passes over this gap day.
+                        day = d + 1
+                        tod = 0
+                        continue
+                    }
+                    return .found(shifted)
+                }
             case .fold(let first, let second, let regular):
                 if !regular { return .fallback }
                 if first > ref { unusual = rollUnusual; return .found(first) }
