@@ -33,22 +33,15 @@ extension CalendarPattern {
     }
 
     /// Time of day on the 1st of a month that stands for a day its month lacks: the trigger's
-    /// set fields, the fields below its smallest set one taken from the reference wall time
-    /// `refTime` (whole seconds), the others at 0. Foundation's behaviour (the corpus: Feb 31
-    /// 04:30 after 03:59:59.999 fires on Mar 1 at 04:30:59).
+    /// hour, minute and second where set, the reference wall time's `refTime` (whole seconds)
+    /// where not, and the trigger's millisecond. Foundation's behaviour in every case but one
+    /// (see ``CalendarSchedule/rolloverTime(day:wallRef:)``): Feb 31 04:30 after 03:59:59.999
+    /// fires on Mar 1 at 04:30:59; `{month 9, day 31, minute 10}` after 17:10:45 on Oct 1 at
+    /// 17:10:45.
     func rolloverTime(refTime: Int) -> Int {
-        let rh = refTime / 3_600_000, rm = refTime / 60_000 % 60, rs = refTime / 1000 % 60
-        var h = 0, m = 0, s = 0
-        let hasH = timeSet & 1 != 0, hasM = timeSet & 2 != 0, hasS = timeSet & 4 != 0
-        if hasS || nanosecond >= 0 {
-            h = hasH ? Int(hour) : 0; m = hasM ? Int(minute) : 0; s = hasS ? Int(second) : 0
-        } else if hasM {
-            h = hasH ? Int(hour) : 0; m = Int(minute); s = rs
-        } else if hasH {
-            h = Int(hour); m = rm; s = rs
-        } else {
-            h = rh; m = rm; s = rs
-        }
+        let h = timeSet & 1 != 0 ? Int(hour) : refTime / 3_600_000
+        let m = timeSet & 2 != 0 ? Int(minute) : refTime / 60_000 % 60
+        let s = timeSet & 4 != 0 ? Int(second) : refTime / 1000 % 60
         return ((h * 60 + m) * 60 + s) * 1000 + Int(millisecond)
     }
 }

@@ -140,10 +140,9 @@ public struct CalendarSchedule: Sendable {
             return foundationNext(afterMillis: ref)
         }
         if unusual && consultingFoundation {
-            // The answer stands for a day its month lacks, or a wall time in a gap: Foundation's
-            // choices there depend on how its search reached the month (a rolled-over March 1st
-            // is skipped when the search starts on it; a gap day is sometimes skipped). These
-            // are a few fires a year per trigger, so Foundation itself answers them.
+            // The answer is a wall time in a gap or a rolled-over day, in a case whose
+            // Foundation rule was not measured (see ``gapAnsweredNatively(wall:)`` and
+            // ``rolloverNeedsFoundation(day:)``): Foundation itself answers them.
             return foundationNext(afterMillis: ref)
         }
         if pattern.hasMarchFirstHabit && consultingFoundation && realOccurrenceIsFoundations(first, wallRef: wallRef) {
@@ -204,15 +203,17 @@ public struct CalendarSchedule: Sendable {
         var day = Int(CivilDate.floorDiv(w0, msPerDay))
         var tod = Int(w0 - Int64(day) * msPerDay)
         let limit = Int(CivilDate.floorDiv(zone.endMillis, msPerDay)) - 2
+        let refDay = Int(CivilDate.floorDiv(wallRef, msPerDay))
         while true {
             var roll = false
-            guard let d = pattern.nextDay(from: day, limit: limit, rollover: &roll) else { return .none }
+            guard let d = pattern.nextDay(from: day, limit: limit, refDay: refDay, rollover: &roll) else { return .none }
             if d != day { tod = 0 }
             var t: Int?
+            var rollUnusual = false
             if roll {
-                let refDay = CivilDate.floorDiv(wallRef, msPerDay)
-                let rt = pattern.rolloverTime(refTime: Int(wallRef - refDay * msPerDay))
+                let rt = rolloverTime(day: d, wallRef: wallRef)
                 t = rt >= tod ? rt : nil
+                rollUnusual = rolloverNeedsFoundation(day: d)
             } else {
                 t = pattern.nextTimeOfDay(atOrAfter: tod)
             }
@@ -224,13 +225,23 @@ public struct CalendarSchedule: Sendable {
             let w = Int64(d) * msPerDay + Int64(t)
             switch zone.resolve(wall: w) {
             case .unique(let i):
-                if i > ref { unusual = roll; return .found(i) }
+                if i > ref { unusual = rollUnusual; return .found(i) }
             case .gap(let shifted, let regular):
                 if !regular { return .fallback }
-                if shifted > ref { unusual = true; return .found(shifted) }
+                if shifted > ref {
+                    // Unmeasured cases: Foundation answers (`unusual`).
+                    guard gapAnsweredNatively(wall: w) else { unusual = true; return .found(shifted) }
+                    if gapDaySkipped(day: d, wall: w, wallRef: wallRef) {
+                        // Foundation's week-stepping search passes over this gap day.
+                        day = d + 1
+                        tod = 0
+                        continue
+                    }
+                    return .found(shifted)
+                }
             case .fold(let first, let second, let regular):
                 if !regular { return .fallback }
-                if first > ref { unusual = roll; return .found(first) }
+                if first > ref { unusual = rollUnusual; return .found(first) }
                 // Foundation returns the second occurrence when the reference lies after the
                 // first; an hour-stepping search (hour not set) also when it is the first itself.
                 if first < ref || (first == ref && pattern.timeSet & 1 == 0), second > ref, pattern.allowsSecondOccurrence { return .found(second) }
