@@ -31,7 +31,7 @@ struct CalendarPattern: Sendable, Hashable {
     var firstWeekday: Int8 = 1
     var minimumDaysInFirstWeek: Int8 = 1
     /// Date fields filled in by the minimum rule (bit 0: day, 1: month, 2: weekday,
-    /// 3: weekOfYear), left out when the trigger is handed back to Foundation.
+    /// 3: weekOfYear, 4: weekdayOrdinal), left out when the trigger is handed back to Foundation.
     var implicit: UInt8 = 0
     /// Why the components can never match, if they can't (independently of any date); boxed
     /// so that the common case costs one pointer.
@@ -117,6 +117,28 @@ struct CalendarPattern: Sendable, Hashable {
         second = Int8(s ?? (ns != nil ? -1 : 0))
         minute = Int8(m ?? ((s != nil || ns != nil) ? -1 : 0))
         hour = Int8(h ?? ((m != nil || s != nil || ns != nil) ? -1 : 0))
+        // Foundation also fixes unset fields *between* set ones of the chain year > month >
+        // day > hour > minute > second at their minimum: {day 29, second 52} is 00:00:52
+        // only, {hour 9, second 30} 09:00:30, {month 3, hour 9} March 1st. Weekday-type fields
+        // do not anchor the chain ({weekday 3, minute 15} fires every hour of Tuesdays). The
+        // time fields keep their "unset" bit: a rolled-over day takes them from the reference.
+        let weekFields = c.weekOfYear != nil || c.yearForWeekOfYear != nil || c.dayOfYear != nil
+        let dateAnchor = c.month != nil || c.day != nil || (c.year != nil && !weekFields)
+        if dateAnchor, h == nil, m != nil || s != nil || ns != nil { hour = 0 }
+        if h != nil || dateAnchor, m == nil, s != nil || ns != nil { minute = 0 }
+        if h != nil || m != nil || dateAnchor, s == nil, ns != nil { second = 0 }
+        let timeBelow = h != nil || m != nil || s != nil || ns != nil
+        let dayFixedOtherwise = c.weekday != nil || c.weekdayOrdinal != nil || c.weekOfMonth != nil || weekFields
+        if c.month != nil, c.day == nil, !dayFixedOtherwise, timeBelow { day = 1; implicit |= 1 }
+        // With the month set, a weekday alone does not free the day either: Foundation starts
+        // at the 1st and slides to the first matching weekday, so {month 9, weekday 6} is the
+        // first Friday of September only (once a year), i.e. weekdayOrdinal 1.
+        if c.month != nil, c.day == nil, c.weekday != nil, c.weekdayOrdinal == nil, c.weekOfMonth == nil, !weekFields {
+            weekdayOrdinal = 1
+            implicit |= 16
+        }
+        if c.year != nil, c.month == nil, !dayFixedOtherwise, c.day != nil || timeBelow { month = 1; implicit |= 2 }
+        if c.year != nil, c.month == nil, c.day == nil, !dayFixedOtherwise, timeBelow { day = 1; implicit |= 1 }
         // The minimum rule applies to date fields too: {month: 10} is October 1st 00:00 only,
         // {year: 2030} January 1st, a week without a weekday its first day.
         let dayLevel = day > 0 || weekday > 0 || dayOfYear > 0 || weekdayOrdinal > 0
@@ -214,7 +236,7 @@ struct CalendarPattern: Sendable, Hashable {
         if month > 0, implicit & 2 == 0 { c.month = Int(month) }
         if day > 0, implicit & 1 == 0 { c.day = Int(day) }
         if weekday > 0, implicit & 4 == 0 { c.weekday = Int(weekday) }
-        if weekdayOrdinal > 0 { c.weekdayOrdinal = Int(weekdayOrdinal) }
+        if weekdayOrdinal > 0, implicit & 16 == 0 { c.weekdayOrdinal = Int(weekdayOrdinal) }
         if weekOfMonth >= 0 { c.weekOfMonth = Int(weekOfMonth) }
         if weekOfYear > 0, implicit & 8 == 0 { c.weekOfYear = Int(weekOfYear) }
         if timeSet & 1 != 0 { c.hour = Int(hour) }
