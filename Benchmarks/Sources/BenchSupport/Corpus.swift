@@ -32,31 +32,11 @@ public struct CorpusCase: Sendable {
             else { return nil }
             var c = DateComponents()
             for f in DateMatchingField.allCases {
-                if let x = comps[f.rawValue]?.numberValue { set(f, Int(x), &c) }
+                if let x = comps[f.rawValue]?.numberValue { f.set(Int(x), in: &c) }
             }
             return CorpusCase(number: Int(n), zone: zone, components: c, after: after,
                               expected: chain.compactMap { $0.stringValue.flatMap(Timestamp.parseMillis) },
                               kind: o["kind"]?.stringValue ?? "", suspect: o["suspect"]?.boolValue ?? false)
-        }
-    }
-
-    static func set(_ f: DateMatchingField, _ v: Int, _ c: inout DateComponents) {
-        switch f {
-        case .era: c.era = v
-        case .year: c.year = v
-        case .yearForWeekOfYear: c.yearForWeekOfYear = v
-        case .quarter: c.quarter = v
-        case .month: c.month = v
-        case .weekOfYear: c.weekOfYear = v
-        case .weekOfMonth: c.weekOfMonth = v
-        case .dayOfYear: c.dayOfYear = v
-        case .day: c.day = v
-        case .weekday: c.weekday = v
-        case .weekdayOrdinal: c.weekdayOrdinal = v
-        case .hour: c.hour = v
-        case .minute: c.minute = v
-        case .second: c.second = v
-        case .nanosecond: c.nanosecond = v
         }
     }
 }

@@ -27,7 +27,8 @@ public enum DateMatchingField: String, Sendable, CaseIterable {
         }
     }
 
-    func set(_ v: Int, in c: inout DateComponents) {
+    /// Sets this field of `c` to `v`.
+    public func set(_ v: Int, in c: inout DateComponents) {
         switch self {
         case .era: c.era = v
         case .year: c.year = v
