@@ -191,3 +191,22 @@ struct StreamFastPathTests {
         }
     }
 }
+
+extension StreamFastPathTests {
+    /// Sequential names (the common shape of device ids) must spread over the table: a weak
+    /// hash once made every lookup probe ~67 slots.
+    @Test func sequentialNamesProbeFewSlots() {
+        var t = DeviceInterner()
+        for i in 0..<1000 { t.append("d-\(String(format: "%04d", i))") }
+        let mask = t.slots.count - 1
+        var probes = 0
+        for i in 0..<1000 {
+            var s = "d-\(String(format: "%04d", i))"
+            let h = s.withUTF8 { DeviceInterner.hash($0) }
+            var slot = Int(truncatingIfNeeded: h) & mask
+            probes += 1
+            while t.slots[slot] != Int32(i) + 1 { slot = (slot + 1) & mask; probes += 1 }
+        }
+        #expect(Double(probes) / 1000 < 3)
+    }
+}
