@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TriggerKit
+@_spi(StreamFastPath) import TriggerKit
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -110,9 +110,14 @@ struct RunCommand: ParsableCommand {
                 lineNumber += 1
                 if lineNumber <= alreadyProcessed { continue }
                 if line.isBlank { durable?.skipLine(); continue }
-                let parsed: StreamLine
+                events.removeAll(keepingCapacity: true)
                 do throws(StreamLineError) {
-                    parsed = try StreamLineParser.parse(line.bytes)
+                    // Parses and evaluates in one step; throws before changing anything.
+                    if let durable {
+                        try durable.process(lineBytes: line.bytes, into: &events)
+                    } else {
+                        try evaluator.process(lineBytes: line.bytes, into: &events)
+                    }
                 } catch {
                     evaluator.recordMalformedLine()
                     errors += "error: line \(lineNumber): \(error.reason)\n"
@@ -122,8 +127,6 @@ struct RunCommand: ParsableCommand {
                     durable?.skipLine()
                     continue
                 }
-                events.removeAll(keepingCapacity: true)
-                if let durable { durable.process(parsed, into: &events) } else { evaluator.process(parsed, into: &events) }
                 for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
                 out.flushIfLarge()
                 if let durable, durable.isBatchDue {

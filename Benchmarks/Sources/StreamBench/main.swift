@@ -1,9 +1,11 @@
 import Foundation
-import TriggerKit
+@_spi(StreamFastPath) import TriggerKit
 import BenchSupport
 
 // The `run` pipeline in-process, on files made by tools/gen-geo.py (median of 3 passes):
 //   StreamBench parse FIXES             reader + StreamLineParser only (ns per line)
+//   StreamBench read FIXES              the same through StreamLineParser.Reader (keeps the
+//                                       previous line's day number; still a String per fix)
 //   StreamBench pipeline REQUESTS FIXES reader + parser + StreamEvaluator + JSON writer to /dev/null
 //   StreamBench evaluate REQUESTS FIXES the same without writing events
 //   StreamBench memory REQUESTS FIXES   resident memory after loading, building, and running (plus peak)
@@ -23,17 +25,20 @@ func loadRequests(_ path: String) -> [NotificationRequest] {
 }
 
 switch args[1] {
-case "parse":
+case "parse", "read":
     var times: [Double] = []
     var lines = 0
+    let stateful = args[1] == "read"
     for _ in 0..<passes {
+        var reader = StreamLineParser.Reader()
         let t0 = nowNanos()
         lines = ChunkedLines.forEach(path: args[2]) { b in
-            if let l = try? StreamLineParser.parse(b) { sink &+= Int(truncatingIfNeeded: l.time) }
+            let l = stateful ? try? reader.parse(b) : try? StreamLineParser.parse(b)
+            if let l { sink &+= Int(truncatingIfNeeded: l.time) }
         }
         times.append(Double(nowNanos() - t0) / Double(lines))
     }
-    print("mode=parse lines=\(lines) ns_per_line=\(f(median(times), 1)) passes=\(times.map { f($0, 1) }.joined(separator: ","))")
+    print("mode=\(args[1]) lines=\(lines) ns_per_line=\(f(median(times), 1)) passes=\(times.map { f($0, 1) }.joined(separator: ","))")
 
 case "pipeline" where args.count >= 4, "evaluate" where args.count >= 4:
     let writes = args[1] == "pipeline"
@@ -49,9 +54,9 @@ case "pipeline" where args.count >= 4, "evaluate" where args.count >= 4:
         var w = JSONWriter()
         let t0 = nowNanos()
         lines = ChunkedLines.forEach(path: args[3]) { b in
-            guard let l = try? StreamLineParser.parse(b) else { evaluator.recordMalformedLine(); return }
+            // As `triggerkit run` does: parse and evaluate in one step, straight from the bytes.
             events.removeAll(keepingCapacity: true)
-            evaluator.process(l, into: &events)
+            do throws(StreamLineError) { try evaluator.process(lineBytes: b, into: &events) } catch { evaluator.recordMalformedLine(); return }
             if writes { for e in events { evaluator.write(e, format: .json, to: &w) } } else { sink &+= events.count }
             if w.bytes.count > 1 << 16 {
                 _ = w.bytes.withUnsafeBytes { write(devnull, $0.baseAddress, $0.count) }

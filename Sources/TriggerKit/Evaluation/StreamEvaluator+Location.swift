@@ -7,6 +7,13 @@ extension StreamEvaluator {
             return
         }
         let d = device(named: fix.device)
+        process(device: d, t: fix.t, latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy, into: &events)
+    }
+
+    /// A valid fix of device `d` (counted in `stats.fixes`, accuracy not negative).
+    func process(device d: Int32, t: Int64, latitude: Double, longitude: Double, accuracy: Double?,
+                 into events: inout [FiredEvent]) {
+        let fix = (t: t, latitude: latitude, longitude: longitude, accuracy: accuracy)
         if fix.t < devices[Int(d)].lastAccepted {
             stats.stale += 1
             return

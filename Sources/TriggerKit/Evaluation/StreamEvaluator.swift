@@ -87,6 +87,11 @@ public final class StreamEvaluator {
     let regionIndex: RegionIndex
     @exclusivity(unchecked) var locations: [LocationEntry]
     @exclusivity(unchecked) var deviceIndex: [String: Int32] = [:]
+    /// The same devices by UTF-8 bytes, for ``process(lineBytes:into:)`` (a cache in front of
+    /// ``deviceIndex``: every device is in both).
+    @exclusivity(unchecked) var deviceBytesIndex = DeviceInterner()
+    /// The line reader's state between lines (the day number of the last date).
+    @exclusivity(unchecked) var lineCache = StreamLineParser.Cache()
     /// Device names by index.
     @exclusivity(unchecked) public private(set) var deviceNames: [String] = []
     @exclusivity(unchecked) var devices: [DeviceState] = []
@@ -157,6 +162,7 @@ public final class StreamEvaluator {
         let i = Int32(deviceNames.count)
         deviceIndex[name] = i
         deviceNames.append(name)
+        deviceBytesIndex.append(name)
         devices.append(DeviceState())
         settings.append(options.deviceSettings[name] ?? options.defaultSettings)
         isChanged.append(false)
@@ -171,16 +177,47 @@ public final class StreamEvaluator {
 
     /// Evaluates one line, appending its fires (in the contract's order) to `events`.
     public func process(_ line: StreamLine, into events: inout [FiredEvent]) {
-        stats.lines += 1
-        let t = line.time
-        if schedule == nil { start(defaultAddedAt: options.now.map(Timestamp.millis) ?? t) }
-        if let s = streamTime { streamTime = Swift.max(s, t) } else { streamTime = t }
-        advanceClock(to: streamTime ?? t, into: &events)
+        begin(line.time, into: &events)
         switch line {
         case .fix(let fix): process(fix, into: &events)
         case .settings(let name, _, let s): setSettings(s, forDevice: name)
         case .clock: break
         }
+    }
+
+    /// Reads and evaluates one line (without its newline), appending its fires to `events`:
+    /// the same as ``StreamLineParser/parse(_:)-(UnsafeBufferPointer<UInt8>)`` followed by
+    /// ``process(_:into:)``, and throws the same errors, before changing anything.
+    ///
+    /// What it avoids on the common fix line: the `String` of the device id and its hashing
+    /// (the device is found from the line's bytes in ``deviceBytesIndex``), the `StreamLine`
+    /// and `Fix` values, and re-validating the date shared with the previous line.
+    @_spi(StreamFastPath)
+    public func process(lineBytes b: UnsafeBufferPointer<UInt8>, into events: inout [FiredEvent]) throws(StreamLineError) {
+        guard let s = StreamLineParser.scan(b, cache: &lineCache) else {
+            process(try StreamLineParser.slowPath(b), into: &events)
+            return
+        }
+        begin(s.t, into: &events)
+        if s.isClock { return }
+        stats.fixes += 1
+        if let acc = s.accuracy, acc < 0 {
+            stats.skipped += 1
+            return
+        }
+        let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+        let d = deviceBytesIndex.find(name) ?? device(named: String(decoding: name, as: UTF8.self))
+        process(device: d, t: s.t, latitude: s.latitude, longitude: s.longitude, accuracy: s.accuracy, into: &events)
+    }
+
+    /// What every line does first: count it, start the schedule on the first line, advance the
+    /// stream time and emit the time fires due by then.
+    @inline(__always)
+    func begin(_ t: Int64, into events: inout [FiredEvent]) {
+        stats.lines += 1
+        if schedule == nil { start(defaultAddedAt: options.now.map(Timestamp.millis) ?? t) }
+        if let s = streamTime { streamTime = Swift.max(s, t) } else { streamTime = t }
+        advanceClock(to: streamTime ?? t, into: &events)
     }
 
     /// The first valid line fixes the default `addedAt`: build the schedule then.

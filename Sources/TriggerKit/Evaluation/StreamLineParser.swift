@@ -18,22 +18,80 @@ public enum StreamLineParser {
         return try r.get()
     }
 
+    /// A parser that keeps state between the lines of one stream (the day number of the last
+    /// date), so consecutive lines sharing a date skip its validation. Gives exactly what
+    /// ``StreamLineParser/parse(_:)-(UnsafeBufferPointer<UInt8>)`` gives.
+    @_spi(StreamFastPath)
+    public struct Reader {
+        var cache = Cache()
+
+        public init() {}
+
+        /// Parses one line (without its newline).
+        public mutating func parse(_ b: UnsafeBufferPointer<UInt8>) throws(StreamLineError) -> StreamLine {
+            guard let s = scan(b, cache: &cache) else { return try slowPath(b) }
+            return line(s, b)
+        }
+    }
+
     // MARK: fast path
+
+    /// What the fast path read from a line, before any `String` is made: the device is a byte
+    /// range of the line, so ``StreamEvaluator`` can intern it without allocating.
+    struct Scanned {
+        var t: Int64
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double?
+        /// Byte range of the device id inside the line (no escapes, no control bytes); `nil`
+        /// when the line has no `device`.
+        var device: Range<Int>?
+        /// `t` only (with no position and no `acc`): a clock line.
+        var isClock: Bool
+    }
+
+    /// State kept between lines by a reader that owns one: consecutive lines of a stream share
+    /// their date, so the day number of the last `YYYY-MM-DD` prefix is remembered.
+    struct Cache {
+        var days = Timestamp.DayCache()
+    }
 
     /// `nil` means "not the simple shape": the slow path decides (and reports errors).
     static func fastPath(_ b: UnsafeBufferPointer<UInt8>) -> StreamLine? {
+        var cache = Cache()
+        guard let s = scan(b, cache: &cache) else { return nil }
+        return line(s, b)
+    }
+
+    /// The `StreamLine` of a scanned line (`b` is the line `s` was scanned from).
+    @inline(__always)
+    static func line(_ s: Scanned, _ b: UnsafeBufferPointer<UInt8>) -> StreamLine {
+        if s.isClock { return .clock(s.t) }
+        let dev = s.device.map { String(decoding: UnsafeBufferPointer(rebasing: b[$0]), as: UTF8.self) } ?? ""
+        return .fix(Fix(device: dev, t: s.t, latitude: s.latitude, longitude: s.longitude, accuracy: s.accuracy))
+    }
+
+    /// The byte-level scan of the fast path. `nil` means "not the simple shape" (the slow path
+    /// decides and reports errors); a non-`nil` answer is exactly what the slow path would give.
+    ///
+    /// The loop avoids: allocating (the device stays a byte range), building a `String` per
+    /// key (keys are recognised by length and one little-endian load of their first bytes),
+    /// and re-validating the date of every line (``Timestamp/DayCache``).
+    @inline(__always)
+    static func scan(_ b: UnsafeBufferPointer<UInt8>, cache: inout Cache) -> Scanned? {
+        guard let base = b.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
         var i = 0
         let n = b.count
         @inline(__always) func ws() { while i < n, b[i] == 0x20 || b[i] == 0x09 { i += 1 } }
         ws()
         guard i < n, b[i] == UInt8(ascii: "{") else { return nil }
         i += 1
-        var device: Substring.UTF8View? = nil
         var deviceRange: Range<Int>? = nil
-        var t: Int64? = nil
-        var lat: Double? = nil, lon: Double? = nil, acc: Double? = nil
+        var t: Int64 = 0
+        var lat = 0.0, lon = 0.0
+        var acc: Double? = nil
         var seen: UInt8 = 0
-        _ = device
         ws()
         if i < n, b[i] == UInt8(ascii: "}") { return nil }
         while true {
@@ -49,15 +107,19 @@ public enum StreamLineParser {
             i += 1
             ws()
             guard i < n else { return nil }
+            // A key of length >= 3 is followed by its closing quote, so 4 bytes from `ks` are
+            // inside the line; the load replaces a byte-by-byte comparison.
             let klen = ke - ks
-            let k0 = klen > 0 ? b[ks] : 0
-            if klen == 1, k0 == UInt8(ascii: "t") {
+            let k4: UInt32 = klen >= 3 ? UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: ks, as: UInt32.self)) : 0
+            if klen == 1, b[ks] == UInt8(ascii: "t") {
                 guard seen & 1 == 0 else { return nil }
                 seen |= 1
                 if b[i] == 0x22 {
                     var e = i + 1
                     while e < n, b[e] != 0x22, b[e] != 0x5C { e += 1 }
-                    guard e < n, b[e] == 0x22, let ms = Timestamp.parseMillis(UnsafeBufferPointer(rebasing: b[(i + 1)..<e])) else { return nil }
+                    guard e < n, b[e] == 0x22,
+                          let ms = Timestamp.parseMillis(UnsafeBufferPointer(rebasing: b[(i + 1)..<e]), cache: &cache.days)
+                    else { return nil }
                     t = ms
                     i = e + 1
                 } else {
@@ -65,7 +127,7 @@ public enum StreamLineParser {
                     t = Int64((v * 1000).rounded())
                     i = e
                 }
-            } else if klen == 6, k0 == UInt8(ascii: "d"), matches(b, ks, "device") {
+            } else if klen == 6, k4 == 0x6976_6564 /* "devi" */, b[ks + 4] == UInt8(ascii: "c"), b[ks + 5] == UInt8(ascii: "e") {
                 guard seen & 2 == 0, b[i] == 0x22 else { return nil }
                 seen |= 2
                 var e = i + 1
@@ -73,15 +135,21 @@ public enum StreamLineParser {
                 guard e < n, b[e] == 0x22 else { return nil }
                 deviceRange = (i + 1)..<e
                 i = e + 1
-            } else if klen == 3, k0 == UInt8(ascii: "l"), matches(b, ks, "lat") {
-                guard seen & 4 == 0, let (v, e) = number(b, i) else { return nil }
-                seen |= 4; lat = v; i = e
-            } else if klen == 3, k0 == UInt8(ascii: "l"), matches(b, ks, "lon") {
-                guard seen & 8 == 0, let (v, e) = number(b, i) else { return nil }
-                seen |= 8; lon = v; i = e
-            } else if klen == 3, k0 == UInt8(ascii: "a"), matches(b, ks, "acc") {
-                guard seen & 16 == 0, let (v, e) = number(b, i) else { return nil }
-                seen |= 16; acc = v; i = e
+            } else if klen == 3 {
+                // The three bytes of the key plus its closing quote.
+                switch k4 {
+                case 0x2274_616C:  // lat"
+                    guard seen & 4 == 0, let (v, e) = number(b, i) else { return nil }
+                    seen |= 4; lat = v; i = e
+                case 0x226E_6F6C:  // lon"
+                    guard seen & 8 == 0, let (v, e) = number(b, i) else { return nil }
+                    seen |= 8; lon = v; i = e
+                case 0x2263_6361:  // acc"
+                    guard seen & 16 == 0, let (v, e) = number(b, i) else { return nil }
+                    seen |= 16; acc = v; i = e
+                default:
+                    return nil
+                }
             } else {
                 return nil
             }
@@ -94,50 +162,46 @@ public enum StreamLineParser {
             guard i == n else { return nil }
             break
         }
-        guard let t else { return nil }
-        guard let lat, let lon else {
-            return (lat == nil && lon == nil && acc == nil) ? .clock(t) : nil
+        guard seen & 1 != 0 else { return nil }
+        guard seen & 12 == 12 else {
+            // No position: a clock line if nothing else is there, else the slow path decides.
+            guard seen & 28 == 0 else { return nil }
+            return Scanned(t: t, latitude: 0, longitude: 0, accuracy: nil, device: nil, isClock: true)
         }
         guard (-90...90).contains(lat), (-180...180).contains(lon) else { return nil }
-        let dev = deviceRange.map { String(decoding: UnsafeBufferPointer(rebasing: b[$0]), as: UTF8.self) } ?? ""
-        return .fix(Fix(device: dev, t: t, latitude: lat, longitude: lon, accuracy: acc))
+        return Scanned(t: t, latitude: lat, longitude: lon, accuracy: acc, device: deviceRange, isClock: false)
     }
 
+    /// A JSON number at `i`: exact whenever the digits form an integer mantissa of at most
+    /// 2^53 with at most 22 fraction digits and no exponent (Clinger's fast path: both parts
+    /// are exact doubles, so one division rounds correctly); anything else goes through the
+    /// standard library's correctly rounded parser.
+    ///
+    /// The digit runs avoid per-digit bookkeeping: digits are accumulated (eight at a time, see
+    /// ``digits(_:_:_:)``) with wrapping arithmetic and counted afterwards from positions (more than 19 digits could have
+    /// wrapped, so those take the slow path), and the scale comes from ``powerOfTen(_:)``, a
+    /// switch over constants rather than a lazily initialised global array.
     @inline(__always)
-    static func matches(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ key: StaticString) -> Bool {
-        let k = key.utf8Start
-        for j in 0..<key.utf8CodeUnitCount where b[at + j] != k[j] { return false }
-        return true
-    }
-
-    /// A JSON number at `i`: exact for up to 15 significant digits and |exponent| <= 22
-    /// (Clinger's fast path: both parts are exact doubles, so one division rounds correctly);
-    /// anything longer goes through the standard library's correctly rounded parser.
     static func number(_ b: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Double, Int)? {
         var i = start
         let n = b.count
         var negative = false
         if i < n, b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-        var mantissa: Int64 = 0
-        var digits = 0
-        var scale = 0
+        var mantissa: UInt64 = 0
         let intStart = i
-        while i < n, b[i] &- 0x30 < 10 {
-            if digits < 18 { mantissa = mantissa * 10 + Int64(b[i] - 0x30); digits += mantissa > 0 ? 1 : 0 } else { scale -= 1 }
-            i += 1
-        }
-        guard i > intStart else { return nil }
-        if i - intStart > 1, b[intStart] == 0x30 { return nil }
+        digits(b, &i, &mantissa)
+        let intDigits = i - intStart
+        guard intDigits > 0 else { return nil }
+        if intDigits > 1, b[intStart] == 0x30 { return nil }
+        var fracDigits = 0
         if i < n, b[i] == UInt8(ascii: ".") {
             i += 1
             let fs = i
-            while i < n, b[i] &- 0x30 < 10 {
-                if digits < 18 { mantissa = mantissa * 10 + Int64(b[i] - 0x30); digits += mantissa > 0 ? 1 : 0; scale += 1 }
-                i += 1
-            }
-            guard i > fs else { return nil }
+            digits(b, &i, &mantissa)
+            fracDigits = i - fs
+            guard fracDigits > 0 else { return nil }
         }
-        var slow = digits > 15 || scale < 0
+        var slow = intDigits + fracDigits > 19 || fracDigits > 22 || mantissa > 1 << 53
         if i < n, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
             slow = true
             i += 1
@@ -146,17 +210,101 @@ public enum StreamLineParser {
             while i < n, b[i] &- 0x30 < 10 { i += 1 }
             guard i > es else { return nil }
         }
-        if slow || scale > 22 {
+        if slow {
             let s = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
             guard let v = Double(s), v.isFinite else { return nil }
             return (v, i)
         }
-        var v = Double(mantissa) / powersOfTen[scale]
+        var v = Double(mantissa) / powerOfTen(fracDigits)
         if negative { v = -v }
         return (v, i)
     }
 
-    static let powersOfTen: [Double] = (0...22).map { e in (0..<e).reduce(1.0) { acc, _ in acc * 10 } }
+    /// Appends the run of decimal digits at `i` to `m` (wrapping; the caller counts digits from
+    /// positions) and moves `i` past it.
+    ///
+    /// Up to eight digits at a time (SWAR): one 8-byte load, a mask of the bytes that are not
+    /// digits (its lowest set byte ends the run), and three multiplies that combine the digits
+    /// in pairs, fours and eights. This avoids the byte loop's chain of one compare, branch and
+    /// multiply-add per digit. Bytes after the run are loaded but never used; the byte loop
+    /// handles runs within 8 bytes of the end of the line.
+    @inline(__always)
+    static func digits(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ m: inout UInt64) {
+        let n = b.count
+        if let base = b.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= n {
+                let v = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                // Zero in a byte that is 0x30...0x39: high nibble 3, and adding 6 keeps it 3.
+                // (A carry out of a byte >= 0xFA can only disturb bytes after a non-digit.)
+                let notDigit = ((v & 0xF0F0_F0F0_F0F0_F0F0) ^ 0x3030_3030_3030_3030)
+                    | (((v &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) ^ 0x3030_3030_3030_3030)
+                let k = notDigit.trailingZeroBitCount >> 3
+                if k == 0 { return }
+                // Digit values; the first byte in memory is the lowest, so shifting left puts
+                // the k digits at the top with zeros (leading zero digits) below them.
+                var x = v &- 0x3030_3030_3030_3030
+                if k < 8 { x <<= UInt64(8 * (8 - k)) }
+                x = ((x & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) >> 8
+                x = ((x & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+                x = ((x & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
+                m = m &* integerPowerOfTen(k) &+ x
+                i += k
+                if k < 8 { return }
+            }
+        }
+        while i < n {
+            let d = b[i] &- 0x30
+            guard d < 10 else { break }
+            m = m &* 10 &+ UInt64(d)
+            i += 1
+        }
+    }
+
+    /// 10^k for 1 <= k <= 8.
+    @inline(__always)
+    static func integerPowerOfTen(_ k: Int) -> UInt64 {
+        switch k {
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        default: 100_000_000
+        }
+    }
+
+    /// 10^e for 0 <= e <= 22, all exact doubles.
+    @inline(__always)
+    static func powerOfTen(_ e: Int) -> Double {
+        switch e {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
+    }
 
     // MARK: slow path
 

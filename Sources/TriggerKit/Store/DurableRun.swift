@@ -88,6 +88,19 @@ public final class DurableRun {
         linesSinceCommit += 1
     }
 
+    /// Reads and evaluates the next input line (bytes without the newline) through
+    /// ``StreamEvaluator/process(lineBytes:into:)``: the same as parsing it and calling
+    /// ``process(_:into:)``. A line that does not parse throws before anything changes (the
+    /// caller then records it and calls ``skipLine()`` as before).
+    @_spi(StreamFastPath)
+    public func process(lineBytes b: UnsafeBufferPointer<UInt8>, into events: inout [FiredEvent]) throws(StreamLineError) {
+        let first = events.count
+        try evaluator.process(lineBytes: b, into: &events)
+        batchEvents.append(contentsOf: events[first...])
+        position += 1
+        linesSinceCommit += 1
+    }
+
     /// Counts an input line that produced nothing (blank, or malformed after
     /// ``StreamEvaluator/recordMalformedLine()``), so positions keep matching the input.
     public func skipLine() {

@@ -10,8 +10,30 @@ public enum Timestamp {
     /// space, `Z` may be `z`). Fractions beyond milliseconds are truncated toward the past.
     /// Returns `nil` for anything else, including impossible fields (month 13, 25:00).
     public static func parseMillis(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var cache = DayCache()
+        return parseMillis(b, cache: &cache)
+    }
+
+    /// The day number of the last validated `YYYY-MM-DD` prefix. Lines of a stream share their
+    /// date, so a reader that keeps one skips re-validating the date and recomputing its day
+    /// number when the 10 prefix bytes equal the previous ones (two integer comparisons).
+    struct DayCache {
+        /// Bytes 0..<8 and 8..<10 of the prefix, as loaded; `valid` is false until one is set.
+        var head: UInt64 = 0
+        var tail: UInt16 = 0
+        var days = 0
+        var valid = false
+    }
+
+    /// ``parseMillis(_:)-(UnsafeBufferPointer<UInt8>)`` reusing (and updating) `cache`.
+    @inline(__always)
+    static func parseMillis(_ b: UnsafeBufferPointer<UInt8>, cache: inout DayCache) -> Int64? {
         let n = b.count
-        guard n >= 20 else { return nil }
+        guard n >= 20, let base = b.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        let head = raw.loadUnaligned(as: UInt64.self)
+        let tail = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
+        let days: Int
         @inline(__always) func digit(_ k: Int) -> Int? {
             let d = b[k] &- 0x30
             return d < 10 ? Int(d) : nil
@@ -20,12 +42,18 @@ public enum Timestamp {
             guard let a = digit(k), let c = digit(k + 1) else { return nil }
             return a * 10 + c
         }
-        guard let y1 = two(0), let y2 = two(2), b[4] == 0x2D, let mo = two(5), b[7] == 0x2D, let d = two(8),
-              b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20,
-              let h = two(11), b[13] == 0x3A, let mi = two(14), b[16] == 0x3A, let s = two(17)
-        else { return nil }
-        let year = y1 * 100 + y2
-        guard (1...12).contains(mo), d >= 1, d <= CivilDate.daysInMonth(year: year, month: mo),
+        if cache.valid, cache.head == head, cache.tail == tail {
+            days = cache.days
+        } else {
+            guard let y1 = two(0), let y2 = two(2), b[4] == 0x2D, let mo = two(5), b[7] == 0x2D, let d = two(8)
+            else { return nil }
+            let year = y1 * 100 + y2
+            guard (1...12).contains(mo), d >= 1, d <= CivilDate.daysInMonth(year: year, month: mo) else { return nil }
+            days = CivilDate.days(year: year, month: mo, day: d)
+            cache = DayCache(head: head, tail: tail, days: days, valid: true)
+        }
+        guard b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20,
+              let h = two(11), b[13] == 0x3A, let mi = two(14), b[16] == 0x3A, let s = two(17),
               h <= 23, mi <= 59, s <= 60 else { return nil }
         var k = 19
         var millis = 0
@@ -63,7 +91,6 @@ public enum Timestamp {
             return nil
         }
         guard k == n else { return nil }
-        let days = CivilDate.days(year: year, month: mo, day: d)
         let secs = Int64(days) * 86_400 + Int64(h * 3600 + mi * 60 + s) - Int64(offsetSeconds)
         return secs * 1000 + Int64(millis)
     }
