@@ -22,6 +22,22 @@ struct StateFileOptions: ParsableArguments {
     }
 }
 
+extension StateFileOptions {
+    /// Opens the store, lets `body` fill the output, flushes it; any store error is reported
+    /// on stderr with exit status 2.
+    func write(_ body: (StateStore, inout OutputBuffer) throws -> Void) throws {
+        let store = try open()
+        do {
+            var out = OutputBuffer()
+            try body(store, &out)
+            out.flush()
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
+
 struct PendingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pending",
@@ -30,18 +46,12 @@ struct PendingCommand: ParsableCommand {
     @OptionGroup var options: StateFileOptions
 
     func run() throws {
-        let store = try options.open()
-        do {
-            var out = OutputBuffer()
+        try options.write { store, out in
             for json in try store.pendingRequestsJSON() {
                 out.writer.bytes.append(contentsOf: json.utf8)
                 out.writer.bytes.append(0x0A)
                 out.flushIfLarge()
             }
-            out.flush()
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(2)
         }
     }
 }
@@ -54,14 +64,6 @@ struct DeliveredCommand: ParsableCommand {
     @OptionGroup var options: StateFileOptions
 
     func run() throws {
-        let store = try options.open()
-        do {
-            var out = OutputBuffer()
-            out.writer.bytes = try store.deliveredLog()
-            out.flush()
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(2)
-        }
+        try options.write { store, out in out.writer.bytes = try store.deliveredLog() }
     }
 }

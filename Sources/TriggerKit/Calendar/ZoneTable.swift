@@ -91,14 +91,7 @@ public final class ZoneTable: Sendable {
     /// Index of the segment containing the UTC instant `t` (0...transitions.count).
     /// O(log n) in the number of transitions (about 600 for a zone with DST over 300 years).
     @inline(__always)
-    func segment(atUTC t: Int64) -> Int {
-        var lo = 0, hi = transitions.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if transitions[mid] <= t { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
-    }
+    func segment(atUTC t: Int64) -> Int { transitions.upperBound(of: t) }
 
     /// Whether an irregular offset change (not one hour on the hour: Lord Howe's half hour,
     /// Chatham's :45, Troll's two hours) happens in [from, to]. O(log n).
@@ -126,12 +119,7 @@ public final class ZoneTable: Sendable {
     @inline(__always)
     func resolve(wall w: Int64) -> WallResolution {
         // Last transition whose affected wall range starts at or before w.
-        var lo = 0, hi = wallLow.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if wallLow[mid] <= w { lo = mid + 1 } else { hi = mid }
-        }
-        let k = lo - 1
+        let k = wallLow.upperBound(of: w) - 1
         if k < 0 { return .unique(w - offsets[0]) }
         if w < wallHigh[k] {
             let before = offsets[k], after = offsets[k + 1]

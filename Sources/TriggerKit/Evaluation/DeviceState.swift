@@ -36,25 +36,3 @@ struct LocationEntry: Sendable {
     /// A device-scoped one-shot that fired: no longer pending.
     var done: Bool = false
 }
-
-extension Array where Element == Int32 {
-    /// Binary search in a sorted array.
-    func sortedContains(_ x: Int32) -> Bool {
-        var lo = 0, hi = count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if self[mid] < x { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < count && self[lo] == x
-    }
-
-    mutating func sortedInsert(_ x: Int32) {
-        var lo = 0, hi = count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if self[mid] < x { lo = mid + 1 } else { hi = mid }
-        }
-        if lo < count, self[lo] == x { return }
-        insert(x, at: lo)
-    }
-}
