@@ -36,8 +36,9 @@ struct NextCommand: ParsableCommand {
     var now: String?
 
     func validate() throws {
-        guard count >= 0 else { throw ValidationError("--count must be >= 0") }
-        guard limit >= 0 else { throw ValidationError("--limit must be >= 0") }
+        let most = RequestLimits.maximumQueryCount
+        guard (0...most).contains(count) else { throw ValidationError("--count must be between 0 and \(most)") }
+        guard (0...most).contains(limit) else { throw ValidationError("--limit must be between 0 and \(most)") }
     }
 
     func run() throws {
@@ -56,8 +57,8 @@ struct NextCommand: ParsableCommand {
         }
         var requests = set.requests
         if !identifiers.isEmpty {
-            let wanted = Set(identifiers)
-            requests = requests.filter { wanted.contains($0.identifier) }
+            let wanted = Set(identifiers.map(ExactKey.init))
+            requests = requests.filter { wanted.contains(ExactKey($0.identifier)) }
         }
         let defaultStart = Timestamp.millis(afterDate ?? nowDate)
         var out = OutputBuffer()

@@ -44,12 +44,29 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Stop at the first malformed line with exit status 1 (after flushing what was emitted).")
     var strict = false
 
+    @Option(help: ArgumentHelp("A line moving stream time forward by more than this many seconds is an error line and is not applied; 'none' for no limit. Default: 604800 (7 days).", valueName: "SECONDS|none"))
+    var maxClockJump: String = "604800"
+
+    @Option(help: "every (default): every due fire is written; coalesce: one line per request for the fires that became due in one step, with \"coalesced\": N. Either way, fires more than --max-clock-jump before the stream time they are caught up at are coalesced.")
+    var catchUp: String = "every"
+
+    /// --max-clock-jump in seconds (`nil` = none).
+    var clockJumpLimit: TimeInterval? {
+        maxClockJump == "none" ? nil : Double(maxClockJump)
+    }
+
     func validate() throws {
         guard EventFormat(rawValue: format) != nil else { throw ValidationError("--format must be json or ids") }
         guard initial == "fire" || initial == "ignore" else { throw ValidationError("--initial must be fire or ignore") }
         guard margin >= 0, margin.isFinite else { throw ValidationError("--margin must be >= 0") }
         guard dwell >= 0, dwell.isFinite else { throw ValidationError("--dwell must be >= 0") }
-        if let a = maxAccuracy, !(a >= 0) { throw ValidationError("--max-accuracy must be >= 0") }
+        if let a = maxAccuracy, !(a >= 0), a.isFinite { throw ValidationError("--max-accuracy must be >= 0") }
+        if maxClockJump != "none" {
+            guard let j = Double(maxClockJump), j.isFinite, j >= 0 else {
+                throw ValidationError("--max-clock-jump must be a number of seconds >= 0 or 'none'")
+            }
+        }
+        guard catchUp == "every" || catchUp == "coalesce" else { throw ValidationError("--catch-up must be every or coalesce") }
     }
 
     func run() throws {
@@ -69,16 +86,22 @@ struct RunCommand: ParsableCommand {
         }
         let set: RequestSet
         do {
+            // Without --now, a request without addedAt is added at the stream's first t (not
+            // known yet): it is not judged against the machine's clock.
             set = try RequestsFile.load(path: input.requests, options: ValidationOptions(
-                now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others))
+                now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others,
+                deferTimeChecks: nowDate == nil))
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
         }
         var diag = set.diagnostics.map { $0.description + "\n" }.joined()
-        let evaluator = StreamEvaluator(requests: set.requests, options: StreamOptions(
+        var streamOptions = StreamOptions(
             margin: margin, dwell: dwell, maxAccuracy: maxAccuracy, initialFire: initial == "fire",
-            floatingTimeZone: zone, now: nowDate, deviceSettings: table, defaultSettings: others))
+            floatingTimeZone: zone, now: nowDate, deviceSettings: table, defaultSettings: others)
+        streamOptions.maxClockJump = clockJumpLimit
+        streamOptions.catchUp = catchUp == "coalesce" ? .coalesced : .everyFire
+        let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions)
         for bad in evaluator.refusedRegions {
             let r = set.requests[Int(bad.request)]
             diag += "error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)\n"

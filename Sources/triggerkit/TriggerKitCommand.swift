@@ -40,7 +40,14 @@ struct RequestOptions: ParsableArguments {
 
 /// Parses a command-line date: ISO 8601 or seconds since 1970.
 func parseDateArgument(_ s: String, option: String) throws -> Date {
-    if let ms = Timestamp.parseMillis(s) { return Timestamp.date(millis: ms) }
-    if let secs = Double(s), secs.isFinite { return Date(timeIntervalSince1970: secs) }
-    throw ValidationError("\(option): '\(s)' is not an ISO 8601 date or a number of seconds since 1970")
+    var date: Date?
+    if let ms = Timestamp.parseMillis(s) { date = Timestamp.date(millis: ms) }
+    else if let secs = Double(s), secs.isFinite { date = Date(timeIntervalSince1970: secs) }
+    guard let date else {
+        throw ValidationError("\(option): '\(s)' is not an ISO 8601 date or a number of seconds since 1970")
+    }
+    guard RequestLimits.millis(date) != nil else {
+        throw ValidationError("\(option): '\(s)' is outside the supported dates (0001-01-01 to 9999-12-31)")
+    }
+    return date
 }

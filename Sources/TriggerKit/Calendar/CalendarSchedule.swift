@@ -112,10 +112,14 @@ public struct CalendarSchedule: Sendable {
     /// which can differ from Foundation's in the cases it is normally consulted for. Enough
     /// to know *whether* a trigger can fire, at native speed.
     func nextFire(afterMillis ref: Int64, consultingFoundation: Bool) -> Int64? {
-        if pattern.impossibilityBox != nil { return nil }
+        // Other calendars first: the native pattern's ranges are the Gregorian ones (Hebrew
+        // has a month 13, Japanese eras run past 1), so they must not refuse those.
         if let foreign { return foreign.next(afterMillis: ref) }
+        if pattern.impossibilityBox != nil { return nil }
+        guard RequestLimits.isSupported(millis: ref) else { return nil }
         guard zone.covers(ref), ref < Self.nativeEnd,
-              pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= ZoneTable.defaultYears.upperBound
+              pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= ZoneTable.defaultYears.upperBound,
+              pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < ZoneTable.defaultYears.upperBound
         else { return foundationNext(afterMillis: ref) }
         let seg = zone.segment(atUTC: ref)
         let wallRef = ref + zone.offsets[seg]
@@ -283,9 +287,11 @@ final class ForeignCalendarSchedule: Sendable {
     }
 
     static func next(calendar: Calendar, components: DateComponents, afterMillis ref: Int64) -> Int64? {
+        guard RequestLimits.isSupported(millis: ref) else { return nil }
         let date = Timestamp.date(millis: ref)
         guard let d = calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTimePreservingSmallerComponents,
                                         repeatedTimePolicy: .first, direction: .forward), d > date else { return nil }
-        return Timestamp.millis(d)
+        // Nothing beyond the supported range (year 9999) is a fire.
+        return RequestLimits.millis(d)
     }
 }

@@ -36,6 +36,8 @@ public actor NotificationCenter {
 
     /// A center with no requests. `options.now`, when set, is the clock's start.
     public init(options: StreamOptions = .init()) {
+        var options = options
+        options.maxClockJump = nil
         evaluator = StreamEvaluator(requests: [], options: options)
         validation = ValidationOptions(now: options.now, floatingTimeZone: options.floatingTimeZone,
                                        deviceSettings: options.deviceSettings, defaultSettings: options.defaultSettings)
@@ -57,7 +59,7 @@ public actor NotificationCenter {
         var v = validation
         v.deviceSettings = v.deviceSettings.merging(currentSettings(for: r.device)) { $1 }
         try RequestValidation.validate(r, options: v)
-        if let i = requests.firstIndex(where: { $0.identifier == r.identifier }) {
+        if let i = requests.firstIndex(where: { $0.identifier.isExactly(r.identifier) }) {
             requests.remove(at: i)
             fresh.insert(r.identifier)
         }
@@ -136,7 +138,9 @@ public actor NotificationCenter {
     private func step(_ line: StreamLine) -> [DeliveredNotification] {
         rebuildIfNeeded()
         scratch.removeAll(keepingCapacity: true)
-        evaluator.process(line, into: &scratch)
+        // The center's evaluator has no clock-jump limit and its times are clamped to the
+        // supported range, so this cannot fail.
+        try? evaluator.process(line, into: &scratch)
         let out = scratch.map { e in
             DeliveredNotification(
                 request: evaluator.requests[Int(e.request)], date: Timestamp.date(millis: e.date), trigger: e.kind,

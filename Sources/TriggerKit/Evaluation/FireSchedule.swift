@@ -52,7 +52,7 @@ public struct FireSchedule: Sendable {
 
     /// Position of each request in identifier order.
     static func identifierRanks(_ requests: [NotificationRequest]) -> [Int32] {
-        let order = requests.indices.sorted { requests[$0].identifier < requests[$1].identifier }
+        let order = requests.indices.sorted { ExactKey(requests[$0].identifier) < ExactKey(requests[$1].identifier) }
         var ranks = [Int32](repeating: 0, count: requests.count)
         for (rank, i) in order.enumerated() { ranks[i] = Int32(rank) }
         return ranks
@@ -73,6 +73,36 @@ public struct FireSchedule: Sendable {
             out.append(top)
             let next = entries[Int(top.slot)].rule.fire(after: top.date)
             queue.replaceMin(with: next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
+        }
+    }
+
+    /// One due fire as the evaluator emits it: `count` > 1 when it stands for several
+    /// coalesced fires of its trigger (dated at the latest of them).
+    struct DueFire {
+        var date: Int64
+        var slot: Int32
+        var count: Int
+    }
+
+    /// ``popDue(until:into:)`` with bounded catch-up: fires dated before `horizon` are
+    /// coalesced per trigger into one ``DueFire`` (at the latest of them before the horizon,
+    /// with their count); the rest come one by one. `horizon` = `t + 1` coalesces every due
+    /// fire (``CatchUpPolicy/coalesced``); `Int64.min` coalesces none.
+    ///
+    /// - Complexity: O((m + 1) log n) for m values returned, plus per coalesced trigger O(1)
+    ///   for intervals and at most ``TimeRule/coalescingCap`` date steps for calendars.
+    mutating func popDue(until t: Int64, coalescingBefore horizon: Int64, into out: inout [DueFire]) {
+        while let top = queue.min, top.date <= t {
+            let rule = entries[Int(top.slot)].rule
+            if top.date < horizon {
+                let limit = Swift.min(horizon, t == .max ? t : t + 1)
+                let c = rule.coalesce(from: top.date, before: limit)
+                out.append(DueFire(date: c.last, slot: top.slot, count: c.count))
+                queue.replaceMin(with: c.next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
+            } else {
+                out.append(DueFire(date: top.date, slot: top.slot, count: 1))
+                queue.replaceMin(with: rule.fire(after: top.date).map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
+            }
         }
     }
 

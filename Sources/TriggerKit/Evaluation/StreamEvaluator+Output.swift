@@ -18,7 +18,9 @@ extension StreamEvaluator {
     ///   copied in bulk afterwards: no Strings and no ``DeliveredEvent`` per event.
     public func write(_ e: FiredEvent, format: EventFormat, to w: inout JSONWriter) {
         guard format == .json else {
-            w.bytes.append(contentsOf: identifier(of: e).utf8)
+            // Control characters and backslashes escaped as in a JSON string body, so every
+            // identifier is exactly one line and the output reads back unambiguously.
+            w.stringBody(identifier(of: e))
             w.bytes.append(0x0A)
             return
         }
@@ -45,20 +47,23 @@ extension StreamEvaluator {
         if e.device >= 0 {
             w.raw(",\"device\":")
             w.bytes.append(contentsOf: deviceBytes[Int(e.device)])
-            EventID.mix(&h, deviceNames[Int(e.device)])
+            EventID.mixDevice(&h, deviceNames[Int(e.device)])
+        } else {
+            EventID.mixDevice(&h, nil)
         }
-        EventID.mix(&h, 0x1F)
         switch e.crossing {
-        case .enter?: EventID.mix(&h, "enter")
-        case .exit?: EventID.mix(&h, "exit")
-        case nil: EventID.mix(&h, e.kind.rawValue)
+        case .enter?: EventID.mixTail(&h, event: "enter", date: e.date)
+        case .exit?: EventID.mixTail(&h, event: "exit", date: e.date)
+        case nil: EventID.mixTail(&h, event: e.kind.rawValue, date: e.date)
         }
-        EventID.mix(&h, 0x1F)
-        EventID.mixDecimal(&h, e.date)
         w.bytes.append(contentsOf: eventBytes[r].region)
         w.bytes.append(contentsOf: EventBytes.presentations[Int(e.presentation.rawValue & 31)])
+        if e.count > 1 {
+            w.raw(",\"coalesced\":")
+            w.number(Double(e.count))
+        }
         w.raw(",\"eventId\":\"")
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { buf in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
             EventID.writeHex(h, to: buf.baseAddress.unsafelyUnwrapped)
             w.bytes.append(contentsOf: buf)
         }
@@ -76,7 +81,7 @@ struct EventBytes {
     var region: [UInt8] = []
     var kind: TriggerKind = .immediate
     /// ``EventID`` state after the identifier.
-    var seed: UInt64 = 0
+    var seed: UInt128 = 0
 
     init() {}
 

@@ -19,6 +19,19 @@ public struct StreamOptions: Sendable {
     public var deviceSettings: [String: NotificationSettings] = [:]
     /// Settings of devices not in ``deviceSettings`` (default: authorized, all enabled).
     public var defaultSettings: NotificationSettings = .authorized
+    /// The largest step forward of stream time one line may make, seconds; a line that would
+    /// move it further is refused (an error line, nothing applied). `nil`: no limit.
+    /// Default 7 days (``defaultMaxClockJump``).
+    public var maxClockJump: TimeInterval? = StreamOptions.defaultMaxClockJump
+    /// What one step does with several due fires of one trigger. Default
+    /// ``CatchUpPolicy/everyFire`` (the contract of `triggerkit run`). Whatever the policy,
+    /// fires dated more than ``maxClockJump`` before the stream time they are caught up at
+    /// (possible only at the start, for requests added long before the first line) are
+    /// coalesced, so a step's output is bounded.
+    public var catchUp: CatchUpPolicy = .everyFire
+
+    /// 7 days, in seconds.
+    public static let defaultMaxClockJump: TimeInterval = 7 * 86_400
 
     public init(margin: Double = 0, dwell: Double = 0, maxAccuracy: Double? = nil, initialFire: Bool = false,
                 floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current, now: Date? = nil,
@@ -32,6 +45,15 @@ public struct StreamOptions: Sendable {
         self.floatingTimeZone = floatingTimeZone
         self.now = now
     }
+}
+
+/// What a step of the clock does with several fires of one trigger that became due together.
+public enum CatchUpPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Every fire is delivered.
+    case everyFire
+    /// One delivery per trigger, dated at its latest due fire, carrying how many fires it
+    /// stands for (a phone that was off shows one notification).
+    case coalesced
 }
 
 /// Counters of a run, printed as the summary line.
@@ -86,7 +108,9 @@ public final class StreamEvaluator {
     @exclusivity(unchecked) var isChanged: [Bool] = []
     let regionIndex: RegionIndex
     @exclusivity(unchecked) var locations: [LocationEntry]
-    @exclusivity(unchecked) var deviceIndex: [String: Int32] = [:]
+    /// Devices by exact name (contract 5: ids are exact scalar sequences, not canonically
+    /// equivalent strings).
+    @exclusivity(unchecked) var deviceIndex: [ExactKey: Int32] = [:]
     /// The same devices by UTF-8 bytes, for ``process(lineBytes:into:)`` (a cache in front of
     /// ``deviceIndex``: every device is in both).
     @exclusivity(unchecked) var deviceBytesIndex = DeviceInterner()
@@ -98,6 +122,8 @@ public final class StreamEvaluator {
     /// Each device's notification settings, by device index.
     @exclusivity(unchecked) var settings: [NotificationSettings] = []
     let dwellMillis: Int64
+    /// ``StreamOptions/maxClockJump`` in milliseconds; `Int64.max` = no limit.
+    let maxClockJumpMillis: Int64
     /// What each request's content asks for (bit 0 alert, 1 sound, 2 badge): deciding a
     /// fire's presentation from these avoids copying the content (and its retains) per fire.
     let contentWants: [UInt8]
@@ -117,7 +143,7 @@ public final class StreamEvaluator {
 
     // Scratch buffers reused across fixes so the hot path does not allocate.
     @exclusivity(unchecked) var hits: [RegionHit] = []
-    @exclusivity(unchecked) var due: [ScheduledFire] = []
+    @exclusivity(unchecked) var due: [FireSchedule.DueFire] = []
     @exclusivity(unchecked) var scratchInside: [Int32] = []
     @exclusivity(unchecked) var scratchPending: [PendingCrossing] = []
 
@@ -126,7 +152,12 @@ public final class StreamEvaluator {
     public init(requests: [NotificationRequest], options: StreamOptions = .init()) {
         self.requests = requests
         self.options = options
-        self.dwellMillis = Int64((options.dwell * 1000).rounded())
+        self.dwellMillis = options.dwell.isFinite && options.dwell > 0 ? Int64(Swift.min(options.dwell, 1e12) * 1000) : 0
+        if let j = options.maxClockJump, j.isFinite, j >= 0 {
+            self.maxClockJumpMillis = Int64(Swift.min(j, 1e15) * 1000)
+        } else {
+            self.maxClockJumpMillis = .max
+        }
         self.contentWants = requests.map { r in
             let c = r.content
             let alert: UInt8 = c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0
@@ -158,9 +189,9 @@ public final class StreamEvaluator {
 
     /// Index of a device, interned on first sight.
     func device(named name: String) -> Int32 {
-        if let i = deviceIndex[name] { return i }
+        if let i = deviceIndex[ExactKey(name)] { return i }
         let i = Int32(deviceNames.count)
-        deviceIndex[name] = i
+        deviceIndex[ExactKey(name)] = i
         deviceNames.append(name)
         deviceBytesIndex.append(name)
         devices.append(DeviceState())
@@ -176,7 +207,12 @@ public final class StreamEvaluator {
     }
 
     /// Evaluates one line, appending its fires (in the contract's order) to `events`.
-    public func process(_ line: StreamLine, into events: inout [FiredEvent]) {
+    ///
+    /// - Throws: ``StreamLineError`` for a line that would move stream time forward by more
+    ///   than ``StreamOptions/maxClockJump``, or whose time is outside the supported dates;
+    ///   nothing changes then.
+    public func process(_ line: StreamLine, into events: inout [FiredEvent]) throws(StreamLineError) {
+        try checkTime(line.time)
         begin(line.time, into: &events)
         switch line {
         case .fix(let fix): process(fix, into: &events)
@@ -195,9 +231,10 @@ public final class StreamEvaluator {
     @_spi(StreamFastPath)
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, into events: inout [FiredEvent]) throws(StreamLineError) {
         guard let s = StreamLineParser.scan(b, cache: &lineCache) else {
-            process(try StreamLineParser.slowPath(b), into: &events)
+            try process(try StreamLineParser.slowPath(b), into: &events)
             return
         }
+        try checkTime(s.t)
         begin(s.t, into: &events)
         if s.isClock { return }
         stats.fixes += 1
@@ -208,6 +245,17 @@ public final class StreamEvaluator {
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
         let d = deviceBytesIndex.find(name) ?? device(named: String(decoding: name, as: UTF8.self))
         process(device: d, t: s.t, latitude: s.latitude, longitude: s.longitude, accuracy: s.accuracy, into: &events)
+    }
+
+    /// Refuses a line time outside the supported dates or past the clock-jump limit.
+    @inline(__always)
+    func checkTime(_ t: Int64) throws(StreamLineError) {
+        guard RequestLimits.isSupported(millis: t) else {
+            throw StreamLineError("\"t\" is outside the supported dates (0001-01-01 to 9999-12-31)")
+        }
+        if let now = streamTime, t > now, maxClockJumpMillis < Int64.max, t - now > maxClockJumpMillis {
+            throw StreamLineError("clock jump of \(Double(t - now) / 1000) s (from \(Timestamp.string(millis: now)) to \(Timestamp.string(millis: t))) exceeds --max-clock-jump \(Double(maxClockJumpMillis) / 1000) s; line not applied")
+        }
     }
 
     /// What every line does first: count it, start the schedule on the first line, advance the
@@ -230,17 +278,27 @@ public final class StreamEvaluator {
         sortedAddedAts = locations.map(\.addedAt).sorted()
     }
 
-    /// Emits every time fire with date <= `t`, in date order (ties by identifier).
+    /// Emits every time fire with date <= `t`, in date order (ties by identifier), coalesced
+    /// as ``StreamOptions/catchUp`` and ``StreamOptions/maxClockJump`` say.
     func advanceClock(to t: Int64, into events: inout [FiredEvent]) {
-        guard var s = schedule, let soonest = s.soonestFire, soonest.date <= t else { return }
+        guard let soonest = schedule?.soonestFire, soonest.date <= t else { return }
         due.removeAll(keepingCapacity: true)
-        s.popDue(until: t, into: &due)
-        schedule = s
+        let horizon: Int64
+        switch options.catchUp {
+        case .coalesced: horizon = t == .max ? .max : t + 1
+        case .everyFire: horizon = maxClockJumpMillis == .max ? .min : t - maxClockJumpMillis
+        }
+        // Mutated in place through the optional: a `var s = schedule` copy would share the
+        // heap's buffer with `schedule` and copy the whole heap on its first change.
+        schedule?.popDue(until: t, coalescingBefore: horizon, into: &due)
+        guard let entries = schedule?.entries else { return }
         for f in due {
-            let ri = s.entries[Int(f.slot)].request
+            let ri = entries[Int(f.slot)].request
             let r = requests[Int(ri)]
-            deliver(FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
-                               device: r.device.map { device(named: $0) } ?? -1), into: &events)
+            var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
+                               device: r.device.map { device(named: $0) } ?? -1)
+            e.count = f.count
+            deliver(e, into: &events)
         }
     }
 
@@ -268,7 +326,7 @@ public final class StreamEvaluator {
 
     /// A device's current notification settings.
     public func settings(forDevice name: String) -> NotificationSettings {
-        deviceIndex[name].map { settings[Int($0)] } ?? options.deviceSettings[name] ?? options.defaultSettings
+        deviceIndex[ExactKey(name)].map { settings[Int($0)] } ?? options.deviceSettings[name] ?? options.defaultSettings
     }
 
     /// Records that a device's state changed (for incremental saving).

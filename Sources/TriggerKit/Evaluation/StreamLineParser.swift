@@ -118,20 +118,24 @@ public enum StreamLineParser {
                     var e = i + 1
                     while e < n, b[e] != 0x22, b[e] != 0x5C { e += 1 }
                     guard e < n, b[e] == 0x22,
-                          let ms = Timestamp.parseMillis(UnsafeBufferPointer(rebasing: b[(i + 1)..<e]), cache: &cache.days)
+                          let ms = Timestamp.parseMillis(UnsafeBufferPointer(rebasing: b[(i + 1)..<e]), cache: &cache.days),
+                          RequestLimits.isSupported(millis: ms)
                     else { return nil }
                     t = ms
                     i = e + 1
                 } else {
                     guard let (v, e) = number(b, i), abs(v) < 1.0e13 else { return nil }
                     t = Int64((v * 1000).rounded())
+                    guard RequestLimits.isSupported(millis: t) else { return nil }
                     i = e
                 }
             } else if klen == 6, k4 == 0x6976_6564 /* "devi" */, b[ks + 4] == UInt8(ascii: "c"), b[ks + 5] == UInt8(ascii: "e") {
                 guard seen & 2 == 0, b[i] == 0x22 else { return nil }
                 seen |= 2
                 var e = i + 1
-                while e < n, b[e] != 0x22, b[e] != 0x5C, b[e] >= 0x20 { e += 1 }
+                // ASCII only here: other bytes (UTF-8 to validate) take the slow path.
+                while e < n, b[e] != 0x22, b[e] != 0x5C, b[e] >= 0x20, b[e] < 0x80 { e += 1 }
+                guard e - i - 1 <= RequestLimits.maximumIdentifierBytes else { return nil }
                 guard e < n, b[e] == 0x22 else { return nil }
                 deviceRange = (i + 1)..<e
                 i = e + 1
@@ -318,9 +322,15 @@ public enum StreamLineParser {
         guard let t = JSONFields.dateMillis(tv) else {
             throw StreamLineError("\"t\" must be an ISO 8601 date or seconds since 1970, not \(NotificationRequest.show(tv))")
         }
+        guard RequestLimits.isSupported(millis: t) else {
+            throw StreamLineError("\"t\" \(NotificationRequest.show(tv)) is outside the supported dates (0001-01-01 to 9999-12-31)")
+        }
         var device = ""
         if let d = o["device"], d != .null {
             guard case .string(let s) = d else { throw StreamLineError("\"device\" must be a string, not \(NotificationRequest.show(d))") }
+            guard s.utf8.count <= RequestLimits.maximumIdentifierBytes else {
+                throw StreamLineError("\"device\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+            }
             device = s
         }
         if let s = o["settings"] {

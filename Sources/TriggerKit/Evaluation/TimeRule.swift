@@ -13,7 +13,15 @@ public enum TimeRule: Sendable {
     public init?(_ trigger: NotificationTrigger, addedAt: Int64, floatingTimeZone: TimeZone) {
         switch trigger {
         case .immediate: self = .immediate(at: addedAt)
-        case .timeInterval(let t): self = .interval(start: addedAt, intervalMillis: t.timeInterval * 1000, repeats: t.repeats)
+        case .timeInterval(let t):
+            // The evaluator takes unvalidated requests too: an interval it cannot represent
+            // gets a rule that never fires rather than a trap or an endless loop.
+            let step = t.timeInterval * 1000
+            guard step.isFinite, step >= 1, t.timeInterval <= RequestLimits.maximumTimeInterval else {
+                self = .interval(start: addedAt, intervalMillis: .nan, repeats: false)
+                return
+            }
+            self = .interval(start: addedAt, intervalMillis: step, repeats: t.repeats)
         case .calendar(let t): self = .calendar(CalendarSchedule(t, floatingTimeZone: floatingTimeZone), start: addedAt, repeats: t.repeats)
         case .location: return nil
         }
@@ -32,7 +40,7 @@ public enum TimeRule: Sendable {
     public var firstFire: Int64? {
         switch self {
         case .immediate(let at): at
-        case .interval(let start, let step, _): start + Int64(step.rounded())
+        case .interval(let start, let step, _): Self.offset(start, 1, step)
         case .calendar(let s, let start, _): s.nextFire(afterMillis: start)
         }
     }
@@ -50,15 +58,27 @@ public enum TimeRule: Sendable {
             return at > reference ? at : nil
         case .interval(let start, let step, let repeats):
             if !repeats {
-                let only = start + Int64(step.rounded())
+                guard let only = Self.offset(start, 1, step) else { return nil }
                 return only > reference ? only : nil
             }
             // k >= 1 with start + k*step > reference; computed from k, never by adding steps,
-            // so fractional intervals do not drift.
-            var k = Swift.max(1, Int64(((Double(reference - start)) / step).rounded(.down)) + 1)
-            while start + Int64((Double(k) * step).rounded()) <= reference { k += 1 }
-            while k > 1, start + Int64((Double(k - 1) * step).rounded()) > reference { k -= 1 }
-            return start + Int64((Double(k) * step).rounded())
+            // so fractional intervals do not drift. Doubles keep every intermediate finite
+            // (reference - start may not fit an Int64); the two corrections run at most a
+            // few times because the estimate is within one step.
+            let estimate = ((Double(reference) - Double(start)) / step).rounded(.down) + 1
+            guard estimate.isFinite, estimate < 9.0e15 else { return nil }
+            var k = Swift.max(1, estimate)
+            for _ in 0..<4 {
+                guard let f = Self.offset(start, k, step) else { return nil }
+                if f > reference { break }
+                k += 1
+            }
+            for _ in 0..<4 where k > 1 {
+                guard let f = Self.offset(start, k - 1, step), f > reference else { break }
+                k -= 1
+            }
+            guard let f = Self.offset(start, k, step), f > reference else { return nil }
+            return f
         case .calendar(let s, let start, let repeats):
             if !repeats {
                 // A one-shot fires at its first match after addedAt, or never.
@@ -67,6 +87,55 @@ public enum TimeRule: Sendable {
             }
             return s.nextFire(afterMillis: reference)
         }
+    }
+
+    /// Most date steps one coalescing walks for a calendar rule: beyond it the count stops
+    /// (and the coalesced fire is dated at the last fire counted); intervals are counted
+    /// exactly by arithmetic.
+    static let coalescingCap = 100_000
+
+    /// The fires from `first` (a fire of this rule) up to but excluding `limit`, summarised:
+    /// the latest of them, how many there are, and the rule's next fire at or after `limit`.
+    ///
+    /// - Complexity: O(1) for intervals; at most ``coalescingCap`` steps for calendars.
+    func coalesce(from first: Int64, before limit: Int64) -> (last: Int64, count: Int, next: Int64?) {
+        guard repeats else { return (first, 1, nil) }
+        if case .interval(let start, let step, _) = self {
+            let k1 = ((Double(first) - Double(start)) / step).rounded()
+            var kLast = ((Double(limit) - 1 - Double(start)) / step).rounded(.down)
+            guard k1.isFinite, kLast.isFinite else { return (first, 1, fire(after: first)) }
+            for _ in 0..<4 {
+                guard kLast > k1, let f = Self.offset(start, kLast, step), f >= limit else { break }
+                kLast -= 1
+            }
+            for _ in 0..<4 {
+                guard let f = Self.offset(start, kLast + 1, step), f < limit else { break }
+                kLast += 1
+            }
+            kLast = Swift.max(kLast, k1)
+            let last = Self.offset(start, kLast, step) ?? first
+            return (last, Int(Swift.min(kLast - k1 + 1, Double(Int.max / 2))), Self.offset(start, kLast + 1, step))
+        }
+        var last = first
+        var count = 1
+        while count < Self.coalescingCap {
+            guard let n = fire(after: last) else { return (last, count, nil) }
+            if n >= limit { return (last, count, n) }
+            last = n
+            count += 1
+        }
+        // At the cap: jump to the first fire at or after the limit.
+        return (last, count, nextFire(strictlyAfter: limit - 1))
+    }
+
+    /// `start + k * step` milliseconds, or nil when it is not a supported instant (NaN,
+    /// overflow, beyond year 9999). Every interval date goes through it: no trap on any input.
+    static func offset(_ start: Int64, _ k: Double, _ step: Double) -> Int64? {
+        let v = (k * step).rounded()
+        guard v.isFinite, abs(v) < 9.0e18 else { return nil }
+        let (r, overflow) = start.addingReportingOverflow(Int64(v))
+        guard !overflow, RequestLimits.isSupported(millis: r) else { return nil }
+        return r
     }
 
     /// Up to `count` successive fires strictly after `reference`.

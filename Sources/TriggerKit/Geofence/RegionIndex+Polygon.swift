@@ -13,37 +13,14 @@ extension RegionIndex {
     /// wider than 180 degrees of longitude must be split to be read as intended.
     static func preparePolygon(_ p: PolygonRegion, slot: Int32, context: GEOSContext,
                                polygons: inout [PolygonEntry]) throws(RegionIndexError) -> (Entry, Box) {
-        var shiftedPolygons: [Bool] = []
-        for polygon in p.polygons {
-            var minLon = Double.infinity, maxLon = -Double.infinity
-            for ring in polygon {
-                for c in ring {
-                    guard c.latitude.isFinite, c.longitude.isFinite, (-90...90).contains(c.latitude),
-                          (-180...180).contains(c.longitude) else {
-                        throw RegionIndexError(slot: slot, reason: "position (\(c.longitude), \(c.latitude)) is not a valid longitude/latitude")
-                    }
-                    minLon = min(minLon, c.longitude)
-                    maxLon = max(maxLon, c.longitude)
-                }
-            }
-            guard minLon <= maxLon else { throw RegionIndexError(slot: slot, reason: "a polygon needs an outer ring") }
-            shiftedPolygons.append(maxLon - minLon > 180)
+        let planar: PlanarPolygons
+        do throws(RequestError) {
+            planar = try PlanarPolygons(p)
+        } catch {
+            throw RegionIndexError(slot: slot, reason: error.message)
         }
-        guard !p.polygons.isEmpty else {
-            throw RegionIndexError(slot: slot, reason: "a polygon region needs at least one polygon")
-        }
-        let shifted = shiftedPolygons.contains(true)
-        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
-        let rings = zip(p.polygons, shiftedPolygons).map { polygon, shift in
-            polygon.map { ring in
-                ring.map { c -> (x: Double, y: Double) in
-                    let x = shift && c.longitude < 0 ? c.longitude + 360 : c.longitude
-                    minX = min(minX, x); maxX = max(maxX, x)
-                    minY = min(minY, c.latitude); maxY = max(maxY, c.latitude)
-                    return (x, c.latitude)
-                }
-            }
-        }
+        let rings = planar.rings, shifted = planar.shifted
+        let (minX, maxX, minY, maxY) = (planar.minX, planar.maxX, planar.minY, planar.maxY)
         // Validity is checked before preparing: GEOS predicates on invalid input may throw
         // TopologyException instead of answering, so invalid polygons never reach a query.
         var prepared: GEOSPreparedGeometry? = nil
@@ -66,5 +43,56 @@ extension RegionIndex {
         let box = Box(minLat: minY - boxPadding, maxLat: maxY + boxPadding, minLon: minX - boxPadding,
                       maxLon: maxX + boxPadding, allLongitudes: maxX - minX >= 360)
         return (entry, box)
+    }
+}
+
+/// A polygon region's rings in the plane GEOS works in: (x, y) = (longitude, latitude), with
+/// the antimeridian convention of ``RegionIndex/preparePolygon(_:slot:context:polygons:)``
+/// applied. Shared by the index and the validator so both judge the same geometry.
+struct PlanarPolygons {
+    var rings: [[[(x: Double, y: Double)]]]
+    var shifted: Bool
+    var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+
+    init(_ p: PolygonRegion) throws(RequestError) {
+        guard !p.polygons.isEmpty else { throw RequestError(.invalidRegion, "a polygon region needs at least one polygon") }
+        var shiftedPolygons: [Bool] = []
+        for polygon in p.polygons {
+            var lo = Double.infinity, hi = -Double.infinity
+            for ring in polygon {
+                for c in ring {
+                    guard c.latitude.isFinite, c.longitude.isFinite, (-90...90).contains(c.latitude),
+                          (-180...180).contains(c.longitude) else {
+                        throw RequestError(.invalidRegion, "position (\(c.longitude), \(c.latitude)) is not a valid longitude/latitude")
+                    }
+                    lo = Swift.min(lo, c.longitude)
+                    hi = Swift.max(hi, c.longitude)
+                }
+            }
+            guard lo <= hi else { throw RequestError(.invalidRegion, "a polygon needs an outer ring") }
+            shiftedPolygons.append(hi - lo > 180)
+        }
+        shifted = shiftedPolygons.contains(true)
+        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+        rings = zip(p.polygons, shiftedPolygons).map { polygon, shift in
+            polygon.map { ring in
+                ring.map { c -> (x: Double, y: Double) in
+                    let x = shift && c.longitude < 0 ? c.longitude + 360 : c.longitude
+                    minX = Swift.min(minX, x); maxX = Swift.max(maxX, x)
+                    minY = Swift.min(minY, c.latitude); maxY = Swift.max(maxY, c.latitude)
+                    return (x, c.latitude)
+                }
+            }
+        }
+        (self.minX, self.maxX, self.minY, self.maxY) = (minX, maxX, minY, maxY)
+    }
+
+    /// GEOS's reason the geometry is invalid (`GEOSisValidReason_r`), or nil when valid.
+    func invalidity(context: GEOSContext) -> String? {
+        do throws(GEOSError) {
+            return try context.invalidityReason(try context.multiPolygon(rings))
+        } catch {
+            return error.message
+        }
     }
 }

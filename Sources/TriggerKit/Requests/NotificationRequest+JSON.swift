@@ -4,13 +4,21 @@ import Foundation
 // requests-file reader and `Codable`, so both accept and refuse exactly the same things.
 
 extension NotificationRequest {
-    /// Builds a request from the contract's JSON, validating every field.
+    /// Builds a request from the contract's JSON and checks it with
+    /// ``RequestValidation/checkValue(_:)`` (the rules that need no context).
     ///
     /// - Parameters:
     ///   - json: the request object.
     ///   - warnings: receives notes about accepted but suspicious input (unknown keys).
     /// - Throws: ``RequestError`` naming the offending field.
     public init(json: JSONValue, warnings: inout [String]) throws(RequestError) {
+        try self.init(decoding: json, warnings: &warnings)
+        try RequestValidation.checkValue(self)
+    }
+
+    /// The shape of the JSON only (types of fields, required fields); the values are judged
+    /// by the validator, which every way in calls.
+    init(decoding json: JSONValue, warnings: inout [String]) throws(RequestError) {
         guard case .object(let o) = json else {
             throw RequestError(.invalidRequest, "a request must be a JSON object, not \(json.typeName)")
         }
@@ -18,7 +26,6 @@ extension NotificationRequest {
         guard let identifier = try r.string("identifier") else {
             throw RequestError(.invalidRequest, "missing required field \"identifier\"")
         }
-        guard !identifier.isEmpty else { throw RequestError(.invalidRequest, "\"identifier\" must not be empty") }
         guard let contentJSON = try r.object("content") else {
             throw RequestError(.notificationInvalidNoContent, "missing \"content\": a notification needs a title, subtitle, body, sound or badge")
         }
@@ -64,16 +71,10 @@ extension NotificationContent {
         subtitle = try r.string("subtitle")
         body = try r.string("body")
         sound = try r.string("sound")
-        if let b = try r.integer("badge") {
-            guard b >= 0 else { throw RequestError(.invalidRequest, "\"content.badge\" must be >= 0, not \(b)") }
-            badge = b
-        }
+        badge = try r.integer("badge")
         categoryIdentifier = try r.string("categoryIdentifier")
         threadIdentifier = try r.string("threadIdentifier")
         userInfo = try r.object("userInfo")
-        guard hasPresentableContent else {
-            throw RequestError(.notificationInvalidNoContent, "content needs at least one of title, subtitle, body, sound, badge")
-        }
         // Unknown content keys are harmless extras; they are not kept.
     }
 
@@ -112,12 +113,6 @@ extension NotificationTrigger {
             guard let interval = try r.number("timeInterval") else {
                 throw RequestError(.invalidTrigger, "a timeInterval trigger needs \"timeInterval\" (seconds)")
             }
-            guard interval > 0 else {
-                throw RequestError(.invalidTrigger, "time interval must be greater than 0, not \(NotificationRequest.show(.number(interval)))")
-            }
-            guard !repeats || interval >= 60 else {
-                throw RequestError(.invalidTrigger, "time interval must be at least 60 if repeating (got \(NotificationRequest.show(.number(interval))))")
-            }
             self = .timeInterval(TimeIntervalTrigger(timeInterval: interval, repeats: repeats))
         case "location":
             guard let region = r.take("region") else {
@@ -150,7 +145,7 @@ extension NotificationRequest: Codable {
         let json = try JSONValue(from: decoder)
         var warnings: [String] = []
         do throws(RequestError) {
-            try self.init(json: json, warnings: &warnings)
+            try self.init(json: json, warnings: &warnings)  // shape and values
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
         }

@@ -1,8 +1,8 @@
 // Decoding and encoding regions: CLCircularRegion-style circles and GeoJSON polygons.
 
 extension Region {
-    /// The largest radius accepted, in metres.
-    public static let maximumRadius = 1_000_000.0
+    /// The largest radius accepted, in metres (``RequestLimits/maximumRadius``).
+    public static let maximumRadius = RequestLimits.maximumRadius
 
     init(json: JSONValue, defaultIdentifier: String, warnings: inout [String]) throws(RequestError) {
         guard case .object(let o) = json else {
@@ -30,11 +30,8 @@ extension Region {
             guard let lat = try c.number("latitude"), let lon = try c.number("longitude") else {
                 throw RequestError(.invalidRegion, "\"trigger.region.center\" needs \"latitude\" and \"longitude\"")
             }
-            let coordinate = try Self.coordinate(latitude: lat, longitude: lon, field: "trigger.region.center")
+            let coordinate = Coordinate(latitude: lat, longitude: lon)
             guard let radius else { throw RequestError(.invalidRegion, "a circular region needs \"radius\" (metres)") }
-            guard radius > 0, radius <= Self.maximumRadius else {
-                throw RequestError(.invalidRegion, "\"trigger.region.radius\" must be > 0 and <= 1000000 metres, not \(NotificationRequest.show(.number(radius)))")
-            }
             warnings += c.unknownKeys()
             self = .circular(CircularRegion(identifier: identifier, center: coordinate, radius: radius,
                                             notifyOnEntry: onEntry, notifyOnExit: onExit))
@@ -45,19 +42,10 @@ extension Region {
         warnings += r.unknownKeys()
     }
 
-    static func coordinate(latitude: Double, longitude: Double, field: String) throws(RequestError) -> Coordinate {
-        guard (-90...90).contains(latitude) else {
-            throw RequestError(.invalidRegion, "latitude of \"\(field)\" must be in [-90, 90], not \(NotificationRequest.show(.number(latitude)))")
-        }
-        guard (-180...180).contains(longitude) else {
-            throw RequestError(.invalidRegion, "longitude of \"\(field)\" must be in [-180, 180], not \(NotificationRequest.show(.number(longitude)))")
-        }
-        return Coordinate(latitude: latitude, longitude: longitude)
-    }
-
     /// Reads a GeoJSON `Polygon` or `MultiPolygon` (RFC 7946 section 3.1.6-7): positions are
     /// [longitude, latitude(, altitude)], rings have at least four positions and are closed.
-    /// Topological validity (self-intersection) is checked by the geofence engine (GEOS).
+    /// Ring sizes, closure, ranges and topological validity are the validator's
+    /// (``RequestValidation/checkValue(_:)``).
     static func polygons(geoJSON o: [String: JSONValue]) throws(RequestError) -> ([[[Coordinate]]], Bool) {
         guard case .string(let type)? = o["type"] else {
             throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs a GeoJSON \"type\" (Polygon or MultiPolygon)")
@@ -84,7 +72,6 @@ extension Region {
     }
 
     private static func polygon(_ rings: [JSONValue], field: String) throws(RequestError) -> [[Coordinate]] {
-        guard !rings.isEmpty else { throw RequestError(.invalidRegion, "\"\(field)\" needs an outer ring") }
         var out: [[Coordinate]] = []
         for (k, ring) in rings.enumerated() {
             let f = "\(field)[\(k)]"
@@ -95,13 +82,7 @@ extension Region {
                 guard case .array(let xy) = pos, xy.count >= 2, case .number(let lon) = xy[0], case .number(let lat) = xy[1] else {
                     throw RequestError(.invalidRegion, "\"\(f)[\(j)]\" must be a position [longitude, latitude]")
                 }
-                pts.append(try coordinate(latitude: lat, longitude: lon, field: "\(f)[\(j)]"))
-            }
-            guard pts.count >= 4 else {
-                throw RequestError(.invalidRegion, "ring \"\(f)\" has \(pts.count) positions; a ring needs at least 4 (closed)")
-            }
-            guard pts.first == pts.last else {
-                throw RequestError(.invalidRegion, "ring \"\(f)\" is not closed: its first and last positions differ")
+                pts.append(Coordinate(latitude: lat, longitude: lon))
             }
             out.append(pts)
         }

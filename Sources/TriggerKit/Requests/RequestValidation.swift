@@ -2,30 +2,42 @@ import Foundation
 
 /// What validation of a request needs beyond the request itself.
 public struct ValidationOptions: Sendable {
-    /// Reference instant for requests without `addedAt` (the contract's "now"); `nil` means
-    /// the current time.
+    /// Reference instant for requests without `addedAt` (the contract's "now"). `nil` means
+    /// the current time, unless ``deferTimeChecks`` is set.
     public var now: Date?
     /// Zone that floating calendar triggers follow.
     public var floatingTimeZone: TimeZone
-
     /// Per-device notification settings; devices not listed get ``defaultSettings``.
     public var deviceSettings: [String: NotificationSettings]
     /// Settings of devices not in ``deviceSettings``.
     public var defaultSettings: NotificationSettings
+    /// When true and ``now`` is `nil`, a request without `addedAt` is not judged against the
+    /// machine's clock: its reference instant is not known yet (`triggerkit run` learns it
+    /// from the stream's first `t`). Components that can never match are still refused.
+    public var deferTimeChecks: Bool
 
     public init(now: Date? = nil, floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current,
-                deviceSettings: [String: NotificationSettings] = [:], defaultSettings: NotificationSettings = .authorized) {
+                deviceSettings: [String: NotificationSettings] = [:], defaultSettings: NotificationSettings = .authorized,
+                deferTimeChecks: Bool = false) {
         self.now = now
         self.floatingTimeZone = floatingTimeZone
         self.deviceSettings = deviceSettings
         self.defaultSettings = defaultSettings
+        self.deferTimeChecks = deferTimeChecks
     }
 }
 
-/// Checks that need more than one field: whether a calendar trigger can fire at all.
+/// The one validator: every way a request comes in (requests file, stream line, `Codable`,
+/// ``TriggerCenter/add(_:)``, `check`) goes through it, so all of them accept and refuse the
+/// same requests with the same codes and messages.
 public enum RequestValidation {
-    /// Throws when the request can never fire (`notificationInvalidNoDate`).
+    /// Checks every rule: ``checkValue(_:)`` and then what depends on context (whether a
+    /// calendar trigger can still fire after its reference instant, the device's
+    /// authorization).
+    ///
+    /// - Throws: ``RequestError`` naming the offending field.
     public static func validate(_ request: NotificationRequest, options: ValidationOptions) throws(RequestError) {
+        try checkValue(request)
         if let device = request.device {
             let status = (options.deviceSettings[device] ?? options.defaultSettings).authorizationStatus
             guard status.allowsDelivery else {
@@ -33,9 +45,152 @@ public enum RequestValidation {
             }
         }
         guard case .calendar(let trigger) = request.trigger else { return }
-        let reference = request.addedAt ?? options.now ?? Date()
+        let reference: Date
+        if let added = request.addedAt ?? options.now {
+            reference = added
+        } else if options.deferTimeChecks {
+            // Only what can be decided without a reference instant.
+            if let why = CalendarSchedule(trigger, floatingTimeZone: options.floatingTimeZone).neverFiresReason {
+                throw RequestError(.notificationInvalidNoDate, "\(why): the trigger can never fire")
+            }
+            return
+        } else {
+            reference = Date()
+        }
         if let reason = CalendarFeasibility.noDateReason(trigger, after: reference, floatingTimeZone: options.floatingTimeZone) {
             throw RequestError(.notificationInvalidNoDate, reason)
         }
+    }
+
+    /// The rules that depend on the request alone: identifier and device id (non-empty,
+    /// at most ``RequestLimits/maximumIdentifierBytes``), presentable content, a badge >= 0,
+    /// `addedAt` within ``RequestLimits/supportedDates``, finite numbers, a time interval in
+    /// (0, 100 years] and >= 60 s when repeating, calendar fields the engine supports,
+    /// coordinates in range, a radius in (0, 1,000,000] m, and polygons that are valid
+    /// (closed rings of >= 4 positions, GEOS `IsValid`, with GEOS's reason).
+    ///
+    /// - Complexity: O(1), plus O(v log v) for a polygon of v vertices.
+    public static func checkValue(_ r: NotificationRequest) throws(RequestError) {
+        try checkIdentifier(r.identifier, field: "identifier", code: .invalidRequest)
+        if let d = r.device {
+            guard d.utf8.count <= RequestLimits.maximumIdentifierBytes else {
+                throw RequestError(.invalidRequest, "\"device\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+            }
+        }
+        try checkContent(r.content)
+        if let added = r.addedAt, RequestLimits.millis(added) == nil {
+            throw RequestError(.invalidRequest, "\"addedAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(added))")
+        }
+        switch r.trigger {
+        case .immediate:
+            break
+        case .timeInterval(let t):
+            try checkInterval(t)
+        case .calendar(let t):
+            try checkCalendar(t)
+        case .location(let t):
+            try checkRegion(t.region)
+        }
+    }
+
+    static func checkIdentifier(_ s: String, field: String, code: RequestErrorCode) throws(RequestError) {
+        guard !s.isEmpty else { throw RequestError(code, "\"\(field)\" must not be empty") }
+        guard s.utf8.count <= RequestLimits.maximumIdentifierBytes else {
+            throw RequestError(code, "\"\(field)\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+        }
+    }
+
+    static func checkContent(_ c: NotificationContent) throws(RequestError) {
+        if let b = c.badge, b < 0 {
+            throw RequestError(.invalidRequest, "\"content.badge\" must be >= 0, not \(b)")
+        }
+        guard c.hasPresentableContent else {
+            throw RequestError(.notificationInvalidNoContent, "content needs at least one of title, subtitle, body, sound, badge")
+        }
+    }
+
+    static func checkInterval(_ t: TimeIntervalTrigger) throws(RequestError) {
+        let v = t.timeInterval
+        guard v.isFinite else {
+            throw RequestError(.invalidTrigger, "\"trigger.timeInterval\" must be a finite number of seconds, not \(v)")
+        }
+        guard v > 0 else {
+            throw RequestError(.invalidTrigger, "time interval must be greater than 0, not \(NotificationRequest.show(.number(v)))")
+        }
+        guard v <= RequestLimits.maximumTimeInterval else {
+            throw RequestError(.invalidTrigger, "time interval must be at most 100 years (3155760000 s), not \(NotificationRequest.show(.number(v)))")
+        }
+        guard !t.repeats || v >= RequestLimits.minimumRepeatingInterval else {
+            throw RequestError(.invalidTrigger, "time interval must be at least 60 if repeating (got \(NotificationRequest.show(.number(v))))")
+        }
+    }
+
+    static func checkCalendar(_ t: CalendarTrigger) throws(RequestError) {
+        let c = t.dateComponents
+        if c.quarter != nil {
+            throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it")
+        }
+        let cal = c.calendar?.identifier ?? .gregorian
+        if cal == .gregorian || cal == .iso8601 {
+            for (field, v) in [("year", c.year), ("yearForWeekOfYear", c.yearForWeekOfYear)] {
+                if let v, v > 9999 {
+                    throw RequestError(.invalidTrigger, "\"dateMatching.\(field)\" \(v) is after 9999, the last supported year")
+                }
+            }
+        }
+    }
+
+    static func checkRegion(_ region: Region) throws(RequestError) {
+        try checkIdentifier(region.identifier, field: "trigger.region.identifier", code: .invalidRegion)
+        switch region {
+        case .circular(let c):
+            try checkCoordinate(c.center, field: "trigger.region.center")
+            guard c.radius.isFinite, c.radius > 0, c.radius <= RequestLimits.maximumRadius else {
+                throw RequestError(.invalidRegion, "\"trigger.region.radius\" must be > 0 and <= 1000000 metres, not \(NotificationRequest.show(.number(c.radius)))")
+            }
+        case .polygon(let p):
+            try checkPolygon(p)
+        }
+    }
+
+    static func checkCoordinate(_ c: Coordinate, field: String) throws(RequestError) {
+        guard c.latitude.isFinite, (-90...90).contains(c.latitude) else {
+            throw RequestError(.invalidRegion, "latitude of \"\(field)\" must be in [-90, 90], not \(NotificationRequest.show(.number(c.latitude)))")
+        }
+        guard c.longitude.isFinite, (-180...180).contains(c.longitude) else {
+            throw RequestError(.invalidRegion, "longitude of \"\(field)\" must be in [-180, 180], not \(NotificationRequest.show(.number(c.longitude)))")
+        }
+    }
+
+    static func checkPolygon(_ p: PolygonRegion) throws(RequestError) {
+        guard !p.polygons.isEmpty else { throw RequestError(.invalidRegion, "a MultiPolygon needs at least one polygon") }
+        for (k, polygon) in p.polygons.enumerated() {
+            let field = p.isMultiPolygon ? "trigger.region.geometry.coordinates[\(k)]" : "trigger.region.geometry.coordinates"
+            guard !polygon.isEmpty else { throw RequestError(.invalidRegion, "\"\(field)\" needs an outer ring") }
+            for (i, ring) in polygon.enumerated() {
+                for (j, c) in ring.enumerated() { try checkCoordinate(c, field: "\(field)[\(i)][\(j)]") }
+                guard ring.count >= 4 else {
+                    throw RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" has \(ring.count) positions; a ring needs at least 4 (closed)")
+                }
+                guard ring.first == ring.last else {
+                    throw RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" is not closed: its first and last positions differ")
+                }
+            }
+        }
+        let planar = try PlanarPolygons(p)
+        let context: GEOSContext
+        do throws(GEOSError) {
+            context = try GEOSContext()
+        } catch {
+            throw RequestError(.invalidRegion, "the geometry engine could not start: \(error.message)")
+        }
+        if let why = planar.invalidity(context: context) {
+            throw RequestError(.invalidRegion, "invalid polygon: \(why)")
+        }
+    }
+
+    static func describe(_ d: Date) -> String {
+        let s = d.timeIntervalSince1970
+        return s.isFinite ? "\(s) seconds since 1970" : "\(s)"
     }
 }

@@ -132,7 +132,7 @@ public enum RequestsFile {
         let options: ValidationOptions
         var requests: [NotificationRequest?] = []
         var locations: [RequestLocation] = []
-        var slotByIdentifier: [String: Int] = [:]
+        var slotByIdentifier: [ExactKey: Int] = [:]
         var diagnostics: [RequestDiagnostic] = []
         var records = 0
 
@@ -150,7 +150,7 @@ public enum RequestsFile {
             var warnings: [String] = []
             let request: NotificationRequest
             do throws(RequestError) {
-                request = try NotificationRequest(json: json, warnings: &warnings)
+                request = try NotificationRequest(decoding: json, warnings: &warnings)
                 try RequestValidation.validate(request, options: options)
             } catch {
                 var id: String?
@@ -162,12 +162,12 @@ public enum RequestsFile {
             for w in warnings {
                 diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil, message: w))
             }
-            if let old = slotByIdentifier[request.identifier] {
+            if let old = slotByIdentifier[ExactKey(request.identifier)] {
                 diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil,
                                                      message: "replaces the request with the same identifier at \(locations[old].isLine ? "line" : "index") \(locations[old])"))
                 requests[old] = nil
             }
-            slotByIdentifier[request.identifier] = requests.count
+            slotByIdentifier[ExactKey(request.identifier)] = requests.count
             requests.append(request)
             locations.append(loc)
         }

@@ -80,9 +80,11 @@ public final class DurableRun {
 
     /// Evaluates the next input line; appends its events to `events` (and remembers them
     /// for the delivered log).
-    public func process(_ line: StreamLine, into events: inout [FiredEvent]) {
+    ///
+    /// - Throws: ``StreamLineError`` as ``StreamEvaluator/process(_:into:)`` (nothing changes).
+    public func process(_ line: StreamLine, into events: inout [FiredEvent]) throws(StreamLineError) {
         let first = events.count
-        evaluator.process(line, into: &events)
+        try evaluator.process(line, into: &events)
         batchEvents.append(contentsOf: events[first...])
         position += 1
         linesSinceCommit += 1

@@ -5,29 +5,29 @@
 /// with U+00E9 and with `e` + U+0301 would be one key. The contract (section 5) makes them two
 /// requests, as Apple's center does (it compares `NSString`s literally). Use this type for
 /// every dictionary, set or sort keyed by an identifier or a device id.
-struct ExactKey: Hashable, Comparable, Sendable, CustomStringConvertible {
-    let string: String
+package struct ExactKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package let string: String
 
-    init(_ string: String) { self.string = string }
+    package init(_ string: String) { self.string = string }
 
-    static func == (a: ExactKey, b: ExactKey) -> Bool {
+    package static func == (a: ExactKey, b: ExactKey) -> Bool {
         a.string.utf8.elementsEqual(b.string.utf8)
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         var s = string
         s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Unicode scalar order (UTF-8 byte order is the same order).
-    static func < (a: ExactKey, b: ExactKey) -> Bool {
+    package static func < (a: ExactKey, b: ExactKey) -> Bool {
         a.string.utf8.lexicographicallyPrecedes(b.string.utf8)
     }
 
-    var description: String { string }
+    package var description: String { string }
 }
 
 extension String {
     /// Whether two strings are the same exact scalar sequence (see ``ExactKey``).
-    func isExactly(_ other: String) -> Bool { utf8.elementsEqual(other.utf8) }
+    package func isExactly(_ other: String) -> Bool { utf8.elementsEqual(other.utf8) }
 }

@@ -126,6 +126,10 @@ struct JSONParser {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
                 let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+                // Decoding repairs bad bytes with U+FFFD: equal bytes mean valid UTF-8.
+                guard s.utf8.elementsEqual(bytes[start..<i]) else {
+                    throw JSONSyntaxError(offset: start, reason: "a string is not valid UTF-8")
+                }
                 i += 1
                 return s
             }

@@ -19,6 +19,18 @@ public struct JSONWriter: Sendable {
     /// Appends a JSON string literal from UTF-8 bytes (see ``string(_:)``).
     public mutating func string(utf8 b: UnsafeBufferPointer<UInt8>) {
         bytes.append(0x22)
+        body(utf8: b)
+        bytes.append(0x22)
+    }
+
+    /// Appends what goes between the quotes of a JSON string literal for `s` (the escaped
+    /// text without the quotes): one line whatever `s` holds.
+    public mutating func stringBody(_ s: String) {
+        var s = s
+        s.withUTF8 { body(utf8: $0) }
+    }
+
+    private mutating func body(utf8 b: UnsafeBufferPointer<UInt8>) {
         var run = 0
         for i in 0..<b.count {
             let c = b[i]
@@ -37,7 +49,6 @@ public struct JSONWriter: Sendable {
             }
         }
         if b.count > run { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<b.count])) }
-        bytes.append(0x22)
     }
 
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -133,10 +133,15 @@ public enum Timestamp {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Epoch milliseconds of a `Date`, rounded to the nearest millisecond.
+    /// Epoch milliseconds of a `Date`, rounded to the nearest millisecond, clamped to the
+    /// supported range (``RequestLimits/supportedMillis``; NaN gives its lower end). Total:
+    /// inputs are validated before they get here, and a date that was not cannot trap.
     @inlinable
     public static func millis(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let ms = (date.timeIntervalSince1970 * 1000).rounded()
+        guard ms >= Double(RequestLimits.earliestMillis) else { return RequestLimits.earliestMillis }
+        guard ms <= Double(RequestLimits.latestMillis) else { return RequestLimits.latestMillis }
+        return Int64(ms)
     }
 
     /// The `Date` of epoch milliseconds.

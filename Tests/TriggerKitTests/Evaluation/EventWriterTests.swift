@@ -5,7 +5,7 @@ import Testing
 /// The stream writer's cached-bytes path must print exactly what ``DeliveredEvent`` prints.
 @Suite("Stream evaluator: cached event bytes")
 struct EventWriterTests {
-    @Test func cachedBytesMatchTheDeliveredEventForAwkwardNames() {
+    @Test func cachedBytesMatchTheDeliveredEventForAwkwardNames() throws {
         let id = #"a\"b\\c\u0001\u001f é\n"#
         let req = "{\"identifier\": \"\(id)\", \"content\": {\"title\": \"t\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, \"region\": {\"identifier\": \"r\\t\\\"x\\\"\", \"center\": {\"latitude\": 40.0, \"longitude\": -74.0}, \"radius\": 100}}}\n"
             + "{\"identifier\": \"plain\", \"content\": {\"title\": \"t\"}, \"trigger\": {\"type\": \"timeInterval\", \"timeInterval\": 60, \"repeats\": true}}"
@@ -23,7 +23,7 @@ struct EventWriterTests {
         for line in lines {
             guard let parsed = try? StreamLineParser.parse(line) else { Issue.record("bad test line \(line)"); continue }
             events.removeAll()
-            h.evaluator.process(parsed, into: &events)
+            try h.evaluator.process(parsed, into: &events)
             for e in events {
                 var fast = JSONWriter(), slow = JSONWriter()
                 h.evaluator.write(e, format: .json, to: &fast)
@@ -35,13 +35,33 @@ struct EventWriterTests {
         #expect(count > 10)
     }
 
-    @Test func eventIdDigitsAndSigns() {
+    @Test func eventIdDigitsAndSigns() throws {
         // Negative and zero dates, and the padding of small hashes, as String(date) spells them.
+        // Reference: 128-bit FNV-1a over len32le(identifier) identifier 0xFF(no device)
+        // event 0x1F decimal(date), computed here independently.
+        let prime: UInt128 = (1 << 88) + 0x13B
         for date: Int64 in [0, -1, 7, -1_000, 1_795_770_000_123, .max, .min] {
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325
-            for b in "x\u{1F}\u{1F}enter\u{1F}\(date)".utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            var h: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
+            let bytes: [UInt8] = [1, 0, 0, 0] + Array("x".utf8) + [0xFF] + Array("enter\u{1F}\(date)".utf8)
+            for b in bytes { h = (h ^ UInt128(b)) &* prime }
             let hex = String(h, radix: 16)
-            #expect(EventID.make(identifier: "x", device: nil, event: "enter", date: date) == String(repeating: "0", count: 16 - hex.count) + hex)
+            #expect(EventID.make(identifier: "x", device: nil, event: "enter", date: date) == String(repeating: "0", count: 32 - hex.count) + hex)
+        }
+    }
+
+    @Test func eventIdsOfDifferentFiresDifferWhateverTheIdentifierHolds() {
+        // With a bare separator, ("a\u{1F}b", device nil) and ("a", device "b") hashed the same
+        // bytes (issue 8): every field is length-prefixed now.
+        let date: Int64 = 1_795_770_000_000
+        let pairs: [((String, String?), (String, String?))] = [
+            (("a\u{1F}b", nil), ("a", "b")),
+            (("a\u{1F}", "b"), ("a", "\u{1F}b")),
+            (("a", ""), ("a", nil)),
+            (("ab", "c"), ("a", "bc")),
+        ]
+        for ((i1, d1), (i2, d2)) in pairs {
+            #expect(EventID.make(identifier: i1, device: d1, event: "enter", date: date)
+                    != EventID.make(identifier: i2, device: d2, event: "enter", date: date))
         }
     }
 }

@@ -58,7 +58,7 @@ struct StreamFastPathTests {
         var errA: [String] = [], errB: [String] = []
         for line in lines {
             do throws(StreamLineError) {
-                a.process(try StreamLineParser.parse(line), into: &ea)
+                try a.process(try StreamLineParser.parse(line), into: &ea)
             } catch {
                 a.recordMalformedLine(); errA.append(error.reason)
             }
@@ -107,18 +107,27 @@ struct StreamFastPathTests {
         compare(lines, requests: requests)
     }
 
-    @Test func invalidUTF8DeviceBytesFindTheirDevice() throws {
+    @Test func invalidUTF8DeviceBytesAreAnErrorValidOnesAreExact() throws {
+        // Contract 5: bytes that are not UTF-8 are an error naming the line (they used to be
+        // repaired to U+FFFD, merging 0xFF and 0xFE into one device).
         let set = RequestsFile.parse(circleRequest("a"), file: "test", options: ValidationOptions())
         let e = StreamEvaluator(requests: set.requests)
         var events: [FiredEvent] = []
         let prefix = Array(#"{"device": "x"#.utf8), suffix = Array(#"", "t": 1000, "lat": 40, "lon": -74}"#.utf8)
-        for bytes in [[0xFF], [0xC3, 0xA9], [0xFE], [0xFF]] as [[UInt8]] {
+        var refused = 0
+        for bytes in [[0xFF], [0xC3, 0xA9], [0xFE], [0x65, 0xCC, 0x81]] as [[UInt8]] {
             let line = prefix + bytes + suffix
-            try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try e.process(lineBytes: b, into: &events) }
+            do throws(StreamLineError) {
+                try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try e.process(lineBytes: b, into: &events) }
+            } catch {
+                #expect(error.reason.contains("UTF-8"))
+                refused += 1
+            }
         }
-        // 0xFF and 0xFE both become "x\u{FFFD}", as `String(decoding:)` has always made them.
-        #expect(e.deviceNames == ["x\u{FFFD}", "x\u{E9}"])
-        #expect(e.stats.fixes == 4)
+        #expect(refused == 2)
+        // "xé" precomposed and "xé" decomposed are two devices.
+        #expect(e.deviceNames == ["x\u{E9}", "xe\u{301}"])
+        #expect(e.stats.fixes == 2)
     }
 
     // MARK: Timestamp day cache

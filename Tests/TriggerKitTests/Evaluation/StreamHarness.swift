@@ -21,7 +21,7 @@ struct StreamHarness {
             do throws(StreamLineError) {
                 let parsed = try StreamLineParser.parse(line)
                 events.removeAll()
-                evaluator.process(parsed, into: &events)
+                try evaluator.process(parsed, into: &events)
                 for e in events { evaluator.write(e, format: format, to: &w) }
             } catch {
                 evaluator.recordMalformedLine()

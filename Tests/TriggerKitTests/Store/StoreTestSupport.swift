@@ -70,7 +70,7 @@ func referenceOutput(_ lines: [String], options: StreamOptions = .init()) -> (pe
             do throws(StreamLineError) {
                 let parsed = try StreamLineParser.parse(line)
                 events.removeAll()
-                evaluator.process(parsed, into: &events)
+                try evaluator.process(parsed, into: &events)
                 for e in events { evaluator.write(e, format: .json, to: &w) }
             } catch {
                 evaluator.recordMalformedLine()
@@ -95,7 +95,7 @@ func feedDurable(_ run: DurableRun, _ lines: ArraySlice<String>) throws -> [[Str
             do throws(StreamLineError) {
                 let parsed = try StreamLineParser.parse(line)
                 events.removeAll()
-                run.process(parsed, into: &events)
+                try run.process(parsed, into: &events)
                 for e in events { run.evaluator.write(e, format: .json, to: &w) }
             } catch {
                 run.evaluator.recordMalformedLine()

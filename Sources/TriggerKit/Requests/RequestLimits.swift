@@ -1,0 +1,39 @@
+import Foundation
+
+/// The limits every way in enforces (requests file, stream line, library call): one place,
+/// so the validator, the stream reader and the documentation agree.
+public enum RequestLimits {
+    /// Earliest supported instant: 0001-01-01T00:00:00Z (epoch milliseconds).
+    public static let earliestMillis: Int64 = -62_135_596_800_000
+    /// Latest supported instant: 9999-12-31T23:59:59.999Z (epoch milliseconds).
+    public static let latestMillis: Int64 = 253_402_300_799_999
+    /// Supported instants, as epoch milliseconds. A date outside is refused with a clear
+    /// error (`invalidRequest` / `invalidTrigger` for requests, an error line for streams),
+    /// and no fire is ever computed beyond it.
+    public static let supportedMillis: ClosedRange<Int64> = earliestMillis...latestMillis
+    /// Supported instants, as dates.
+    public static let supportedDates: ClosedRange<Date> =
+        Date(timeIntervalSince1970: Double(earliestMillis) / 1000)...Date(timeIntervalSince1970: Double(latestMillis) / 1000)
+    /// Longest time interval of a trigger: 100 years of 365.25 days, in seconds.
+    public static let maximumTimeInterval: TimeInterval = 100 * 365.25 * 86_400
+    /// Shortest interval of a repeating time-interval trigger (Apple's rule), in seconds.
+    public static let minimumRepeatingInterval: TimeInterval = 60
+    /// Longest identifier, device id or region identifier, in UTF-8 bytes.
+    public static let maximumIdentifierBytes = 1_024
+    /// Largest circle radius, in metres.
+    public static let maximumRadius = 1_000_000.0
+    /// Most dates or fires one query returns (`next --count`, `--limit`, upcoming fires).
+    public static let maximumQueryCount = 100_000
+
+    /// Whether epoch milliseconds are within ``supportedMillis``.
+    @inlinable
+    public static func isSupported(millis: Int64) -> Bool { supportedMillis.contains(millis) }
+
+    /// Epoch milliseconds of a date within ``supportedDates``, or `nil` (NaN, infinite,
+    /// out of range): the checked conversion every input path uses.
+    public static func millis(_ date: Date) -> Int64? {
+        let s = date.timeIntervalSince1970
+        guard s.isFinite, supportedDates.contains(date) else { return nil }
+        return Int64((s * 1000).rounded())
+    }
+}
