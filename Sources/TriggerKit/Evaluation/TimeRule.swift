@@ -17,7 +17,8 @@ public enum TimeRule: Sendable {
             // The evaluator takes unvalidated requests too: an interval it cannot represent
             // gets a rule that never fires rather than a trap or an endless loop.
             let step = t.timeInterval * 1000
-            guard step.isFinite, step >= 1, t.timeInterval <= RequestLimits.maximumTimeInterval else {
+            guard step.isFinite, step > 0, t.timeInterval <= RequestLimits.maximumTimeInterval,
+                  !t.repeats || t.timeInterval >= RequestLimits.minimumRepeatingInterval else {
                 self = .interval(start: addedAt, intervalMillis: .nan, repeats: false)
                 return
             }

@@ -115,7 +115,9 @@ extension RegionIndex {
         var level = min(maximumLevel, max(0, Int(log2(360 / max(span, 1e-12))) + 1))
         while true {
             let scale = Double(1 << level) / 360, n = 1 << level
-            let iy0 = cellIndex(box.minLat + 90, scale: scale), iy1 = cellIndex(box.maxLat + 90, scale: scale)
+            // Clamped to the grid's rows: a box padded past a pole (a polygon touching -90)
+            // would otherwise give row -1 (and a trap building its key).
+            let iy0 = max(0, cellIndex(box.minLat + 90, scale: scale)), iy1 = min(n / 2, cellIndex(box.maxLat + 90, scale: scale))
             let ix0 = box.allLongitudes ? 0 : cellIndex(box.minLon + 180, scale: scale)
             let nx = box.allLongitudes ? n : min(n, cellIndex(box.maxLon + 180, scale: scale) - ix0 + 1)
             // Only even levels (cells grow 4x per step): fewer levels means fewer hash probes

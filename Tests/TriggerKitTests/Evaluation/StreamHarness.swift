@@ -8,7 +8,7 @@ struct StreamHarness {
     var errors: [String] = []
 
     init(requests: String, options: StreamOptions = .init()) {
-        let set = RequestsFile.parse(requests, file: "test", options: ValidationOptions(now: options.now))
+        let set = RequestsFile.parse(requests, file: "test", options: ValidationOptions(now: options.now, deferTimeChecks: options.now == nil))
         precondition(set.errorCount == 0, "test requests must be valid: \(set.diagnostics)")
         evaluator = StreamEvaluator(requests: set.requests, options: options)
     }

@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+@testable import TriggerKit
+
+/// Issue 8: one validator for every way in. Each case here was accepted (or trapped) by the
+/// library's `add` or by `check` before, while the JSON path refused it or `run` crashed.
+@Suite("One validator")
+struct ValidationTests {
+    static let t0 = Date(timeIntervalSince1970: 1_795_770_000)  // 2026-11-27T09:00:00Z
+
+    static func request(_ trigger: NotificationTrigger = .immediate, identifier: String = "r",
+                        content: NotificationContent = NotificationContent(title: "t"), device: String? = nil,
+                        addedAt: Date? = t0) -> NotificationRequest {
+        NotificationRequest(identifier: identifier, content: content, trigger: trigger, device: device, addedAt: addedAt)
+    }
+
+    static func interval(_ s: Double, repeats: Bool = false) -> NotificationTrigger {
+        .timeInterval(TimeIntervalTrigger(timeInterval: s, repeats: repeats))
+    }
+
+    static func circle(lat: Double = 40, lon: Double = -74, radius: Double = 100) -> NotificationTrigger {
+        .location(LocationTrigger(region: .circular(CircularRegion(identifier: "c", center: Coordinate(latitude: lat, longitude: lon), radius: radius)), repeats: true))
+    }
+
+    static func polygon(_ rings: [[(Double, Double)]]) -> NotificationTrigger {
+        let r = rings.map { $0.map { Coordinate(latitude: $0.1, longitude: $0.0) } }
+        return .location(LocationTrigger(region: .polygon(PolygonRegion(identifier: "p", polygons: [r], isMultiPolygon: false)), repeats: true))
+    }
+
+    /// Requests the library used to accept; each must now be refused with this code.
+    static let refused: [(String, NotificationRequest, RequestErrorCode)] = [
+        ("empty identifier", request(identifier: ""), .invalidRequest),
+        ("identifier over 1024 bytes", request(identifier: String(repeating: "é", count: 513)), .invalidRequest),
+        ("nothing to present", request(content: NotificationContent(categoryIdentifier: "c")), .notificationInvalidNoContent),
+        ("badge -3", request(content: NotificationContent(badge: -3)), .invalidRequest),
+        ("repeating 10 s", request(interval(10, repeats: true)), .invalidTrigger),
+        ("interval 0", request(interval(0)), .invalidTrigger),
+        ("interval -60 repeating", request(interval(-60, repeats: true)), .invalidTrigger),
+        ("interval NaN", request(interval(.nan)), .invalidTrigger),
+        ("interval inf", request(interval(.infinity, repeats: true)), .invalidTrigger),
+        ("interval 1e300", request(interval(1e300)), .invalidTrigger),
+        ("interval 1e16", request(interval(1e16)), .invalidTrigger),
+        ("addedAt 1e16 s", request(addedAt: Date(timeIntervalSince1970: 1e16)), .invalidRequest),
+        ("addedAt NaN", request(addedAt: Date(timeIntervalSince1970: .nan)), .invalidRequest),
+        ("addedAt distantPast", request(addedAt: .distantPast), .invalidRequest),
+        ("latitude NaN", request(circle(lat: .nan)), .invalidRegion),
+        ("longitude 181", request(circle(lon: 181)), .invalidRegion),
+        ("radius 0", request(circle(radius: 0)), .invalidRegion),
+        ("radius NaN", request(circle(radius: .nan)), .invalidRegion),
+        ("radius 1e300", request(circle(radius: 1e300)), .invalidRegion),
+        ("three positions", request(polygon([[(0, 0), (1, 0), (0, 0)]])), .invalidRegion),
+        ("unclosed ring", request(polygon([[(0, 0), (1, 0), (1, 1), (0, 1)]])), .invalidRegion),
+        ("bowtie", request(polygon([[(0, 0), (1, 1), (1, 0), (0, 1), (0, 0)]])), .invalidRegion),
+        ("hole outside its shell", request(polygon([[(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)],
+                                                   [(5, 5), (6, 5), (6, 6), (5, 6), (5, 5)]])), .invalidRegion),
+        ("year 10000", request(.calendar(CalendarTrigger(dateMatching: DateComponents(year: 10_000, month: 1), repeats: false))), .invalidTrigger),
+        ("quarter", request(.calendar(CalendarTrigger(dateMatching: DateComponents(quarter: 1), repeats: true))), .invalidTrigger),
+    ]
+
+    @Test(arguments: refused.indices)
+    func libraryAddRefusesWhatTheJSONPathRefuses(_ k: Int) async {
+        let (name, r, code) = Self.refused[k]
+        let center = NotificationCenter(options: StreamOptions(now: Self.t0))
+        do {
+            try await center.add(r)
+            Issue.record("\(name): accepted")
+        } catch {
+            #expect(error.code == code, "\(name): \(error)")
+        }
+        #expect(await center.pendingRequests().isEmpty, "\(name)")
+        // The same verdict from the value check every path shares.
+        #expect(throws: RequestError.self, "\(name)") { try RequestValidation.checkValue(r) }
+    }
+
+    @Test func checkAndRunGiveTheSameVerdictOnPolygons() {
+        // A bowtie: `check` (the requests loader) used to accept it and `run` to refuse it.
+        let text = """
+        {"identifier": "bow", "content": {"title": "x"}, "trigger": {"type": "location", "region": {"geometry": {"type": "Polygon", "coordinates": [[[0,0],[1,1],[1,0],[0,1],[0,0]]]}}}}
+        {"identifier": "ok", "content": {"title": "x"}, "trigger": {"type": "location", "region": {"geometry": {"type": "Polygon", "coordinates": [[[0,0],[1,0],[1,1],[0,1],[0,0]]]}}}}
+        """
+        let set = RequestsFile.parse(text, file: "p.ndjson", options: ValidationOptions(now: Self.t0))
+        #expect(set.requests.map(\.identifier) == ["ok"])
+        #expect(set.diagnostics.first?.code == .invalidRegion)
+        #expect(set.diagnostics.first?.message.contains("Self-intersection") == true)
+        #expect(StreamEvaluator(requests: set.requests).refusedRegions.isEmpty)
+    }
+
+    @Test func codableDecodingRunsTheSameChecks() throws {
+        let bad = #"{"identifier": "x", "content": {"badge": -3}}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(NotificationRequest.self, from: Data(bad.utf8)) }
+        let good = #"{"identifier": "x", "content": {"badge": 3}}"#
+        #expect(try JSONDecoder().decode(NotificationRequest.self, from: Data(good.utf8)).content.badge == 3)
+    }
+
+    @Test func identifiersAreExactScalarSequences() {
+        // "café" precomposed and decomposed are two requests, not a replacement.
+        let text = """
+        {"identifier": "caf\\u00e9", "content": {"title": "1"}}
+        {"identifier": "cafe\\u0301", "content": {"title": "2"}}
+        """
+        let set = RequestsFile.parse(text, file: "t", options: ValidationOptions(now: Self.t0))
+        #expect(set.requests.count == 2)
+        #expect(set.warningCount == 0)
+    }
+
+    @Test func invalidUTF8InARequestsFileNamesTheLine() {
+        var bytes = Array(#"{"identifier": "a", "content": {"title": "ok"}}"#.utf8) + [0x0A]
+        bytes += Array(#"{"identifier": "b"#.utf8) + [0xFF] + Array(#"", "content": {"title": "x"}}"#.utf8)
+        let set = bytes.withUnsafeBufferPointer { RequestsFile.parse($0, file: "u", options: ValidationOptions(now: Self.t0)) }
+        #expect(set.requests.map(\.identifier) == ["a"])
+        #expect(set.diagnostics.first?.location == .line(2))
+        #expect(set.diagnostics.first?.message.contains("UTF-8") == true)
+    }
+
+    @Test func runWithoutNowDoesNotJudgeRequestsByTheMachineClock() throws {
+        // A replay of 2020: the request has no addedAt; its fixed-year date is in the past of
+        // the machine's clock but not of the stream. It used to be refused as never firing.
+        let text = #"{"identifier": "june", "content": {"title": "x"}, "trigger": {"type": "calendar", "dateMatching": {"year": 2020, "month": 6, "day": 1, "hour": 9, "timeZone": "UTC"}}}"#
+        let deferred = RequestsFile.parse(text, file: "t", options: ValidationOptions(deferTimeChecks: true))
+        #expect(deferred.requests.count == 1)
+        var options = StreamOptions()
+        options.maxClockJump = nil
+        var walk = StreamHarness(requests: text, options: options)
+        #expect(walk.feed([#"{"t": "2020-01-01T00:00:00Z"}"#, #"{"t": "2020-06-02T00:00:00Z"}"#], format: .ids) == ["june"])
+        // Still refused when nothing can ever match, reference or not.
+        let never = #"{"identifier": "n", "content": {"title": "x"}, "trigger": {"type": "calendar", "dateMatching": {"weekdayOrdinal": 6}}}"#
+        #expect(RequestsFile.parse(never, file: "t", options: ValidationOptions(deferTimeChecks: true)).requests.isEmpty)
+    }
+
+    @Test func otherCalendarsAndFarWeekYearsAreAskedOfFoundationBeforeRefusing() throws {
+        // These were refused as "never fires"; Foundation finds dates for all three.
+        let ref = Date(timeIntervalSince1970: 1_795_305_600)  // 2026-11-22T00:00:00Z
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        func comps(_ id: Calendar.Identifier?, _ c: DateComponents) -> CalendarTrigger {
+            var c = c
+            if let id { c.calendar = Calendar(identifier: id) }
+            c.timeZone = utc
+            return CalendarTrigger(dateMatching: c, repeats: false)
+        }
+        let cases = [
+            comps(.hebrew, DateComponents(month: 13, day: 1)),
+            comps(.japanese, DateComponents(era: 236, year: 10, month: 1, day: 1)),
+            comps(nil, DateComponents(weekday: 2, weekOfYear: 1, yearForWeekOfYear: 2500)),
+        ]
+        for t in cases {
+            #expect(CalendarFeasibility.noDateReason(t, after: ref, floatingTimeZone: utc) == nil, "\(t.dateComponents)")
+            let foundation = CalendarEngine.foundationNextDate(t, after: ref, floatingTimeZone: utc)
+            #expect(foundation != nil)
+            #expect(CalendarSchedule(t, floatingTimeZone: utc).nextDate(after: ref) == foundation, "\(t.dateComponents)")
+        }
+    }
+
+    @Test func extremeValuesNeverTrapAnyEntryPoint() async {
+        // Seeded property test: random extreme requests through every entry point; each is
+        // accepted or refused with a typed error, and accepted ones plan without trapping.
+        var rng = SeededGenerator(seed: 8)
+        let doubles: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300, 0, -0.0, 1e-9, 59.999, 60, 1e16,
+                                 .greatestFiniteMagnitude, .leastNonzeroMagnitude, 3_155_760_000, 3_155_760_001, -90, 90, 180]
+        let dates: [Date?] = [nil, .distantPast, .distantFuture, Date(timeIntervalSince1970: 1e16), Date(timeIntervalSince1970: -1e16),
+                              Date(timeIntervalSince1970: .nan), Date(timeIntervalSince1970: 253_402_300_799), Self.t0]
+        let ints = [Int.min, Int.max, Int(Int32.max), -1, 0, 1, 13, 236, 2500, 9999, 10_000]
+        let center = NotificationCenter(options: StreamOptions(now: Self.t0))
+        var accepted = 0, refused = 0
+        for k in 0..<600 {
+            let d = { doubles.randomElement(using: &rng)! }
+            let trigger: NotificationTrigger
+            switch k % 4 {
+            case 0: trigger = Self.interval(d(), repeats: Bool.random(using: &rng))
+            case 1: trigger = Self.circle(lat: d(), lon: d(), radius: d())
+            case 2:
+                var c = DateComponents()
+                for f in DateMatchingField.allCases where Int.random(in: 0..<4, using: &rng) == 0 {
+                    f.set(ints.randomElement(using: &rng)!, in: &c)
+                }
+                trigger = .calendar(CalendarTrigger(dateMatching: c, repeats: Bool.random(using: &rng)))
+            default: trigger = Self.polygon([[(d(), d()), (d(), d()), (d(), d()), (d(), d())]])
+            }
+            let r = Self.request(trigger, identifier: "r\(k)", content: NotificationContent(badge: ints.randomElement(using: &rng)!),
+                                 addedAt: dates.randomElement(using: &rng)!)
+            do {
+                try await center.add(r)
+                accepted += 1
+            } catch {
+                refused += 1
+            }
+            // The evaluator takes unvalidated requests and must not trap either.
+            let e = StreamEvaluator(requests: [r], options: StreamOptions(now: Self.t0))
+            var out: [FiredEvent] = []
+            try? e.process(.clock(Timestamp.millis(Self.t0) + 86_400_000), into: &out)
+            // Bounded by the rules: at most one coalesced fire for what lies beyond the 7-day
+            // window, then one per 60 s (intervals) or per second (calendars) within it.
+            let window = Int(StreamOptions.defaultMaxClockJump)
+            #expect(out.count <= (k % 4 == 2 ? window + 2 : window / 60 + 2))
+        }
+        #expect(accepted + refused == 600)
+        #expect(accepted > 0 && refused > 0)
+        _ = await center.advance(to: Self.t0.addingTimeInterval(86_400))
+    }
+}
