@@ -90,7 +90,10 @@ struct NextCommand: ParsableCommand {
                 out.flushIfLarge()
             }
         }
-        out.flush()
+        guard out.flush() else {
+            printError("error: writing to standard output failed (\(out.failure ?? "unknown"))")
+            throw ExitCode(3)
+        }
         if set.errorCount > 0 { throw ExitCode(1) }
     }
 }

@@ -120,8 +120,11 @@ struct RunCommand: ParsableCommand {
             }
         }
         let alreadyProcessed = durable?.resumePosition ?? 0
-        var commitError: StateStoreError?
+        var storeError: StateStoreError?
 
+        // A closed pipe must be an error we report (and a batch we do not commit), not a
+        // silent death by SIGPIPE; the default disposition would also lose the message.
+        signal(SIGPIPE, SIG_IGN)
         let eventFormat = EventFormat(rawValue: format) ?? .json
         var out = OutputBuffer()
         var events: [FiredEvent] = []
@@ -131,8 +134,12 @@ struct RunCommand: ParsableCommand {
         LineReader.forEachChunk(fd: 0) { lines in
             for line in lines {
                 lineNumber += 1
-                if lineNumber <= alreadyProcessed { continue }
-                if line.isBlank { durable?.skipLine(); continue }
+                if lineNumber <= alreadyProcessed {
+                    // Covered by the saved state: only checked against what it consumed.
+                    do throws(StateStoreError) { try durable?.resume(lineBytes: line.bytes) } catch { storeError = error; return false }
+                    continue
+                }
+                if line.isBlank { durable?.skipLine(bytes: line.bytes); continue }
                 events.removeAll(keepingCapacity: true)
                 do throws(StreamLineError) {
                     // Parses and evaluates in one step; throws before changing anything.
@@ -147,30 +154,39 @@ struct RunCommand: ParsableCommand {
                     // Under --strict the line is not counted as processed: a restart stops
                     // at it again.
                     if strict { failed = true; return false }
-                    durable?.skipLine()
+                    durable?.skipLine(bytes: line.bytes)
                     continue
                 }
                 for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
-                out.flushIfLarge()
+                guard out.flushIfLarge() else { return false }
                 if let durable, durable.isBatchDue {
                     // Output first, then the commit: a crash in between repeats this batch
-                    // (same eventIds) instead of losing it.
-                    out.flush()
-                    do throws(StateStoreError) { try durable.commit() } catch { commitError = error; return false }
+                    // (same eventIds) instead of losing it; a failed write commits nothing.
+                    guard out.flush() else { return false }
+                    do throws(StateStoreError) { try durable.commit() } catch { storeError = error; return false }
                 }
             }
             // Flush once per input chunk so a live pipe sees its events promptly.
-            out.flush()
+            guard out.flush() else { return false }
             if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)); errors = "" }
             return true
         }
-        out.flush()
-        if let durable, commitError == nil {
-            do throws(StateStoreError) { try durable.commit() } catch { commitError = error }
-        }
         if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)) }
-        if let commitError {
-            printError("error: \(commitError)")
+        if out.flush(), storeError == nil, let durable {
+            // Only after every event was written: then the last batch is recorded.
+            do throws(StateStoreError) {
+                try durable.finishInput()
+                try durable.commit()
+                try durable.store.closeCleanly()
+            } catch { storeError = error }
+        }
+        if let why = out.failure {
+            printError("error: writing events to standard output failed (\(why)); stopping"
+                       + (durable != nil ? " without recording the unwritten events as delivered" : ""))
+            throw ExitCode(3)
+        }
+        if let storeError {
+            printError("error: \(storeError)")
             throw ExitCode(2)
         }
         printError(evaluator.stats.description)

@@ -14,7 +14,8 @@ struct StateFileOptions: ParsableArguments {
             throw ExitCode(2)
         }
         do {
-            return try StateStore(path: state)
+            // Read-only: nothing is written, no file is created beside it.
+            return try StateStore(readingAt: state)
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
@@ -27,13 +28,16 @@ extension StateFileOptions {
     /// on stderr with exit status 2.
     func write(_ body: (StateStore, inout OutputBuffer) throws -> Void) throws {
         let store = try open()
+        var out = OutputBuffer()
         do {
-            var out = OutputBuffer()
             try body(store, &out)
-            out.flush()
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
+        }
+        guard out.flush() else {
+            printError("error: writing to standard output failed (\(out.failure ?? "unknown"))")
+            throw ExitCode(3)
         }
     }
 }

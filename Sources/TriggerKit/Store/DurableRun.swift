@@ -30,6 +30,11 @@ public final class DurableRun {
     /// Input lines covered by the last commit.
     public private(set) var committedPosition: Int
 
+    /// Digest of the input lines consumed so far (resumed ones included).
+    private var digest = InputDigest()
+    /// The saved digest a resumed input must reproduce over its first ``resumePosition``
+    /// lines; `nil` once checked (or for a new run, or a store from before schema 2).
+    private var pendingResumeCheck: String?
     private var batchEvents: [FiredEvent] = []
     /// The schedule cursors as the store has them, by slot (`nil` = no next fire), or
     /// `nil` while the schedule does not exist or was never saved.
@@ -58,24 +63,61 @@ public final class DurableRun {
         self.batchInterval = batchInterval
         self.locationSlots = evaluator.locationSlotsByRequest()
         let fingerprint = evaluator.requestsFingerprint
+        // One writer at a time, decided before anything is read or written.
+        try store.lockForWriting()
         if let saved = try store.loadRun(fingerprint: fingerprint) {
+            if let options = saved.options {
+                let diff = evaluator.options.differences(from: options)
+                guard diff.isEmpty else { throw .optionsChanged(path: store.path, differences: diff) }
+            }
             do {
                 try evaluator.restore(saved.snapshot)
             } catch {
                 throw .requestsChanged(path: store.path)
             }
             resumePosition = saved.inputPosition
+            // A store from before schema 2, or one written through the StreamLine API, has no
+            // digest to check against.
+            pendingResumeCheck = saved.inputPosition > 0 && saved.inputDigest?.isEmpty == false ? saved.inputDigest : nil
             if let s = evaluator.schedule {
                 var cursors = [Int64](repeating: Self.noFire, count: s.entries.count)
                 for f in s.queuedFires { cursors[Int(f.slot)] = f.date }
                 savedCursors = cursors
             }
         } else {
-            try store.startRun(requests: evaluator.requests, fingerprint: fingerprint, pending: evaluator.pendingFlags())
+            try store.startRun(requests: evaluator.requests, fingerprint: fingerprint, pending: evaluator.pendingFlags(),
+                               options: evaluator.options.resultFingerprint)
             resumePosition = 0
         }
+        try store.recordHolder()
         position = resumePosition
         committedPosition = resumePosition
+    }
+
+    /// Takes one of the first ``resumePosition`` input lines, which the saved state already
+    /// covers: it is not evaluated, only added to the input digest; after the last of them
+    /// the digest must equal the saved one.
+    ///
+    /// - Throws: ``StateStoreError/inputChanged(path:reason:)`` when the input does not begin
+    ///   with what was consumed; stop the run then (nothing was written).
+    public func resume(lineBytes b: UnsafeBufferPointer<UInt8>) throws(StateStoreError) {
+        digest.add(b)
+        if digest.lines == resumePosition { try checkResumedPrefix() }
+    }
+
+    /// Call at the end of input: a resumed input shorter than what was consumed is refused.
+    public func finishInput() throws(StateStoreError) {
+        if digest.lines < resumePosition {
+            throw .inputChanged(path: store.path, reason: "it has \(digest.lines) lines, the state consumed \(resumePosition)")
+        }
+    }
+
+    private func checkResumedPrefix() throws(StateStoreError) {
+        guard let saved = pendingResumeCheck else { return }
+        pendingResumeCheck = nil
+        guard saved == digest.description else {
+            throw .inputChanged(path: store.path, reason: "its first \(resumePosition) lines differ")
+        }
     }
 
     /// Evaluates the next input line; appends its events to `events` (and remembers them
@@ -98,6 +140,7 @@ public final class DurableRun {
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, into events: inout [FiredEvent]) throws(StreamLineError) {
         let first = events.count
         try evaluator.process(lineBytes: b, into: &events)
+        digest.add(b)
         batchEvents.append(contentsOf: events[first...])
         position += 1
         linesSinceCommit += 1
@@ -108,6 +151,13 @@ public final class DurableRun {
     public func skipLine() {
         position += 1
         linesSinceCommit += 1
+    }
+
+    /// ``skipLine()`` for a line whose bytes are known (adds them to the input digest, which
+    /// a resumed run checks). `triggerkit run` uses this one.
+    public func skipLine(bytes b: UnsafeBufferPointer<UInt8>) {
+        digest.add(b)
+        skipLine()
     }
 
     /// Whether the current batch is full (lines) or old (time). Reads the clock only every
@@ -141,6 +191,10 @@ public final class DurableRun {
         }
         batch.deliveredLines = log.bytes
         batch.deliveredCount = batchEvents.count
+        // The digest covers exactly `position` lines when every line went through
+        // process(lineBytes:) / skipLine(bytes:) / resume(lineBytes:); otherwise (the
+        // StreamLine API) the input cannot be checked on resume and none is recorded.
+        batch.inputDigest = digest.lines == position ? digest.description : ""
         // Cursors only move when a time trigger fired (or the schedule was just built), so
         // most batches write none.
         if timeFired || (savedCursors == nil && evaluator.schedule != nil) { diffCursors(into: &batch) }

@@ -22,6 +22,8 @@ public struct StateBatch: Sendable {
     public var deliveredLines: [UInt8] = []
     /// How many fires ``deliveredLines`` holds.
     public var deliveredCount = 0
+    /// ``InputDigest`` of the first ``inputPosition`` lines.
+    public var inputDigest = InputDigest().description
 
     public init(inputPosition: Int, defaultAddedAt: Int64?, streamTime: Int64?, stats: StreamStats) {
         self.inputPosition = inputPosition

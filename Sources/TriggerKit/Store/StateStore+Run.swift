@@ -6,6 +6,10 @@ public struct SavedRun: Sendable {
     public var snapshot: EvaluatorSnapshot
     /// Input lines fully processed (the restarted run skips them).
     public var inputPosition: Int
+    /// Digest of those lines (see ``InputDigest``); `nil` in a store from before schema 2.
+    public var inputDigest: String?
+    /// The result-changing options the run was started with (`key=value` list).
+    public var options: String?
 }
 
 extension StateStore {
@@ -56,7 +60,8 @@ extension StateStore {
             let snapshot = EvaluatorSnapshot(
                 requestsFingerprint: fingerprint, defaultAddedAt: meta["defaultAddedAt"], streamTime: meta["streamTime"],
                 stats: stats, queuedFires: cursors, doneLocationSlots: done, devices: devices)
-            return .saved(SavedRun(snapshot: snapshot, inputPosition: meta["inputPosition"]))
+            return .saved(SavedRun(snapshot: snapshot, inputPosition: meta["inputPosition"],
+                                   inputDigest: meta["inputDigest"], options: meta["options"]))
         }
         switch outcome {
         case .fresh: return nil
@@ -68,14 +73,14 @@ extension StateStore {
 
     /// Records a new run: its requests (with their pending flags) and an empty progress.
     /// Replaces whatever an earlier, unfinished initialisation left.
-    public func startRun(requests: [NotificationRequest], fingerprint: UInt64, pending: [Bool]) throws(StateStoreError) {
+    public func startRun(requests: [NotificationRequest], fingerprint: UInt64, pending: [Bool], options: String = "") throws(StateStoreError) {
         let statsJSON = Self.json(StreamStats())
         try transaction { db in
             for table in ["meta", "request", "schedule_cursor", "device_state", "done_location_slot", "delivered"] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
-            try db.execute(sql: "INSERT INTO meta (id, requestsFingerprint, inputPosition, stats) VALUES (1, ?, 0, ?)",
-                           arguments: [Self.hex(fingerprint), statsJSON])
+            try db.execute(sql: "INSERT INTO meta (id, requestsFingerprint, inputPosition, stats, inputDigest, options) VALUES (1, ?, 0, ?, ?, ?)",
+                           arguments: [Self.hex(fingerprint), statsJSON, InputDigest().description, options])
             let insert = try db.makeStatement(sql: "INSERT INTO request (position, identifier, json, pending) VALUES (?, ?, ?, ?)")
             for (i, r) in requests.enumerated() {
                 var w = JSONWriter()
@@ -95,8 +100,8 @@ extension StateStore {
         let statsJSON = Self.json(batch.stats)
         try transaction { db in
             try db.cachedStatement(sql: """
-                UPDATE meta SET inputPosition = ?, defaultAddedAt = ?, streamTime = ?, stats = ? WHERE id = 1
-                """).execute(arguments: [batch.inputPosition, batch.defaultAddedAt, batch.streamTime, statsJSON])
+                UPDATE meta SET inputPosition = ?, defaultAddedAt = ?, streamTime = ?, stats = ?, inputDigest = ? WHERE id = 1
+                """).execute(arguments: [batch.inputPosition, batch.defaultAddedAt, batch.streamTime, statsJSON, batch.inputDigest])
             if !batch.devices.isEmpty {
                 let upsert = try db.cachedStatement(sql: """
                     INSERT OR REPLACE INTO device_state

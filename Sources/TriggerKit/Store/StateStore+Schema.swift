@@ -51,6 +51,14 @@ extension StateStore {
                     lines BLOB NOT NULL);             -- their lines of run's JSON output
                 """)
         }
+        m.registerMigration("v2") { db in
+            try db.execute(sql: """
+                ALTER TABLE meta ADD COLUMN inputDigest TEXT;      -- hash of the consumed input lines
+                ALTER TABLE meta ADD COLUMN options TEXT;          -- result-changing options, key=value;...
+                ALTER TABLE meta ADD COLUMN holder TEXT;           -- the run holding the writer lock
+                UPDATE schema_info SET version = 2;
+                """)
+        }
         return m
     }()
 }

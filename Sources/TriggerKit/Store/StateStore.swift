@@ -23,14 +23,19 @@ public final class StateStore: Sendable {
         case powerLoss
     }
 
-    /// The schema version this build writes and reads.
-    public static let schemaVersion = 1
+    /// The schema version this build writes and reads (2: input digest, options and holder
+    /// of the run; stores of version 1 are migrated when a run opens them).
+    public static let schemaVersion = 2
     /// SQLite `application_id` marking a TriggerKit state file ("TRKS"): tells our files
     /// from any other SQLite database before anything is written.
     static let applicationID: Int32 = 0x5452_4B53
 
     public let path: String
     let dbQueue: DatabaseQueue
+    /// Whether the store was opened only to read (``init(readingAt:)``).
+    public let isReadOnly: Bool
+    /// The exclusive writer lock (see ``lockForWriting()``); -1 when not held.
+    private let lock = WriterLock()
 
     /// Opens the state file at `path`, creating it (and its schema) when it does not exist
     /// or is empty.
@@ -41,6 +46,7 @@ public final class StateStore: Sendable {
     ///   when the file cannot be opened.
     public init(path: String, durability: Durability = .processCrash) throws(StateStoreError) {
         self.path = path
+        self.isReadOnly = false
         var config = Configuration()
         // Left at `.default` on purpose: `.wal` would switch the journal mode at open, i.e.
         // write to a foreign database before we could tell it is not ours.
@@ -62,6 +68,75 @@ public final class StateStore: Sendable {
         dbQueue = queue
         try checkIdentity()
         try migrate()
+    }
+
+    /// Opens an existing state file only to read it (`triggerkit pending` and `delivered`):
+    /// SQLite's read-only mode, no journal-mode change, no migration, so nothing is written
+    /// and no file is created next to it. Works in a read-only directory when the last run
+    /// ended cleanly (it leaves the file in rollback-journal mode, self-contained), and
+    /// beside a running writer (whose write-ahead log it reads).
+    ///
+    /// - Throws: ``StateStoreError/cannotOpen(path:reason:)`` for a missing file,
+    ///   ``StateStoreError/notAStore(path:)`` for another kind of file.
+    public init(readingAt path: String) throws(StateStoreError) {
+        self.path = path
+        self.isReadOnly = true
+        guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
+        var config = Configuration()
+        config.readonly = true
+        config.journalMode = .default
+        config.label = "TriggerKit.StateStore.reader"
+        do {
+            dbQueue = try DatabaseQueue(path: path, configuration: config)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw .notAStore(path: path)
+        } catch {
+            throw .cannotOpen(path: path, reason: Self.reason(error))
+        }
+        let appID: Int32
+        do {
+            appID = try dbQueue.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0 }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw .notAStore(path: path)
+        } catch {
+            throw .cannotOpen(path: path, reason: Self.reason(error))
+        }
+        guard appID == Self.applicationID else { throw .notAStore(path: path) }
+    }
+
+    /// Takes the exclusive writer lock for this process's lifetime (released when the store
+    /// is deinitialised or the process ends, also by `kill -9`): one `run --state` at a time.
+    /// A `flock` on the database file, independent of SQLite's own POSIX locks. Never waits.
+    ///
+    /// - Throws: ``StateStoreError/locked(path:holder:)`` naming the holder recorded in the
+    ///   store (see ``recordHolder()``) when another process holds it.
+    public func lockForWriting() throws(StateStoreError) {
+        switch lock.acquire(path) {
+        case .acquired:
+            return
+        case .busy:
+            let holder = (try? dbQueue.read { db in try String.fetchOne(db, sql: "SELECT holder FROM meta WHERE id = 1") }) ?? nil
+            throw .locked(path: path, holder: holder ?? "another process")
+        case .failed(let why):
+            throw .cannotOpen(path: path, reason: "cannot lock: \(why)")
+        }
+    }
+
+    /// Records this process as the lock's holder (shown to a second writer). Call after the
+    /// run's meta row exists.
+    public func recordHolder() throws(StateStoreError) {
+        let me = "pid \(getpid()), started \(Timestamp.string(millis: Timestamp.millis(Date())))"
+        try run { db in try db.execute(sql: "UPDATE meta SET holder = ? WHERE id = 1", arguments: [me]) }
+    }
+
+    /// Leaves the file self-contained: checkpoints the write-ahead log into it and switches
+    /// back to a rollback journal, so readers need no `-wal`/`-shm` files (a read-only
+    /// directory works). The next run switches to WAL again. Call at the end of a run.
+    public func closeCleanly() throws(StateStoreError) {
+        try run { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+        }
     }
 
     /// Refuses a file whose `application_id` is not ours, unless it is a brand-new empty
@@ -131,4 +206,27 @@ public final class StateStore: Sendable {
         if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
         return "\(error)"
     }
+}
+
+/// A `flock` on a file held for the life of its owner.
+final class WriterLock: @unchecked Sendable {
+    // Written once by `acquire` under the store's single-writer use, read in deinit.
+    private var fd: Int32 = -1
+
+    enum Outcome { case acquired, busy, failed(String) }
+
+    func acquire(_ path: String) -> Outcome {
+        if fd >= 0 { return .acquired }
+        let f = open(path, O_RDONLY | O_CLOEXEC)
+        guard f >= 0 else { return .failed(String(cString: strerror(errno))) }
+        if flock(f, LOCK_EX | LOCK_NB) != 0 {
+            let e = errno
+            close(f)
+            return e == EWOULDBLOCK ? .busy : .failed(String(cString: strerror(e)))
+        }
+        fd = f
+        return .acquired
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
 }

@@ -12,6 +12,12 @@ public enum StateStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case cannotOpen(path: String, reason: String)
     /// SQLite failed while reading or writing an open store (disk full, I/O error, ...).
     case database(path: String, reason: String)
+    /// Another `run` holds the store (one writer at a time); `holder` is what it recorded.
+    case locked(path: String, holder: String)
+    /// A resumed run's input does not begin with the input the saved state already consumed.
+    case inputChanged(path: String, reason: String)
+    /// A resumed run was given other result-changing options than the saved run.
+    case optionsChanged(path: String, differences: [String])
 
     public var description: String {
         switch self {
@@ -25,6 +31,12 @@ public enum StateStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "\(path): cannot open state file: \(reason)"
         case .database(let path, let reason):
             "\(path): state file error: \(reason)"
+        case .locked(let path, let holder):
+            "\(path): state file is in use by another run (\(holder)); one run at a time"
+        case .inputChanged(let path, let reason):
+            "\(path): the input does not begin with the input this state already consumed (\(reason)); give the same input, or use a new state file"
+        case .optionsChanged(let path, let differences):
+            "\(path): the saved run used other options: \(differences.joined(separator: ", ")); give the same options, or use a new state file"
         }
     }
 }

@@ -66,18 +66,21 @@ struct StateStoreTests {
         let store = try StateStore(path: tmp.path)
         // What a future build would leave: an unknown migration and a higher version.
         try store.dbQueue.write { db in
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v2'); UPDATE schema_info SET version = 2")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99'); UPDATE schema_info SET version = 99")
         }
-        #expect(throws: StateStoreError.newerSchema(path: tmp.path, version: 2, supported: StateStore.schemaVersion)) {
+        #expect(throws: StateStoreError.newerSchema(path: tmp.path, version: 99, supported: StateStore.schemaVersion)) {
             try StateStore(path: tmp.path)
         }
     }
 
     @Test func otherRequestsAreRefused() throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
-        let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
-        _ = try feedDurable(run, storeTestStream(count: 10, seed: 1)[...])
-        try run.commit()
+        do {
+            // The first run ends (its lock is released) before the second opens.
+            let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            _ = try feedDurable(run, storeTestStream(count: 10, seed: 1)[...])
+            try run.commit()
+        }
         #expect(throws: StateStoreError.requestsChanged(path: tmp.path)) {
             try DurableRun(evaluator: makeEvaluator(circleRequest("only")), store: StateStore(path: tmp.path))
         }

@@ -1,0 +1,239 @@
+import Foundation
+import Testing
+@_spi(StreamFastPath) @testable import TriggerKit
+
+/// Issue 8: `run --state` never records an unwritten event as delivered, never resumes on
+/// other input or options, never lets two writers interleave, and its readers write nothing.
+@Suite("Durable state: locks, resume checks, read-only readers")
+struct DurabilityTests {
+    @Test func aSecondWriterIsRefusedNamingTheHolder() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let first = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+        do {
+            _ = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            Issue.record("two writers on one state file")
+        } catch {
+            guard case .locked(_, let holder) = error as? StateStoreError else { Issue.record("\(error)"); return }
+            #expect(holder.contains("pid \(getpid())"))
+        }
+        _ = first
+    }
+
+    @Test func aResumeWithOtherOptionsIsRefusedNamingThem() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        do {
+            let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            _ = try feedDurable(run, storeTestStream(count: 20, seed: 2)[...])
+            try run.commit()
+        }
+        var options = StreamOptions()
+        options.margin = 5
+        do {
+            _ = try DurableRun(evaluator: makeEvaluator(options: options), store: StateStore(path: tmp.path))
+            Issue.record("resumed with another margin")
+        } catch {
+            guard case .optionsChanged(_, let diff) = error as? StateStoreError else { Issue.record("\(error)"); return }
+            #expect(diff.count == 1)
+            #expect(diff.first?.hasPrefix("margin") == true)
+        }
+    }
+
+    /// Feeds lines through the byte API as `triggerkit run` does (digest included).
+    static func feedBytes(_ run: DurableRun, _ lines: ArraySlice<String>) throws {
+        var events: [FiredEvent] = []
+        for line in lines {
+            var l = line
+            l.withUTF8 { b in
+                do throws(StreamLineError) { try run.process(lineBytes: b, into: &events) } catch { run.skipLine(bytes: b) }
+            }
+        }
+    }
+
+    /// Hands lines a saved state already covers to ``DurableRun/resume(lineBytes:)``.
+    static func resume(_ run: DurableRun, _ lines: ArraySlice<String>) throws {
+        for line in lines {
+            var l = line
+            var failure: StateStoreError?
+            l.withUTF8 { b in
+                do throws(StateStoreError) { try run.resume(lineBytes: b) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    @Test func aResumeOnOtherInputIsRefused() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let lines = storeTestStream(count: 50, seed: 5)
+        do {
+            let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            try Self.feedBytes(run, lines[..<30])
+            try run.commit()
+        }
+        // Same input: accepted.
+        do {
+            let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            #expect(run.resumePosition == 30)
+            try Self.resume(run, lines[..<30])
+            try Self.feedBytes(run, lines[30...])
+            try run.finishInput()
+            try run.commit()
+        }
+        // Other input (one line changed inside the consumed prefix): refused.
+        var other = lines
+        other[3] = other[4]
+        let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+        var refused = false
+        do {
+            try Self.resume(run, other[...])
+        } catch {
+            guard case .inputChanged? = error as? StateStoreError else { Issue.record("\(error)"); return }
+            refused = true
+        }
+        #expect(refused)
+    }
+
+    @Test func aShorterInputThanConsumedIsRefused() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let lines = storeTestStream(count: 40, seed: 6)
+        do {
+            let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            try Self.feedBytes(run, lines[...])
+            try run.commit()
+        }
+        let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+        try Self.resume(run, lines[..<10])
+        #expect(throws: StateStoreError.self) { try run.finishInput() }
+    }
+
+    @Test func readersWriteNothingAndCreateNoFiles() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let lines = storeTestStream(count: 300, seed: 7)
+        do {
+            let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            try Self.feedBytes(run, lines[...])
+            try run.commit()
+            try run.store.closeCleanly()
+        }
+        let dir = tmp.directory.path
+        let before = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: tmp.path))
+        #expect(before == ["state.db"] || before.allSatisfy { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") })
+        let reader = try StateStore(readingAt: tmp.path)
+        #expect(try !reader.pendingRequestsJSON().isEmpty)
+        #expect(try !reader.deliveredLog().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tmp.path)) == bytes)
+        // A reader beside a writer that holds the lock reads its committed state.
+        let writer = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+        #expect(try StateStore(readingAt: tmp.path).inputPosition() == writer.resumePosition)
+    }
+}
+
+/// The same promises through the real binary.
+@Suite("run --state: output failures, concurrent writers", .serialized)
+struct DurableCLITests {
+    static func runBinary(_ args: [String], input: String, stdout: FileHandle?, wait: Bool = true) throws -> (Process, Pipe) {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+        let err = Pipe()
+        p.standardError = err
+        if let stdout { p.standardOutput = stdout }
+        try p.run()
+        if wait { p.waitUntilExit() }
+        return (p, err)
+    }
+
+    static func files(_ dir: TempStorePath) throws -> (requests: String, input: String) {
+        let requests = dir.directory.appendingPathComponent("requests.ndjson").path
+        let input = dir.directory.appendingPathComponent("fixes.ndjson").path
+        try storeTestRequests.write(toFile: requests, atomically: true, encoding: .utf8)
+        try (storeTestStream(count: 20_000, seed: 11).joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        return (requests, input)
+    }
+
+    static func delivered(_ state: String) throws -> [String] {
+        let binary = try #require(KillNineTests.binary)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["delivered", "--state", state]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test func stdoutOnAFullDiskRecordsNothingAndFails() throws {
+        let dir = TempStorePath(); defer { dir.cleanup() }
+        let (requests, input) = try Self.files(dir)
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let (p, err) = try Self.runBinary(["run", "--requests", requests, "--state", dir.path], input: input, stdout: full)
+        #expect(p.terminationStatus == 3)
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("writing events to standard output failed"))
+        // Nothing reached stdout, so nothing may be recorded as delivered.
+        #expect(try Self.delivered(dir.path).isEmpty)
+    }
+
+    @Test func aPipeClosedMidwayRecordsOnlyWhatWasRead() throws {
+        let dir = TempStorePath(); defer { dir.cleanup() }
+        let (requests, input) = try Self.files(dir)
+        let pipe = Pipe()
+        let (p, _) = try Self.runBinary(["run", "--requests", requests, "--state", dir.path], input: input,
+                                        stdout: pipe.fileHandleForWriting, wait: false)
+        try pipe.fileHandleForWriting.close()
+        // Read a little, then close the reading end while the run is still writing.
+        let got = pipe.fileHandleForReading.readData(ofLength: 20_000)
+        try pipe.fileHandleForReading.close()
+        p.waitUntilExit()
+        let read = Set(String(decoding: got, as: UTF8.self).split(separator: "\n").map(String.init))
+        let recorded = try Self.delivered(dir.path)
+        if p.terminationStatus == 0 {
+            // It finished before the pipe closed: everything was read.
+            #expect(Set(recorded).isSubset(of: read))
+        } else {
+            #expect(p.terminationStatus == 3)
+            // Every event recorded as delivered was written into the pipe before it closed
+            // (a line cut by the close is not a whole event: the consumer saw its prefix).
+            let readPrefix = String(decoding: got, as: UTF8.self)
+            #expect(recorded.allSatisfy { readPrefix.contains($0) }, "recorded but never written: \(recorded.filter { !readPrefix.contains($0) }.prefix(2))")
+        }
+        #expect(Set(recorded).count == recorded.count)
+    }
+
+    @Test func aSecondRunOnTheSameStateIsRefused() throws {
+        let dir = TempStorePath(); defer { dir.cleanup() }
+        let (requests, _) = try Self.files(dir)
+        // The first run reads from a pipe we keep open: it holds the lock until we close it.
+        let feed = Pipe()
+        let binary = try #require(KillNineTests.binary)
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: binary)
+        first.arguments = ["run", "--requests", requests, "--state", dir.path]
+        first.standardInput = feed
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        feed.fileHandleForWriting.write(Data(#"{"t": "2026-11-27T09:00:00Z"}"#.utf8 + [0x0A]))
+        // Wait until it holds the lock (its holder row is written right after).
+        var locked = false
+        for _ in 0..<200 where !locked {
+            usleep(20_000)
+            locked = (try? StateStore(readingAt: dir.path).dbQueue.read { db in
+                try String.fetchOne(db, sql: "SELECT holder FROM meta WHERE id = 1") }) ?? nil != nil
+        }
+        #expect(locked)
+        let empty = dir.directory.appendingPathComponent("empty").path
+        try "".write(toFile: empty, atomically: true, encoding: .utf8)
+        let (second, err) = try Self.runBinary(["run", "--requests", requests, "--state", dir.path], input: empty, stdout: FileHandle.nullDevice)
+        #expect(second.terminationStatus == 2)
+        #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("in use by another run (pid \(first.processIdentifier)"))
+        try feed.fileHandleForWriting.close()
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+    }
+}
