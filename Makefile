@@ -5,7 +5,7 @@ SYS_PKGS   := libgeos-dev pkg-config libsqlite3-dev
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN        := .build/release/triggerkit
 
-.PHONY: deps build run test bench crash-test checks clean
+.PHONY: deps build run test bench crash-test durability-test fuzz checks clean
 
 deps:
 	@missing=""; for p in $(SYS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -39,10 +39,22 @@ bench: build
 crash-test: build
 	python3 tools/crash-test.py --lines 1000000 --kills 20 --bin $(BIN)
 
+# Proves run --state never records an unwritten event and never duplicates one: stdout on
+# /dev/full, a pipe closed midway (SIGPIPE default and ignored), two concurrent writers.
+durability-test: build
+	python3 tools/durability-test.py --bin $(BIN) --lines 200000
+
+# Random and extreme input at the library's entry points for FUZZ_SECONDS (watchdog, traps
+# caught in worker processes); exits non-zero on any trap, hang or untyped error.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	cd tools/fuzz && $(SWIFT) build -c release
+	tools/fuzz/.build/release/triggerkit-fuzz --seconds $(FUZZ_SECONDS)
+
 # The shared contract checks (calendar corpus, geofence samples) when ../shared is present.
 checks: build
 	python3 ../shared/tools/corpus-check.py $(BIN) ../shared/calendar-corpus/public.jsonl
 	../shared/tools/geofence-check
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build tools/fuzz/.build

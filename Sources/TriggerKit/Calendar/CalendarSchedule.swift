@@ -78,14 +78,20 @@ public struct CalendarSchedule: Sendable {
         if let foreign {
             if let o = foreign.components.weekdayOrdinal, o >= 6 { return "weekdayOrdinal \(o) never occurs in a month" }
             if foreign.components.quarter != nil { return "quarter never matches" }
-            return nil
+            // A value outside the calendar's widest range for its field never matches;
+            // Foundation would search for it at length (a Chinese era 2500 took seconds).
+            return foreign.outOfRangeField
         }
         return pattern.impossibility?.description
     }
 
     /// The next fire date strictly after `date`, or `nil`. See ``nextFire(afterMillis:)``.
     public func nextDate(after date: Date) -> Date? {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // Checked: NaN has no next date; a reference outside the supported range is clamped
+        // to it (nothing is computed beyond year 9999).
+        let raw = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        guard !raw.isNaN else { return nil }
+        let ms = Int64(Swift.min(Swift.max(raw, Double(RequestLimits.earliestMillis)), Double(RequestLimits.latestMillis)))
         // A reference between two milliseconds: search from the millisecond it falls in; a
         // match at that millisecond is not later than `date` only if it equals it exactly.
         guard var next = nextFire(afterMillis: ms) else { return nil }
@@ -279,10 +285,30 @@ final class ForeignCalendarSchedule: Sendable {
         self.components = components
     }
 
+    /// The first set field whose value lies outside `calendar.maximumRange(of:)`, described.
+    var outOfRangeField: String? {
+        let fields: [(Calendar.Component, Int?, String)] = [
+            (.era, components.era, "era"), (.year, components.year, "year"), (.month, components.month, "month"),
+            (.day, components.day, "day"), (.hour, components.hour, "hour"), (.minute, components.minute, "minute"),
+            (.second, components.second, "second"), (.weekday, components.weekday, "weekday"),
+            (.weekdayOrdinal, components.weekdayOrdinal, "weekdayOrdinal"), (.weekOfMonth, components.weekOfMonth, "weekOfMonth"),
+            (.weekOfYear, components.weekOfYear, "weekOfYear"), (.yearForWeekOfYear, components.yearForWeekOfYear, "yearForWeekOfYear"),
+            (.nanosecond, components.nanosecond, "nanosecond"), (.dayOfYear, components.dayOfYear, "dayOfYear"),
+        ]
+        for (component, value, name) in fields {
+            guard let v = value, let range = calendar.maximumRange(of: component) else { continue }
+            // Years are open-ended in every calendar; only their sign is checked.
+            if component == .year || component == .yearForWeekOfYear { if v < range.lowerBound { return "\(name) \(v) is outside \(calendar.identifier)'s range" } ; continue }
+            if !range.contains(v) { return "\(name) \(v) is outside \(range.lowerBound)...\(range.upperBound - 1) in the \(calendar.identifier) calendar" }
+        }
+        return nil
+    }
+
     func next(afterMillis ref: Int64) -> Int64? {
-        // Foundation loops forever on these.
+        // Foundation loops forever, or searches at length, on these.
         if let o = components.weekdayOrdinal, o >= 6 { return nil }
         if components.quarter != nil { return nil }
+        if outOfRangeField != nil { return nil }
         return Self.next(calendar: calendar, components: components, afterMillis: ref)
     }
 

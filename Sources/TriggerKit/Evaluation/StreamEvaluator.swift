@@ -25,9 +25,8 @@ public struct StreamOptions: Sendable {
     public var maxClockJump: TimeInterval? = StreamOptions.defaultMaxClockJump
     /// What one step does with several due fires of one trigger. Default
     /// ``CatchUpPolicy/everyFire`` (the contract of `triggerkit run`). Whatever the policy,
-    /// fires dated more than ``maxClockJump`` before the stream time they are caught up at
-    /// (possible only at the start, for requests added long before the first line) are
-    /// coalesced, so a step's output is bounded.
+    /// fires dated more than ``maxClockJump`` (7 days when there is no limit) before the
+    /// stream time they are caught up at are coalesced, so a step's output is bounded.
     public var catchUp: CatchUpPolicy = .everyFire
 
     /// 7 days, in seconds.
@@ -286,7 +285,10 @@ public final class StreamEvaluator {
         let horizon: Int64
         switch options.catchUp {
         case .coalesced: horizon = t == .max ? .max : t + 1
-        case .everyFire: horizon = maxClockJumpMillis == .max ? .min : t - maxClockJumpMillis
+        case .everyFire:
+            // Without a jump limit the window is still the default's: catch-up stays bounded.
+            let window = maxClockJumpMillis == .max ? Int64(StreamOptions.defaultMaxClockJump * 1000) : maxClockJumpMillis
+            horizon = t &- window
         }
         // Mutated in place through the optional: a `var s = schedule` copy would share the
         // heap's buffer with `schedule` and copy the whole heap on its first change.

@@ -1,0 +1,105 @@
+import Foundation
+import TriggerKit
+
+/// Runs cases [from, from + count) of a seed, reporting each case index on `progress`
+/// before running it, and the outcome counts on stdout at the end (one JSON object).
+struct Worker {
+    let seed: UInt64
+    var counts: [String: Int] = [:]
+
+    mutating func record(_ o: Outcome) {
+        switch o {
+        case .accepted: counts["accepted", default: 0] += 1
+        case .rejected(let code): counts["rejected " + code, default: 0] += 1
+        case .untyped(let what): counts["untyped " + what, default: 0] += 1
+        }
+    }
+
+    static let kinds = ["validate", "center", "requests-file", "stream", "calendar", "parse"]
+
+    mutating func run(case index: Int) async {
+        var r = CaseRNG(seed: seed, index: index)
+        switch index % Self.kinds.count {
+        case 0:
+            let req = Make.request(&r, index: index)
+            do throws(RequestError) {
+                try RequestValidation.validate(req, options: ValidationOptions(now: Date(timeIntervalSince1970: 1_795_770_000)))
+                record(.accepted)
+            } catch { record(.rejected(error.code.rawValue)) }
+        case 1:
+            await centerSession(&r, index: index)
+        case 2:
+            var w = JSONWriter()
+            w.value(Make.request(&r, index: index).json)
+            var bytes = w.bytes
+            for _ in 0..<Int(r.next() % 4) where !bytes.isEmpty { bytes[Int(r.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: r.next()) }
+            let set = bytes.withUnsafeBufferPointer { RequestsFile.parse($0, file: "fuzz", options: ValidationOptions(deferTimeChecks: true)) }
+            if set.requests.isEmpty { record(.rejected(set.diagnostics.first?.code?.rawValue ?? "noRequest")) } else { record(.accepted) }
+        case 3:
+            let reqs = (0..<Int(r.next() % 4)).map { _ in Make.request(&r, index: index) }
+            if ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data("stream \(reqs.map(\.trigger))\n".utf8)) }
+            var options = StreamOptions(margin: r.chance(3) ? 15 : 0, dwell: r.chance(3) ? 20 : 0)
+            if r.chance(3) { options.catchUp = .coalesced }
+            let e = StreamEvaluator(requests: reqs, options: options)
+            var out: [FiredEvent] = []
+            for _ in 0..<20 {
+                let line = Make.line(&r)
+                do throws(StreamLineError) {
+                    let parsed = try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }
+                    try e.process(parsed, into: &out)
+                    record(.accepted)
+                } catch { record(.rejected("streamLine")) }
+                out.removeAll(keepingCapacity: true)
+            }
+        case 4:
+            let t = CalendarTrigger(dateMatching: Make.components(&r), repeats: true)
+            let zone = TimeZone(identifier: r.pick(Pool.zones)) ?? .gmt
+            if ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data("calendar \(t.dateComponents) zone \(zone.identifier)\n".utf8)) }
+            let s = CalendarSchedule(t, floatingTimeZone: zone)
+            if let start = r.pick(Pool.dates), let d = s.nextDate(after: start) {
+                _ = s.nextDate(after: d)
+                record(.accepted)
+            } else { record(.rejected("noDate")) }
+        default:
+            let bytes = Make.line(&r)
+            _ = bytes.withUnsafeBufferPointer { Timestamp.parseMillis($0) }
+            do throws(JSONSyntaxError) {
+                _ = try bytes.withUnsafeBufferPointer { (b) throws(JSONSyntaxError) in try JSONValue.parse(b) }
+                record(.accepted)
+            } catch { record(.rejected("json")) }
+        }
+    }
+
+    /// A center taking random adds, removals, clock moves and fixes.
+    mutating func centerSession(_ r: inout CaseRNG, index: Int) async {
+        let start = Date(timeIntervalSince1970: 1_795_770_000)
+        let center = NotificationCenter(options: StreamOptions(now: start))
+        var now = start
+        let trace = ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil
+        for step in 0..<12 {
+            let action = r.next() % 4
+            if trace { FileHandle.standardError.write(Data("step \(step) action \(action)\n".utf8)) }
+            switch action {
+            case 0, 1:
+                let req = Make.request(&r, index: index * 100 + step)
+                if trace { FileHandle.standardError.write(Data("add \(req)\n".utf8)) }
+                do { try await center.add(req); record(.accepted) }
+                catch let e as RequestError { record(.rejected(e.code.rawValue)) }
+                catch { record(.untyped("\(type(of: error))")) }
+            case 2:
+                let moves: [TimeInterval] = [0.001, 60, 3600, -3600, 86_400 * 8, 1e9, .nan, 3.2e11]
+                now = now.addingTimeInterval(r.pick(moves))
+                if trace { FileHandle.standardError.write(Data("advance \(now.timeIntervalSince1970)\n".utf8)) }
+                _ = await center.advance(to: now)
+                record(.accepted)
+            default:
+                let fix = Fix(device: r.chance(2) ? "d" : r.pick(Pool.strings), t: Int64(truncatingIfNeeded: r.next() % 2 == 0 ? 1_795_770_000_000 : Int64(bitPattern: r.next())),
+                              latitude: r.pick(Pool.doubles), longitude: r.pick(Pool.doubles), accuracy: r.chance(2) ? nil : r.pick(Pool.doubles))
+                _ = await center.receive(fix)
+                record(.accepted)
+            }
+            if r.chance(5) { await center.removePendingRequests(withIdentifiers: ["r\(r.next() % 50)"]) }
+        }
+        _ = await center.pendingRequests()
+    }
+}
