@@ -157,7 +157,10 @@ struct RunCommand: ParsableCommand {
                     durable?.skipLine(bytes: line.bytes)
                     continue
                 }
+                let start = out.writer.bytes.count
                 for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
+                // The delivered log keeps the very bytes written (JSON): no second rendering.
+                if let durable, eventFormat == .json, !events.isEmpty { durable.adoptRendered(out.writer.bytes[start...]) }
                 guard out.flushIfLarge() else { return false }
                 if let durable, durable.isBatchDue {
                     // Output first, then the commit: a crash in between repeats this batch

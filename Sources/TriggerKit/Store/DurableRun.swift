@@ -36,6 +36,9 @@ public final class DurableRun {
     /// lines; `nil` once checked (or for a new run, or a store from before schema 2).
     private var pendingResumeCheck: String?
     private var batchEvents: [FiredEvent] = []
+    /// The batch's events as the caller already rendered them (see ``adoptRendered(_:)``).
+    private var rendered: [UInt8] = []
+    private var adoptsRendered = false
     /// The schedule cursors as the store has them, by slot (`nil` = no next fire), or
     /// `nil` while the schedule does not exist or was never saved.
     private var savedCursors: [Int64]?
@@ -146,6 +149,15 @@ public final class DurableRun {
         linesSinceCommit += 1
     }
 
+    /// Hands over the JSON lines the caller wrote for the events of the line just processed
+    /// (exactly ``StreamEvaluator/write(_:format:to:)`` with `.json`, in order): the commit
+    /// stores these bytes instead of rendering every event a second time. Once called, it
+    /// must be called for every line that produced events.
+    public func adoptRendered(_ bytes: ArraySlice<UInt8>) {
+        adoptsRendered = true
+        rendered.append(contentsOf: bytes)
+    }
+
     /// Counts an input line that produced nothing (blank, or malformed after
     /// ``StreamEvaluator/recordMalformedLine()``), so positions keep matching the input.
     public func skipLine() {
@@ -178,7 +190,7 @@ public final class DurableRun {
         var timeFired = false
         var log = JSONWriter()
         for e in batchEvents {
-            evaluator.write(e, format: .json, to: &log)
+            if !adoptsRendered { evaluator.write(e, format: .json, to: &log) }
             if e.kind == .location {
                 let slot = locationSlots[Int(e.request)]
                 if slot >= 0 && evaluator.isLocationDone(slot) {
@@ -189,7 +201,7 @@ public final class DurableRun {
                 timeFired = true
             }
         }
-        batch.deliveredLines = log.bytes
+        batch.deliveredLines = adoptsRendered ? rendered : log.bytes
         batch.deliveredCount = batchEvents.count
         // The digest covers exactly `position` lines when every line went through
         // process(lineBytes:) / skipLine(bytes:) / resume(lineBytes:); otherwise (the
@@ -200,6 +212,7 @@ public final class DurableRun {
         if timeFired || (savedCursors == nil && evaluator.schedule != nil) { diffCursors(into: &batch) }
         try store.commit(batch)
         batchEvents.removeAll(keepingCapacity: true)
+        rendered.removeAll(keepingCapacity: true)
         committedPosition = position
         linesSinceCommit = 0
         lastCommit = clock.now
