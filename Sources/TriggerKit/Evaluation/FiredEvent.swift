@@ -1,5 +1,5 @@
 /// Which way a location crossing went.
-public enum Crossing: String, Sendable, Hashable {
+public enum Crossing: String, Sendable, Hashable, Codable {
     case enter, exit
 }
 

@@ -93,7 +93,7 @@ public enum NotificationTrigger: Sendable, Hashable {
 }
 
 /// The four kinds of trigger, by their names in the contract's JSON.
-public enum TriggerKind: String, Sendable, Hashable, CaseIterable {
+public enum TriggerKind: String, Sendable, Hashable, CaseIterable, Codable {
     case calendar, timeInterval, location, immediate
 }
 

@@ -73,7 +73,10 @@ struct Worker {
     /// A center taking random adds, removals, clock moves and fixes.
     mutating func centerSession(_ r: inout CaseRNG, index: Int) async {
         let start = Date(timeIntervalSince1970: 1_795_770_000)
-        let center = NotificationCenter(options: StreamOptions(now: start))
+        let clock = ManualClock(start)
+        var config = CenterConfiguration()
+        if r.chance(2) { config.catchUp = .everyFire }
+        let center = TriggerCenter(configuration: config, clock: clock)
         var now = start
         let trace = ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil
         for step in 0..<12 {
@@ -83,23 +86,25 @@ struct Worker {
             case 0, 1:
                 let req = Make.request(&r, index: index * 100 + step)
                 if trace { FileHandle.standardError.write(Data("add \(req)\n".utf8)) }
-                do { try await center.add(req); record(.accepted) }
-                catch let e as RequestError { record(.rejected(e.code.rawValue)) }
-                catch { record(.untyped("\(type(of: error))")) }
+                do throws(RequestError) { try await center.add(req); record(.accepted) } catch { record(.rejected(error.code.rawValue)) }
             case 2:
                 let moves: [TimeInterval] = [0.001, 60, 3600, -3600, 86_400 * 8, 1e9, .nan, 3.2e11]
                 now = now.addingTimeInterval(r.pick(moves))
                 if trace { FileHandle.standardError.write(Data("advance \(now.timeIntervalSince1970)\n".utf8)) }
-                _ = await center.advance(to: now)
+                clock.advance(to: now)
+                _ = await center.deliverDue()
                 record(.accepted)
             default:
-                let fix = Fix(device: r.chance(2) ? "d" : r.pick(Pool.strings), t: Int64(truncatingIfNeeded: r.next() % 2 == 0 ? 1_795_770_000_000 : Int64(bitPattern: r.next())),
-                              latitude: r.pick(Pool.doubles), longitude: r.pick(Pool.doubles), accuracy: r.chance(2) ? nil : r.pick(Pool.doubles))
-                _ = await center.receive(fix)
-                record(.accepted)
+                let date = r.chance(2) ? now : r.pick(Pool.dates) ?? now
+                let fix = LocationFix(device: r.chance(2) ? "d" : r.pick(Pool.strings), date: date, latitude: r.pick(Pool.doubles),
+                                      longitude: r.pick(Pool.doubles), horizontalAccuracy: r.chance(2) ? nil : r.pick(Pool.doubles))
+                do throws(FixError) { _ = try await center.receive(fix); record(.accepted) } catch { record(.rejected("fix")) }
             }
             if r.chance(5) { await center.removePendingRequests(withIdentifiers: ["r\(r.next() % 50)"]) }
+            if r.chance(6) { _ = await center.respond(NotificationResponse(requestIdentifier: "r\(r.next() % 50)", actionIdentifier: "cancel")) }
+            if r.chance(6) { _ = await center.upcomingFires(limit: Int(truncatingIfNeeded: r.next())) }
         }
         _ = await center.pendingRequests()
+        await center.shutdown()
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import TriggerKit
 
-@Suite("Notification center")
-struct NotificationCenterTests {
+@Suite("Trigger center")
+struct TriggerCenterTests {
     static let t0 = Timestamp.date(millis: 1_795_770_000_000)  // 2026-11-27T09:00:00Z
 
     static func interval(_ id: String, _ seconds: Double, repeats: Bool = false, device: String? = nil) -> NotificationRequest {
@@ -17,12 +17,12 @@ struct NotificationCenterTests {
             repeats: repeats)), device: device, addedAt: t0)
     }
 
-    static func fixAt(_ s: Int, north: Double, device: String = "d") -> Fix {
-        Fix(device: device, t: Timestamp.millis(t0) + Int64(s) * 1000, latitude: 40 + north / 111_034, longitude: -74)
+    static func fixAt(_ s: Int, north: Double, device: String = "d") -> LocationFix {
+        LocationFix(device: device, date: t0.addingTimeInterval(Double(s)), latitude: 40 + north / 111_034, longitude: -74)
     }
 
     @Test func oneShotsMoveFromPendingToDelivered() async throws {
-        let c = NotificationCenter(options: StreamOptions(now: Self.t0))
+        let c = Center()
         try await c.add(Self.interval("once", 60))
         try await c.add(Self.interval("every", 60, repeats: true))
         #expect(await c.pendingRequests().map(\.identifier) == ["once", "every"])
@@ -37,7 +37,7 @@ struct NotificationCenterTests {
     }
 
     @Test func replacingARequestRestartsItsTriggerOthersKeepTheirs() async throws {
-        let c = NotificationCenter(options: StreamOptions(now: Self.t0))
+        let c = Center()
         try await c.add(Self.interval("a", 100))
         try await c.add(Self.interval("b", 100))
         await c.advance(to: Self.t0.addingTimeInterval(50))
@@ -52,7 +52,7 @@ struct NotificationCenterTests {
     }
 
     @Test func removedRequestsNeverFire() async throws {
-        let c = NotificationCenter(options: StreamOptions(now: Self.t0))
+        let c = Center()
         try await c.add(Self.interval("a", 60, repeats: true))
         try await c.add(Self.interval("b", 60, repeats: true))
         await c.advance(to: Self.t0.addingTimeInterval(61))
@@ -64,31 +64,31 @@ struct NotificationCenterTests {
     }
 
     @Test func locationStateSurvivesAddingOtherRequests() async throws {
-        let c = NotificationCenter(options: StreamOptions(now: Self.t0))
+        let c = Center()
         try await c.add(Self.circle("home"))
-        await c.receive(Self.fixAt(0, north: 300))
-        #expect(await c.receive(Self.fixAt(10, north: 0)).map(\.crossing) == [.enter])
+        try await c.receive(Self.fixAt(0, north: 300))
+        #expect(try await c.receive(Self.fixAt(10, north: 0)).map(\.crossing) == [.enter])
         try await c.add(Self.interval("x", 1000))       // re-plan: "home" must remember "inside"
-        #expect(await c.receive(Self.fixAt(20, north: 0)).isEmpty)
-        let exit = await c.receive(Self.fixAt(30, north: 300))
+        #expect(try await c.receive(Self.fixAt(20, north: 0)).isEmpty)
+        let exit = try await c.receive(Self.fixAt(30, north: 300))
         #expect(exit.map(\.crossing) == [.exit])
         #expect(exit.first?.device == "d")
         #expect(exit.first?.region == "r-home")
     }
 
     @Test func authorizationGatesAddingAndDelivery() async throws {
-        let c = NotificationCenter(options: StreamOptions(now: Self.t0, defaultSettings: NotificationSettings(authorizationStatus: .notDetermined)))
+        let c = Center(defaultSettings: NotificationSettings(authorizationStatus: .notDetermined))
         await #expect(throws: RequestError.self) { try await c.add(Self.circle("mine", device: "d")) }
         await c.setNotificationSettings(NotificationSettings(authorizationStatus: .provisional), forDevice: "d")
         try await c.add(Self.circle("mine", device: "d"))
         try await c.add(Self.circle("shared"))
-        await c.receive(Self.fixAt(0, north: 300))
-        let fired = await c.receive(Self.fixAt(10, north: 0))
+        try await c.receive(Self.fixAt(0, north: 300))
+        let fired = try await c.receive(Self.fixAt(10, north: 0))
         #expect(fired.map(\.request.identifier) == ["mine", "shared"])
         #expect(fired.allSatisfy { $0.presentation == [.notificationCenter] })
         // Another device that never authorized: its shared fires are suppressed.
-        await c.receive(Self.fixAt(0, north: 300, device: "e"))
-        #expect(await c.receive(Self.fixAt(10, north: 0, device: "e")).isEmpty)
+        try await c.receive(Self.fixAt(0, north: 300, device: "e"))
+        #expect(try await c.receive(Self.fixAt(10, north: 0, device: "e")).isEmpty)
         do {
             try await c.add(Self.circle("nope", device: "e"))
             Issue.record("accepted a request for an unauthorized device")
@@ -98,16 +98,17 @@ struct NotificationCenterTests {
     }
 
     @Test func deliveriesStreamAndConcurrentUse() async throws {
-        let c = NotificationCenter(options: StreamOptions(now: Self.t0))
+        let c = Center()
         await withTaskGroup(of: Void.self) { group in
             for i in 0..<50 {
                 group.addTask { try? await c.add(Self.interval("r\(i)", Double(60 + i), repeats: false)) }
             }
         }
         #expect(await c.pendingRequests().count == 50)
+        let feed = await c.center.deliveries()  // subscribed before anything fires
         let collector = Task { () -> [String] in
             var ids: [String] = []
-            for await d in c.deliveries {
+            for await d in feed {
                 ids.append(d.request.identifier)
                 if ids.count == 50 { break }
             }
@@ -120,7 +121,7 @@ struct NotificationCenterTests {
     }
 
     @Test func invalidRequestsAreRefusedWithTheirCode() async {
-        let c = NotificationCenter(options: StreamOptions(now: Self.t0))
+        let c = Center()
         let never = NotificationRequest(identifier: "n", content: NotificationContent(title: "t"),
                                         trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(hour: 25), repeats: true)))
         do {

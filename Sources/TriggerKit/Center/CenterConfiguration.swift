@@ -1,0 +1,33 @@
+import Foundation
+
+/// How a ``TriggerCenter`` evaluates, and the bounds of what it keeps.
+public struct CenterConfiguration: Sendable, Hashable {
+    /// Hysteresis for circles, metres: entering needs distance <= radius - margin, leaving
+    /// distance > radius + margin.
+    public var margin: Double = 0
+    /// Seconds a crossing must persist (every fix of the device agreeing) before it fires.
+    public var dwell: TimeInterval = 0
+    /// Fixes whose horizontal accuracy is worse than this (metres) tell nothing about regions.
+    public var maxAccuracy: Double?
+    /// Whether a device's first fix inside a region fires an entry.
+    public var initialFire = false
+    /// The zone floating calendar triggers follow.
+    public var floatingTimeZone = TimeZone(identifier: "UTC") ?? .current
+    /// Settings of devices that were never given any.
+    public var defaultSettings = NotificationSettings.authorized
+    /// What one clock step does with several due fires of one request: one coalesced
+    /// delivery carrying the count (the default, as a phone that was off shows one
+    /// notification), or every fire.
+    public var catchUp = CatchUpPolicy.coalesced
+    /// Delivered notifications kept per device (the oldest is dropped past it).
+    public var deliveredLimitPerDevice = 100
+    /// Undelivered values each ``TriggerCenter/deliveries(bufferLimit:)`` feed holds before it
+    /// drops new ones (and counts them).
+    public var deliveryBufferLimit = 4096
+    /// A fix dated more than this many seconds after the clock is refused
+    /// (``FixError/fromTheFuture``): a device clock that runs ahead must not fire time
+    /// triggers early.
+    public var maxFixLead: TimeInterval = 300
+
+    public init() {}
+}

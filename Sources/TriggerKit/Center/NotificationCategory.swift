@@ -1,0 +1,112 @@
+import Foundation
+
+/// A kind of notification and the actions a user can take on it: Apple's
+/// `UNNotificationCategory`. Requests refer to a category by
+/// ``NotificationContent/categoryIdentifier``.
+public struct NotificationCategory: Sendable, Hashable, Codable {
+    /// The name requests use in `content.categoryIdentifier`.
+    public var identifier: String
+    /// The buttons shown with the notification, in order.
+    public var actions: [NotificationAction]
+    /// What the center does when the user dismisses a notification of this category (Apple
+    /// reports dismissals only with its `customDismissAction` option; here a dismissal
+    /// response is always accepted and this says what it does).
+    public var dismissEffect: ActionEffect
+
+    /// - Parameters:
+    ///   - identifier: the name requests use in `content.categoryIdentifier`.
+    ///   - actions: the buttons, in order (identifiers must be unique within the category).
+    ///   - dismissEffect: what a dismissal does (default: nothing but report it).
+    public init(identifier: String, actions: [NotificationAction] = [], dismissEffect: ActionEffect = .none) {
+        self.identifier = identifier
+        self.actions = actions
+        self.dismissEffect = dismissEffect
+    }
+
+    /// The action with this identifier, if the category has one. O(actions).
+    public func action(withIdentifier id: String) -> NotificationAction? {
+        actions.first { $0.identifier.isExactly(id) }
+    }
+}
+
+/// A button on a notification: Apple's `UNNotificationAction`, plus what the center itself
+/// does when the user chooses it.
+public struct NotificationAction: Sendable, Hashable, Codable {
+    /// The name a response carries (`actionIdentifier`).
+    public var identifier: String
+    /// The button's title.
+    public var title: String
+    /// Apple's `UNNotificationActionOptions`.
+    public var options: ActionOptions
+    /// What the center does with the request when this action is chosen.
+    public var effect: ActionEffect
+
+    public init(identifier: String, title: String, options: ActionOptions = [], effect: ActionEffect = .none) {
+        self.identifier = identifier
+        self.title = title
+        self.options = options
+        self.effect = effect
+    }
+}
+
+/// How an action behaves on the device: Apple's `UNNotificationActionOptions`. The center
+/// stores and reports them; the device acts on them.
+public struct ActionOptions: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The device must be unlocked to perform it.
+    public static let authenticationRequired = ActionOptions(rawValue: 1 << 0)
+    /// Shown in a destructive style ("Cancel", "Delete").
+    public static let destructive = ActionOptions(rawValue: 1 << 1)
+    /// Brings the app to the foreground.
+    public static let foreground = ActionOptions(rawValue: 1 << 2)
+}
+
+/// What the center does with a request when a response chooses an action.
+public enum ActionEffect: Sendable, Hashable, Codable {
+    /// Nothing: the response is only passed through to the service.
+    case none
+    /// Removes the pending request (a "cancel" button on a repeating reminder stops it).
+    case removeRequest
+    /// Delivers the notification again after this many seconds: adds a one-shot
+    /// time-interval request with identifier `<identifier>/snooze` and the same content and
+    /// device; the original request and its schedule are left as they are.
+    case snooze(TimeInterval)
+}
+
+/// A user's answer to a delivered notification: Apple's `UNNotificationResponse`.
+public struct NotificationResponse: Sendable, Hashable, Codable {
+    /// Apple's `UNNotificationDefaultActionIdentifier`: the user opened the notification.
+    public static let defaultActionIdentifier = "com.apple.UNNotificationDefaultActionIdentifier"
+    /// Apple's `UNNotificationDismissActionIdentifier`: the user dismissed it.
+    public static let dismissActionIdentifier = "com.apple.UNNotificationDismissActionIdentifier"
+
+    /// The request the notification came from.
+    public var requestIdentifier: String
+    /// The device that answered (`nil` for a request not scoped to a device).
+    public var device: String?
+    /// The chosen action, or ``defaultActionIdentifier`` / ``dismissActionIdentifier``.
+    public var actionIdentifier: String
+
+    public init(requestIdentifier: String, device: String? = nil, actionIdentifier: String) {
+        self.requestIdentifier = requestIdentifier
+        self.device = device
+        self.actionIdentifier = actionIdentifier
+    }
+}
+
+/// What the center did with a response.
+public struct ResponseOutcome: Sendable, Hashable, Codable {
+    /// The response as received.
+    public var response: NotificationResponse
+    /// The matched action's effect (``ActionEffect/none`` for the default action, an
+    /// action of a category the center does not know, or a request without category).
+    public var effect: ActionEffect
+    /// Whether the effect changed the center (a removal of a request that was still
+    /// pending, a snooze that was scheduled).
+    public var applied: Bool
+    /// Notes for the caller: an unknown category or action (Apple ignores both; so does the
+    /// center, and says so here).
+    public var warnings: [String]
+}

@@ -1,0 +1,350 @@
+import Foundation
+
+/// The notification center a Swift service embeds: Apple's `UNUserNotificationCenter` for
+/// many devices, on a server.
+///
+/// Add, replace and remove requests one at a time while the service runs; give it fixes;
+/// time-based triggers fire from its ``clock`` alone. Deliveries come back from each call
+/// that causes them, go to every ``deliveries(bufferLimit:)`` feed, and are kept in a bounded
+/// per-device history (``deliveredNotifications(device:)``).
+///
+/// Driving time: call ``deliverDue()`` whenever you like (tests and replays do, after moving
+/// a ``ManualClock``), or let ``run()`` do it as the clock reaches each next fire date.
+///
+/// Changes are cheap to make and applied together: a burst of adds, replaces and removes
+/// between two steps costs one migration of the evaluator (O(n) in requests and devices),
+/// keeping every unchanged request's state. An actor: safe to use from many tasks.
+public actor TriggerCenter {
+    /// The time the center runs on.
+    public nonisolated let clock: any TriggerClock
+    /// How it evaluates and what it keeps.
+    public nonisolated let configuration: CenterConfiguration
+
+    let engine: LiveEngine
+    /// The evaluator with every change applied.
+    var evaluator: StreamEvaluator { engine.current }
+    private var history: DeliveredHistory
+    private var feed = DeliveryFeed()
+    private var categories: [ExactKey: NotificationCategory] = [:]
+    private var counters = CenterStatistics()
+    private var scratch: [FiredEvent] = []
+    private var isShutDown = false
+    // The run loop's wake-up: resumed by a change that may bring the next fire forward, by
+    // the timer reaching the next fire date, or by shutdown.
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var wakePending = false
+
+    /// A center with no requests whose clock starts now (`clock.now` is the `addedAt` of
+    /// requests added without one from the first call on).
+    public init(configuration: CenterConfiguration = .init(), clock: any TriggerClock = WallClock()) {
+        self.clock = clock
+        self.configuration = configuration
+        self.history = DeliveredHistory(limit: configuration.deliveredLimitPerDevice)
+        self.engine = LiveEngine(options: Self.streamOptions(configuration), start: Timestamp.millis(clock.now))
+    }
+
+    static func streamOptions(_ c: CenterConfiguration) -> StreamOptions {
+        var o = StreamOptions(margin: c.margin, dwell: c.dwell, maxAccuracy: c.maxAccuracy, initialFire: c.initialFire,
+                              floatingTimeZone: c.floatingTimeZone, defaultSettings: c.defaultSettings)
+        o.catchUp = c.catchUp
+        // The center bounds time itself (fixes may lead the clock by maxFixLead only).
+        o.maxClockJump = nil
+        return o
+    }
+
+    // MARK: requests
+
+    /// Adds a request, or replaces the pending one with the same identifier (identifiers are
+    /// compared as exact Unicode scalar sequences); a replaced request's trigger state starts
+    /// afresh. A request without `addedAt` is added at ``clock``'s current time.
+    ///
+    /// - Returns: warnings about accepted input (a category the center does not know).
+    /// - Throws: ``RequestError``: the validator's codes (`invalidRequest`, `invalidTrigger`,
+    ///   `invalidRegion`, `notificationInvalidNoContent`, `notificationInvalidNoDate`,
+    ///   `notificationsNotAllowed`); nothing changes then.
+    /// - Complexity: O(1) to record; the change is applied with the others of the same burst,
+    ///   by one O(n) migration before the next step or query.
+    @discardableResult
+    public func add(_ request: NotificationRequest) throws(RequestError) -> [String] {
+        guard !isShutDown else { throw RequestError(.invalidRequest, "the center is shut down") }
+        var r = request
+        let now = clock.now
+        if r.addedAt == nil { r.addedAt = now }
+        var v = ValidationOptions(now: now, floatingTimeZone: configuration.floatingTimeZone, defaultSettings: configuration.defaultSettings)
+        if let d = r.device { v.deviceSettings[d] = evaluator.settings(forDevice: d) }
+        try RequestValidation.validate(r, options: v)
+        engine.add(r)
+        wake()
+        var warnings: [String] = []
+        if let c = r.content.categoryIdentifier, categories[ExactKey(c)] == nil {
+            warnings.append("category \"\(c)\" is not registered: its actions have no effect")
+        }
+        return warnings
+    }
+
+    /// Pending requests (those that can still fire), in the order they were added; with
+    /// `device`, only the requests that device sees (its own and the shared ones).
+    /// - Complexity: O(n log n).
+    public func pendingRequests(device: String? = nil) -> [NotificationRequest] {
+        engine.pendingRequests(device: device)
+    }
+
+    /// Removes pending requests; their triggers stop at once. Unknown identifiers are ignored.
+    public func removePendingRequests(withIdentifiers ids: [String]) {
+        engine.remove(identifiers: ids)
+    }
+
+    /// Removes every pending request. O(n).
+    public func removeAllPendingRequests() {
+        engine.removeAll()
+    }
+
+    // MARK: delivered
+
+    /// Delivered notifications still in the history, oldest first; with `device`, only that
+    /// device's (at most ``CenterConfiguration/deliveredLimitPerDevice``).
+    public func deliveredNotifications(device: String? = nil) -> [DeliveredNotification] {
+        let all = device.map { history.entries(device: $0) } ?? history.all()
+        return all.sorted { $0.date != $1.date ? $0.date < $1.date : $0.eventId < $1.eventId }
+    }
+
+    /// Removes delivered notifications of these requests (every device).
+    public func removeDeliveredNotifications(withIdentifiers ids: [String]) {
+        history.remove(identifiers: Set(ids.map(ExactKey.init)))
+    }
+
+    /// Empties the delivered history.
+    public func removeAllDeliveredNotifications() { history.removeAll() }
+
+    // MARK: settings and categories
+
+    /// A device's notification settings.
+    public func notificationSettings(forDevice device: String) -> NotificationSettings {
+        evaluator.settings(forDevice: device)
+    }
+
+    /// Changes a device's notification settings from now on.
+    public func setNotificationSettings(_ settings: NotificationSettings, forDevice device: String) {
+        evaluator.setSettings(settings, forDevice: device)
+    }
+
+    /// Changes the zone floating calendar triggers follow; they are re-planned from now.
+    public func setFloatingTimeZone(_ zone: TimeZone) {
+        evaluator.setFloatingTimeZone(zone)
+        wake()
+    }
+
+    /// Registers the categories requests may name (replacing the ones registered before),
+    /// as Apple's `setNotificationCategories`.
+    public func setNotificationCategories(_ list: [NotificationCategory]) {
+        categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+    }
+
+    /// The registered categories, by identifier.
+    public func notificationCategories() -> [NotificationCategory] {
+        categories.keys.sorted().compactMap { categories[$0] }
+    }
+
+    /// Applies a user's response to a delivered notification: the chosen action's
+    /// ``ActionEffect`` (remove the request, snooze it) takes effect now.
+    ///
+    /// The default action and unknown categories or actions change nothing (Apple ignores
+    /// them too); the outcome says so.
+    public func respond(_ response: NotificationResponse) -> ResponseOutcome {
+        var outcome = ResponseOutcome(response: response, effect: .none, applied: false, warnings: [])
+        guard let request = engine.request(identifier: response.requestIdentifier) else {
+            outcome.warnings.append("no pending request \"\(response.requestIdentifier)\"")
+            return outcome
+        }
+        guard let name = request.content.categoryIdentifier else {
+            if response.actionIdentifier != NotificationResponse.defaultActionIdentifier
+                && response.actionIdentifier != NotificationResponse.dismissActionIdentifier {
+                outcome.warnings.append("request \"\(request.identifier)\" has no category: action \"\(response.actionIdentifier)\" ignored")
+            }
+            return outcome
+        }
+        guard let category = categories[ExactKey(name)] else {
+            outcome.warnings.append("category \"\(name)\" is not registered: response ignored")
+            return outcome
+        }
+        switch response.actionIdentifier {
+        case NotificationResponse.defaultActionIdentifier:
+            return outcome
+        case NotificationResponse.dismissActionIdentifier:
+            outcome.effect = category.dismissEffect
+        default:
+            guard let action = category.action(withIdentifier: response.actionIdentifier) else {
+                outcome.warnings.append("category \"\(name)\" has no action \"\(response.actionIdentifier)\": response ignored")
+                return outcome
+            }
+            outcome.effect = action.effect
+        }
+        switch outcome.effect {
+        case .none:
+            break
+        case .removeRequest:
+            outcome.applied = engine.remove(identifiers: [request.identifier]) > 0
+        case .snooze(let delay):
+            let again = NotificationRequest(
+                identifier: request.identifier + "/snooze", content: request.content,
+                trigger: .timeInterval(TimeIntervalTrigger(timeInterval: delay, repeats: false)),
+                device: request.device ?? response.device, addedAt: clock.now)
+            do throws(RequestError) {
+                try add(again)
+                outcome.applied = true
+            } catch {
+                outcome.warnings.append("snooze refused: \(error)")
+            }
+        }
+        return outcome
+    }
+
+    // MARK: time and fixes
+
+    /// Delivers every time-based fire due by the clock's current time.
+    @discardableResult
+    public func deliverDue() -> [DeliveredNotification] {
+        guard !isShutDown else { return [] }
+        scratch.removeAll(keepingCapacity: true)
+        advance(to: Timestamp.millis(clock.now))
+        return publish()
+    }
+
+    /// Moves the evaluator's stream time to `t` (never back), collecting due time fires.
+    private func advance(to t: Int64) {
+        let e = evaluator
+        guard (e.streamTime ?? .min) < t else { return }
+        // The center's evaluator has no jump limit and `t` comes from a clamped Date, so
+        // the line is always applied.
+        try? e.process(.clock(t), into: &scratch)
+    }
+
+    /// Evaluates one fix (first delivering the time fires due by the clock).
+    ///
+    /// - Throws: ``FixError``; nothing changes then.
+    @discardableResult
+    public func receive(_ fix: LocationFix) throws(FixError) -> [DeliveredNotification] {
+        guard !isShutDown else { throw .shutDown }
+        let now = clock.now
+        guard fix.latitude.isFinite, (-90...90).contains(fix.latitude) else { throw reject(.invalid("latitude must be in [-90, 90], not \(fix.latitude)")) }
+        guard fix.longitude.isFinite, (-180...180).contains(fix.longitude) else { throw reject(.invalid("longitude must be in [-180, 180], not \(fix.longitude)")) }
+        if let a = fix.horizontalAccuracy, a.isNaN { throw reject(.invalid("horizontalAccuracy must be a number")) }
+        guard RequestLimits.supportedDates.contains(fix.date) else { throw reject(.invalid("date \(fix.date) is outside the supported range")) }
+        guard fix.device.utf8.count <= RequestLimits.maximumIdentifierBytes else { throw reject(.invalid("device id longer than \(RequestLimits.maximumIdentifierBytes) bytes")) }
+        guard fix.date.timeIntervalSince(now) <= configuration.maxFixLead else { throw reject(.fromTheFuture(date: fix.date, clock: now)) }
+        scratch.removeAll(keepingCapacity: true)
+        advance(to: Timestamp.millis(now))
+        let e = evaluator
+        let before = e.stats
+        try? e.process(.fix(Fix(device: fix.device, t: Timestamp.millis(fix.date), latitude: fix.latitude,
+                                longitude: fix.longitude, accuracy: fix.horizontalAccuracy)), into: &scratch)
+        counters.fixes += 1
+        counters.staleFixes += evaluator.stats.stale - before.stale
+        return publish()
+    }
+
+    private func reject(_ e: FixError) -> FixError {
+        counters.rejectedFixes += 1
+        return e
+    }
+
+    /// Turns the evaluator's fires into deliveries: history, feeds, return value.
+    private func publish() -> [DeliveredNotification] {
+        guard !scratch.isEmpty else { return [] }
+        let e = evaluator
+        let out = scratch.map { e.delivered(value: $0) }
+        for d in out {
+            history.append(d)
+            feed.send(d)
+        }
+        counters.delivered += out.count
+        return out
+    }
+
+    /// Delivers time fires as the clock reaches them, until the task is cancelled or the
+    /// center shuts down. Changes that bring a fire forward wake it at once.
+    public func run() async {
+        while !isShutDown && !Task.isCancelled {
+            deliverDue()
+            let deadline = engine.soonestFireDate.map(Timestamp.date(millis:)) ?? clock.now.addingTimeInterval(3600)
+            await sleep(until: deadline)
+        }
+    }
+
+    private func sleep(until deadline: Date) async {
+        let clock = self.clock
+        let timer = Task { [weak self] in
+            try? await clock.sleep(until: deadline)
+            await self?.wake()
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                if wakePending || isShutDown {
+                    wakePending = false
+                    c.resume()
+                } else {
+                    waiter = c
+                }
+            }
+        } onCancel: {
+            Task { await self.wake() }
+        }
+        timer.cancel()
+    }
+
+    private func wake() {
+        if let w = waiter {
+            waiter = nil
+            w.resume()
+        } else {
+            wakePending = true
+        }
+    }
+
+    /// Stops the center: ``run()`` returns, every ``deliveries(bufferLimit:)`` feed finishes,
+    /// and later changes are refused. Idempotent.
+    public func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        feed.finish()
+        wake()
+    }
+
+    // MARK: queries
+
+    /// The next date a pending request's time-based trigger fires, or `nil` (unknown
+    /// identifier, location trigger, nothing left to fire). O(n).
+    public func nextTriggerDate(forIdentifier id: String) -> Date? {
+        engine.nextFireDate(identifier: id).map(Timestamp.date(millis:))
+    }
+
+    /// The `limit` soonest time-based fires across all pending requests (repeating ones
+    /// counted as often as they fire), in date order, ties by identifier; with `device`, only
+    /// the fires that device would get.
+    /// - Complexity: O(k log k) for k = `limit` without a device filter.
+    public func upcomingFires(limit: Int, device: String? = nil) -> [UpcomingFire] {
+        engine.soonestFires(limit: Swift.min(Swift.max(0, limit), RequestLimits.maximumQueryCount), device: device)
+            .map { UpcomingFire(identifier: $0.identifier, device: $0.device, date: Timestamp.date(millis: $0.date)) }
+    }
+
+    /// A new feed of every delivery from now on. Each call gets its own feed: several
+    /// consumers each see every delivery. A consumer more than `bufferLimit` (default
+    /// ``CenterConfiguration/deliveryBufferLimit``) deliveries behind loses the newest ones,
+    /// counted in ``statistics``' `feedDropped`; the history keeps them. The feed finishes
+    /// at ``shutdown()``.
+    public func deliveries(bufferLimit: Int? = nil) -> AsyncStream<DeliveredNotification> {
+        let (id, stream) = feed.subscribe(limit: bufferLimit ?? configuration.deliveryBufferLimit)
+        _ = id
+        return stream
+    }
+
+    /// The center's counters.
+    public var statistics: CenterStatistics {
+        var s = counters
+        s.suppressed = evaluator.stats.suppressed
+        s.historyDropped = history.dropped
+        s.feedDropped = feed.dropped
+        s.pendingRequests = engine.pendingCount
+        return s
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+
+/// The time a ``TriggerCenter`` runs on. Time-based triggers fire when this clock reaches
+/// their date, with no fix needed.
+///
+/// Two are provided: ``WallClock`` for live services and ``ManualClock`` for tests and
+/// replays. A conforming type must be monotone in practice: a clock that goes back does not
+/// un-deliver anything; the center simply waits until its time passes the latest instant it
+/// has already evaluated.
+public protocol TriggerClock: Sendable {
+    /// The current instant.
+    var now: Date { get }
+    /// Suspends until ``now`` is at or after `deadline`, or the task is cancelled (then it
+    /// throws `CancellationError`).
+    func sleep(until deadline: Date) async throws
+}
+
+/// The system's real-time clock (`Date()`); sleeps with `Task.sleep`.
+public struct WallClock: TriggerClock {
+    public init() {}
+
+    public var now: Date { Date() }
+
+    public func sleep(until deadline: Date) async throws {
+        // Re-reads the wall clock after each nap: a wall-clock step (NTP, suspend) moves the
+        // deadline, and one long sleep measured on the monotonic clock would miss it. Naps
+        // are at most a minute, so a jump is noticed within a minute.
+        while true {
+            let left = deadline.timeIntervalSince(Date())
+            if left <= 0 { return }
+            try await Task.sleep(for: .milliseconds(Int64(min(left, 60) * 1000) + 1))
+        }
+    }
+}
+
+/// A clock that moves only when told to: for tests and for replaying recorded data.
+///
+/// Thread-safe. ``advance(to:)`` wakes every sleeper whose deadline has been reached.
+public final class ManualClock: TriggerClock {
+    private struct State {
+        var now: Date
+        var sleepers: [(id: UInt64, deadline: Date, continuation: CheckedContinuation<Void, any Error>)] = []
+        var nextID: UInt64 = 0
+    }
+    private let state: Mutex<State>
+
+    /// A clock reading `start`.
+    public init(_ start: Date) { state = Mutex(State(now: start)) }
+
+    public var now: Date { state.withLock { $0.now } }
+
+    /// Moves the clock to `date` (never backwards: an earlier date is ignored) and wakes the
+    /// sleepers whose deadline it reached.
+    public func advance(to date: Date) {
+        let due = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
+            guard date > s.now else { return [] }
+            s.now = date
+            let ready = s.sleepers.filter { $0.deadline <= date }
+            s.sleepers.removeAll { $0.deadline <= date }
+            return ready.map(\.continuation)
+        }
+        for c in due { c.resume() }
+    }
+
+    /// Moves the clock forward by `interval` seconds.
+    public func advance(by interval: TimeInterval) {
+        advance(to: now.addingTimeInterval(interval))
+    }
+
+    public func sleep(until deadline: Date) async throws {
+        let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Bool = state.withLock { s in
+                    if s.now >= deadline { return true }
+                    s.sleepers.append((id, deadline, c))
+                    return false
+                }
+                if resumeNow { c.resume() }
+            }
+        } onCancel: {
+            let c = state.withLock { s -> CheckedContinuation<Void, any Error>? in
+                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.sleepers.remove(at: i).continuation
+            }
+            c?.resume(throwing: CancellationError())
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+@testable import TriggerKit
+
+/// A ``TriggerCenter`` on a ``ManualClock`` starting at 2026-11-27T09:00:00Z, with the calls
+/// tests make: moving the clock delivers what became due.
+struct Center {
+    static let t0 = Date(timeIntervalSince1970: 1_795_770_000)
+    let clock: ManualClock
+    let center: TriggerCenter
+
+    init(catchUp: CatchUpPolicy = .everyFire, defaultSettings: NotificationSettings = .authorized,
+         deliveredLimit: Int = 100, bufferLimit: Int = 4096) {
+        var c = CenterConfiguration()
+        c.catchUp = catchUp
+        c.defaultSettings = defaultSettings
+        c.deliveredLimitPerDevice = deliveredLimit
+        c.deliveryBufferLimit = bufferLimit
+        clock = ManualClock(Self.t0)
+        center = TriggerCenter(configuration: c, clock: clock)
+    }
+
+    @discardableResult
+    func add(_ r: NotificationRequest) async throws(RequestError) -> [String] { try await center.add(r) }
+
+    /// Moves the clock to `date` and delivers what became due.
+    @discardableResult
+    func advance(to date: Date) async -> [DeliveredNotification] {
+        clock.advance(to: date)
+        return await center.deliverDue()
+    }
+
+    /// Moves the clock to the fix's date (when later) and gives it the fix.
+    @discardableResult
+    func receive(_ fix: LocationFix) async throws(FixError) -> [DeliveredNotification] {
+        clock.advance(to: fix.date)
+        return try await center.receive(fix)
+    }
+
+    func pendingRequests() async -> [NotificationRequest] { await center.pendingRequests() }
+    func removePendingRequests(withIdentifiers ids: [String]) async { await center.removePendingRequests(withIdentifiers: ids) }
+    func removeAllPendingRequests() async { await center.removeAllPendingRequests() }
+    func deliveredNotifications() async -> [DeliveredNotification] { await center.deliveredNotifications() }
+    func removeDeliveredNotifications(withIdentifiers ids: [String]) async { await center.removeDeliveredNotifications(withIdentifiers: ids) }
+    func removeAllDeliveredNotifications() async { await center.removeAllDeliveredNotifications() }
+    func setNotificationSettings(_ s: NotificationSettings, forDevice d: String) async { await center.setNotificationSettings(s, forDevice: d) }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import TriggerKit
+
+/// Issue 9: the center a service embeds: its clock, bounded feeds and history, queries,
+/// categories and actions.
+@Suite("Trigger center: clock, feeds, history, queries, actions")
+struct LiveCenterTests {
+    static let t0 = Center.t0
+
+    static func every(_ id: String, _ seconds: Double, device: String? = nil, category: String? = nil) -> NotificationRequest {
+        NotificationRequest(identifier: id, content: NotificationContent(title: id, categoryIdentifier: category),
+                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: seconds, repeats: true)), device: device)
+    }
+
+    @Test func timeTriggersFireFromTheClockAloneAndNowIsHonouredFromTheFirstCall() async throws {
+        let c = Center()
+        // No addedAt: the request is added at the clock's time (not the machine's).
+        try await c.add(Self.every("tick", 60))
+        #expect(await c.center.nextTriggerDate(forIdentifier: "tick") == Self.t0.addingTimeInterval(60))
+        // run() delivers as the manual clock reaches each fire; no fix, no explicit call.
+        let feed = await c.center.deliveries()
+        let runner = Task { await c.center.run() }
+        c.clock.advance(to: Self.t0.addingTimeInterval(60))
+        var it = feed.makeAsyncIterator()
+        let first = await it.next()
+        #expect(first?.date == Self.t0.addingTimeInterval(60))
+        c.clock.advance(to: Self.t0.addingTimeInterval(120))
+        #expect(await it.next()?.date == Self.t0.addingTimeInterval(120))
+        await c.center.shutdown()
+        await runner.value
+        // The feed finishes on shutdown.
+        #expect(await it.next() == nil)
+    }
+
+    @Test func coalescedCatchUpIsTheDefault() async throws {
+        let c = Center(catchUp: .coalesced)
+        try await c.add(Self.every("tick", 60))
+        let fired = await c.advance(to: Self.t0.addingTimeInterval(3600 + 30))
+        #expect(fired.count == 1)
+        #expect(fired.first?.fireCount == 60)
+        #expect(fired.first?.date == Self.t0.addingTimeInterval(3600))
+        #expect(CenterConfiguration().catchUp == .coalesced)
+    }
+
+    @Test func everyConsumerGetsEveryDeliveryAndOverflowIsCounted() async throws {
+        let c = Center(bufferLimit: 5)
+        let a = await c.center.deliveries(), b = await c.center.deliveries(bufferLimit: 100)
+        try await c.add(Self.every("tick", 60))
+        _ = await c.advance(to: Self.t0.addingTimeInterval(600))
+        await c.center.shutdown()
+        var na = 0, nb = 0
+        for await _ in a { na += 1 }
+        for await _ in b { nb += 1 }
+        #expect(nb == 10)
+        #expect(na == 5)  // the slow consumer's buffer held 5; the other 5 were dropped, counted
+        #expect(await c.center.statistics.feedDropped == 5)
+        #expect(await c.center.deliveredNotifications().count == 10)  // the history has them all
+    }
+
+    @Test func deliveredHistoryIsBoundedPerDevice() async throws {
+        let c = Center(deliveredLimit: 3)
+        try await c.add(Self.every("a", 60, device: "d1"))
+        try await c.add(Self.every("b", 60, device: "d2"))
+        _ = await c.advance(to: Self.t0.addingTimeInterval(600))
+        let d1 = await c.center.deliveredNotifications(device: "d1")
+        #expect(d1.count == 3)
+        #expect(d1.map(\.date) == [480, 540, 600].map { Self.t0.addingTimeInterval($0) })
+        #expect(await c.center.deliveredNotifications().count == 6)
+        #expect(await c.center.statistics.historyDropped == 14)
+    }
+
+    @Test func upcomingFiresMergedAndPerDevice() async throws {
+        let c = Center()
+        try await c.add(Self.every("a", 60, device: "d1"))
+        try await c.add(Self.every("b", 90, device: "d2"))
+        try await c.add(Self.every("s", 120))
+        let all = await c.center.upcomingFires(limit: 5)
+        #expect(all.map(\.identifier) == ["a", "b", "a", "s", "a"])
+        let d2 = await c.center.upcomingFires(limit: 3, device: "d2")
+        #expect(d2.map(\.identifier) == ["b", "s", "b"])
+        #expect(d2.map(\.date) == [90, 120, 180].map { Self.t0.addingTimeInterval($0) })
+    }
+
+    @Test func aFixFromTheFutureIsRefusedAndChangesNothing() async throws {
+        let c = Center()
+        do {
+            _ = try await c.center.receive(LocationFix(device: "d", date: Self.t0.addingTimeInterval(3600), latitude: 40, longitude: -74))
+            Issue.record("accepted a fix an hour ahead of the clock")
+        } catch {
+            guard case .fromTheFuture = error else { Issue.record("\(error)"); return }
+        }
+        await #expect(throws: FixError.self) {
+            try await c.center.receive(LocationFix(device: "d", date: Self.t0, latitude: .nan, longitude: -74))
+        }
+        #expect(await c.center.statistics.rejectedFixes == 2)
+    }
+
+    /// The seeds' example: a reminder every 60 s whose "cancel" action removes it.
+    @Test func aCancelActionStopsARepeatingReminder() async throws {
+        let c = Center()
+        await c.center.setNotificationCategories([
+            NotificationCategory(identifier: "REMINDER", actions: [
+                NotificationAction(identifier: "cancel", title: "Cancel", options: [.destructive], effect: .removeRequest),
+                NotificationAction(identifier: "snooze", title: "Snooze", effect: .snooze(300)),
+            ])])
+        let warnings = try await c.add(Self.every("water", 60, device: "d", category: "REMINDER"))
+        #expect(warnings.isEmpty)
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(120)).count == 2)
+        let outcome = await c.center.respond(NotificationResponse(requestIdentifier: "water", device: "d", actionIdentifier: "cancel"))
+        #expect(outcome.effect == .removeRequest)
+        #expect(outcome.applied)
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(600)).isEmpty)
+        #expect(await c.pendingRequests().isEmpty)
+    }
+
+    @Test func snoozeDeliversAgainAfterTheDelayAndUnknownsAreWarned() async throws {
+        let c = Center()
+        await c.center.setNotificationCategories([
+            NotificationCategory(identifier: "R", actions: [NotificationAction(identifier: "later", title: "Later", effect: .snooze(300))])])
+        let once = NotificationRequest(identifier: "call", content: NotificationContent(title: "Call", categoryIdentifier: "R"),
+                                       trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: false)), device: "d")
+        try await c.add(once)
+        _ = await c.advance(to: Self.t0.addingTimeInterval(60))
+        let o = await c.center.respond(NotificationResponse(requestIdentifier: "call", device: "d", actionIdentifier: "later"))
+        #expect(o.applied)
+        let again = await c.advance(to: Self.t0.addingTimeInterval(360))
+        #expect(again.map(\.request.identifier) == ["call/snooze"])
+        #expect(again.first?.request.content.title == "Call")
+        let unknown = await c.center.respond(NotificationResponse(requestIdentifier: "call/snooze", actionIdentifier: "nope"))
+        #expect(!unknown.applied)
+        #expect(!unknown.warnings.isEmpty)
+        #expect(try await c.add(Self.every("x", 60, category: "NOT-REGISTERED")).count == 1)
+    }
+
+    @Test func deliveredNotificationsAreCodable() async throws {
+        let c = Center()
+        try await c.add(Self.every("tick", 60))
+        let d = try #require(await c.advance(to: Self.t0.addingTimeInterval(60)).first)
+        let back = try JSONDecoder().decode(DeliveredNotification.self, from: JSONEncoder().encode(d))
+        #expect(back == d)
+    }
+}
