@@ -44,6 +44,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Stop at the first malformed line with exit status 1 (after flushing what was emitted).")
     var strict = false
 
+    @Option(help: ArgumentHelp("JSON array of notification categories with their actions, for respond lines ([{\"identifier\": \"REMINDER\", \"actions\": [{\"identifier\": \"cancel\", \"title\": \"Cancel\", \"effect\": \"removeRequest\"}]}]).", valueName: "FILE"))
+    var categories: String?
+
     @Option(help: ArgumentHelp("A line moving stream time forward by more than this many seconds is an error line and is not applied; 'none' for no limit. Default: 604800 (7 days).", valueName: "SECONDS|none"))
     var maxClockJump: String = "604800"
 
@@ -101,7 +104,19 @@ struct RunCommand: ParsableCommand {
             floatingTimeZone: zone, now: nowDate, deviceSettings: table, defaultSettings: others)
         streamOptions.maxClockJump = clockJumpLimit
         streamOptions.catchUp = catchUp == "coalesce" ? .coalesced : .everyFire
-        let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions)
+        var evaluator = StreamEvaluator(requests: set.requests, options: streamOptions)
+        var session = RunSession(requests: set.requests, validation: ValidationOptions(
+            now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others))
+        if let categories {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: categories))
+                let json = try data.withUnsafeBytes { raw in try JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
+                for c in try NotificationCategory.list(json: json) { session.categories[ExactKey(c.identifier)] = c }
+            } catch {
+                printError("error: \(categories): \(error)")
+                throw ExitCode(2)
+            }
+        }
         for bad in evaluator.refusedRegions {
             let r = set.requests[Int(bad.request)]
             diag += "error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)\n"
@@ -161,6 +176,14 @@ struct RunCommand: ParsableCommand {
                 for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
                 // The delivered log keeps the very bytes written (JSON): no second rendering.
                 if let durable, eventFormat == .json, !events.isEmpty { durable.adoptRendered(out.writer.bytes[start...]) }
+                if let control = evaluator.takeControl() {
+                    // Written first (the events name the old evaluator's requests); then the change applies.
+                    if durable != nil {
+                        errors += "error: line \(lineNumber): add/remove/respond/categories lines are not supported with --state (the line only advanced the clock)\n"
+                    } else {
+                        for m in session.apply(control, at: evaluator.streamTime ?? 0, line: lineNumber, evaluator: &evaluator) { errors += m + "\n" }
+                    }
+                }
                 guard out.flushIfLarge() else { return false }
                 if let durable, durable.isBatchDue {
                     // Output first, then the commit: a crash in between repeats this batch

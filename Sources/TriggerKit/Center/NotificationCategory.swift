@@ -110,3 +110,86 @@ public struct ResponseOutcome: Sendable, Hashable, Codable {
     /// center, and says so here).
     public var warnings: [String]
 }
+
+extension NotificationCategory {
+    /// Reads a JSON array of categories:
+    /// `[{"identifier": "REMINDER", "actions": [{"identifier": "cancel", "title": "Cancel",
+    /// "options": ["destructive"], "effect": "removeRequest"}], "dismissEffect": "none"}]`;
+    /// an effect is `"none"`, `"removeRequest"` or `{"snooze": seconds}`.
+    public static func list(json: JSONValue) throws(SettingsError) -> [NotificationCategory] {
+        guard case .array(let items) = json else { throw SettingsError("categories must be a JSON array") }
+        var out: [NotificationCategory] = []
+        for item in items {
+            guard case .object(let o) = item, case .string(let id)? = o["identifier"], !id.isEmpty else {
+                throw SettingsError("a category needs a non-empty \"identifier\"")
+            }
+            var actions: [NotificationAction] = []
+            if case .array(let list)? = o["actions"] {
+                for a in list {
+                    guard case .object(let f) = a, case .string(let aid)? = f["identifier"], !aid.isEmpty else {
+                        throw SettingsError("an action of category \"\(id)\" needs a non-empty \"identifier\"")
+                    }
+                    var title = aid
+                    if case .string(let t)? = f["title"] { title = t }
+                    var options: ActionOptions = []
+                    if case .array(let names)? = f["options"] {
+                        for n in names {
+                            switch n {
+                            case .string("foreground"): options.insert(.foreground)
+                            case .string("destructive"): options.insert(.destructive)
+                            case .string("authenticationRequired"): options.insert(.authenticationRequired)
+                            default: throw SettingsError("unknown action option \(n) (foreground, destructive, authenticationRequired)")
+                            }
+                        }
+                    }
+                    actions.append(NotificationAction(identifier: aid, title: title, options: options, effect: try effect(f["effect"])))
+                }
+            }
+            out.append(NotificationCategory(identifier: id, actions: actions, dismissEffect: try effect(o["dismissEffect"])))
+        }
+        return out
+    }
+
+    private static func effect(_ v: JSONValue?) throws(SettingsError) -> ActionEffect {
+        switch v {
+        case nil, .null?, .string("none")?: return .none
+        case .string("removeRequest")?: return .removeRequest
+        case .object(let o)?:
+            guard case .number(let s)? = o["snooze"], s.isFinite, s > 0, s <= RequestLimits.maximumTimeInterval else {
+                throw SettingsError("\"snooze\" must be a number of seconds in (0, 100 years]")
+            }
+            return .snooze(s)
+        default:
+            throw SettingsError("an effect is \"none\", \"removeRequest\" or {\"snooze\": seconds}")
+        }
+    }
+
+    /// What a response does, given the request it answers and the registered categories:
+    /// the effect and notes for the caller. Shared by ``TriggerCenter/respond(_:)`` and
+    /// `triggerkit run`'s respond lines.
+    package static func resolveResponse(_ response: NotificationResponse, request: NotificationRequest?,
+                        categories: [ExactKey: NotificationCategory]) -> (effect: ActionEffect, warnings: [String]) {
+        guard let request else { return (.none, ["no pending request \"\(response.requestIdentifier)\""]) }
+        let isDefault = response.actionIdentifier == NotificationResponse.defaultActionIdentifier
+        let isDismiss = response.actionIdentifier == NotificationResponse.dismissActionIdentifier
+        guard let name = request.content.categoryIdentifier else {
+            return (.none, isDefault || isDismiss ? [] : ["request \"\(request.identifier)\" has no category: action \"\(response.actionIdentifier)\" ignored"])
+        }
+        guard let category = categories[ExactKey(name)] else {
+            return (.none, ["category \"\(name)\" is not registered: response ignored"])
+        }
+        if isDefault { return (.none, []) }
+        if isDismiss { return (category.dismissEffect, []) }
+        guard let action = category.action(withIdentifier: response.actionIdentifier) else {
+            return (.none, ["category \"\(name)\" has no action \"\(response.actionIdentifier)\": response ignored"])
+        }
+        return (action.effect, [])
+    }
+
+    /// The request a snooze adds: the same content and device, a one-shot interval.
+    package static func snoozedRequest(_ request: NotificationRequest, device: String?, delay: TimeInterval, at date: Date) -> NotificationRequest {
+        NotificationRequest(identifier: request.identifier + "/snooze", content: request.content,
+                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: delay, repeats: false)),
+                            device: request.device ?? device, addedAt: date)
+    }
+}

@@ -151,46 +151,18 @@ public actor TriggerCenter {
     /// The default action and unknown categories or actions change nothing (Apple ignores
     /// them too); the outcome says so.
     public func respond(_ response: NotificationResponse) -> ResponseOutcome {
-        var outcome = ResponseOutcome(response: response, effect: .none, applied: false, warnings: [])
-        guard let request = engine.request(identifier: response.requestIdentifier) else {
-            outcome.warnings.append("no pending request \"\(response.requestIdentifier)\"")
-            return outcome
-        }
-        guard let name = request.content.categoryIdentifier else {
-            if response.actionIdentifier != NotificationResponse.defaultActionIdentifier
-                && response.actionIdentifier != NotificationResponse.dismissActionIdentifier {
-                outcome.warnings.append("request \"\(request.identifier)\" has no category: action \"\(response.actionIdentifier)\" ignored")
-            }
-            return outcome
-        }
-        guard let category = categories[ExactKey(name)] else {
-            outcome.warnings.append("category \"\(name)\" is not registered: response ignored")
-            return outcome
-        }
-        switch response.actionIdentifier {
-        case NotificationResponse.defaultActionIdentifier:
-            return outcome
-        case NotificationResponse.dismissActionIdentifier:
-            outcome.effect = category.dismissEffect
-        default:
-            guard let action = category.action(withIdentifier: response.actionIdentifier) else {
-                outcome.warnings.append("category \"\(name)\" has no action \"\(response.actionIdentifier)\": response ignored")
-                return outcome
-            }
-            outcome.effect = action.effect
-        }
-        switch outcome.effect {
+        let request = engine.request(identifier: response.requestIdentifier)
+        let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
+        var outcome = ResponseOutcome(response: response, effect: effect, applied: false, warnings: warnings)
+        guard let request else { return outcome }
+        switch effect {
         case .none:
             break
         case .removeRequest:
             outcome.applied = engine.remove(identifiers: [request.identifier]) > 0
         case .snooze(let delay):
-            let again = NotificationRequest(
-                identifier: request.identifier + "/snooze", content: request.content,
-                trigger: .timeInterval(TimeIntervalTrigger(timeInterval: delay, repeats: false)),
-                device: request.device ?? response.device, addedAt: clock.now)
             do throws(RequestError) {
-                try add(again)
+                try add(NotificationCategory.snoozedRequest(request, device: response.device, delay: delay, at: clock.now))
                 outcome.applied = true
             } catch {
                 outcome.warnings.append("snooze refused: \(error)")

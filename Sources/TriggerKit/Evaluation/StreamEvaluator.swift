@@ -143,6 +143,8 @@ public final class StreamEvaluator {
     // Scratch buffers reused across fixes so the hot path does not allocate.
     @exclusivity(unchecked) var hits: [RegionHit] = []
     @exclusivity(unchecked) var due: [FireSchedule.DueFire] = []
+    /// A control line's change, waiting for ``takeControl()``.
+    @exclusivity(unchecked) var pendingControl: ControlLine?
     @exclusivity(unchecked) var scratchInside: [Int32] = []
     @exclusivity(unchecked) var scratchPending: [PendingCrossing] = []
 
@@ -216,8 +218,16 @@ public final class StreamEvaluator {
         switch line {
         case .fix(let fix): process(fix, into: &events)
         case .settings(let name, _, let s): setSettings(s, forDevice: name)
+        case .control(_, let c): pendingControl = c
         case .clock: break
         }
+    }
+
+    /// The change a control line asked for, once: the owner of the evaluator applies it
+    /// (requests are fixed per evaluator; `triggerkit run` migrates to a new one).
+    public func takeControl() -> ControlLine? {
+        defer { pendingControl = nil }
+        return pendingControl
     }
 
     /// Reads and evaluates one line (without its newline), appending its fires to `events`:

@@ -6,6 +6,9 @@ public enum StreamLine: Sendable, Hashable {
     case clock(Int64)
     /// A device's notification settings change at time `t`.
     case settings(device: String, t: Int64, NotificationSettings)
+    /// A change of requests or categories at time `t` (see ``ControlLine``): the evaluator
+    /// advances the clock and leaves the change to its owner (``StreamEvaluator/takeControl()``).
+    case control(t: Int64, ControlLine)
 
     /// Time of the line, epoch ms.
     public var time: Int64 {
@@ -13,6 +16,7 @@ public enum StreamLine: Sendable, Hashable {
         case .fix(let f): f.t
         case .clock(let t): t
         case .settings(_, let t, _): t
+        case .control(let t, _): t
         }
     }
 }
@@ -41,4 +45,16 @@ public struct StreamLineError: Error, Sendable, Hashable, CustomStringConvertibl
     public var reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
+}
+
+/// A stream line that changes what is evaluated, so a whole session (schedule, fires, the
+/// user's answer) replays from one file:
+/// `{"t": ..., "add": {request}}`, `{"t": ..., "remove": ["id", ...]}`,
+/// `{"t": ..., "respond": {"identifier": "id", "device": "d", "action": "cancel"}}`,
+/// `{"t": ..., "categories": [category, ...]}`.
+public enum ControlLine: Sendable, Hashable {
+    case add(NotificationRequest)
+    case remove([String])
+    case respond(NotificationResponse)
+    case categories([NotificationCategory])
 }

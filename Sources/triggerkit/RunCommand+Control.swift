@@ -1,0 +1,59 @@
+import Foundation
+@_spi(StreamFastPath) import TriggerKit
+
+/// The requests and categories of a `run` whose stream changes them (control lines): each
+/// change is validated like a requests-file line and applied by migrating the evaluator to
+/// the new request set, keeping every other request's state (O(n) per change).
+struct RunSession {
+    var requests: [NotificationRequest]
+    var categories: [ExactKey: NotificationCategory] = [:]
+    let validation: ValidationOptions
+
+    /// Applies one control line at stream time `t`; returns the messages for stderr.
+    mutating func apply(_ control: ControlLine, at t: Int64, line: Int, evaluator: inout StreamEvaluator) -> [String] {
+        switch control {
+        case .add(var r):
+            if r.addedAt == nil { r.addedAt = Timestamp.date(millis: t) }
+            var v = validation
+            v.now = Timestamp.date(millis: t)
+            if let d = r.device { v.deviceSettings[d] = evaluator.settings(forDevice: d) }
+            do throws(RequestError) {
+                try RequestValidation.validate(r, options: v)
+            } catch {
+                return ["error: line \(line): \(r.identifier): \(error.code.rawValue): \(error.message)"]
+            }
+            var notes: [String] = []
+            if let c = r.content.categoryIdentifier, categories[ExactKey(c)] == nil {
+                notes.append("warning: line \(line): \(r.identifier): category \"\(c)\" is not registered")
+            }
+            let replaced = requests.contains { $0.identifier.isExactly(r.identifier) }
+            requests.removeAll { $0.identifier.isExactly(r.identifier) }
+            requests.append(r)
+            evaluator = evaluator.migrated(to: requests, fresh: replaced ? [r.identifier] : [])
+            return notes
+        case .remove(let ids):
+            let gone = Set(ids.map(ExactKey.init))
+            requests.removeAll { gone.contains(ExactKey($0.identifier)) }
+            evaluator = evaluator.migrated(to: requests)
+            return []
+        case .categories(let list):
+            categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+            return []
+        case .respond(let response):
+            let request = requests.first { $0.identifier.isExactly(response.requestIdentifier) }
+            let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
+            var notes = warnings.map { "warning: line \(line): \($0)" }
+            guard let request else { return notes }
+            switch effect {
+            case .none: break
+            case .removeRequest:
+                notes += apply(.remove([request.identifier]), at: t, line: line, evaluator: &evaluator)
+            case .snooze(let delay):
+                let again = NotificationCategory.snoozedRequest(request, device: response.device, delay: delay,
+                                                               at: Timestamp.date(millis: t))
+                notes += apply(.add(again), at: t, line: line, evaluator: &evaluator)
+            }
+            return notes
+        }
+    }
+}
