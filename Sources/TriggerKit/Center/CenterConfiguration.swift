@@ -19,6 +19,11 @@ public struct CenterConfiguration: Sendable, Hashable {
     /// delivery carrying the count (the default, as a phone that was off shows one
     /// notification), or every fire.
     public var catchUp = CatchUpPolicy.coalesced
+    /// With ``CatchUpPolicy/everyFire``: fires older than this many seconds before the
+    /// clock when they are caught up (after a pause of the service, a clock step) are
+    /// coalesced into one delivery per request; younger ones come one by one. Bounds the work
+    /// of one step.
+    public var catchUpWindow: TimeInterval = 3600
     /// Delivered notifications kept per device (the oldest is dropped past it).
     public var deliveredLimitPerDevice = 100
     /// Undelivered values each ``TriggerCenter/deliveries(bufferLimit:)`` feed holds before it

@@ -47,6 +47,7 @@ public actor TriggerCenter {
         var o = StreamOptions(margin: c.margin, dwell: c.dwell, maxAccuracy: c.maxAccuracy, initialFire: c.initialFire,
                               floatingTimeZone: c.floatingTimeZone, defaultSettings: c.defaultSettings)
         o.catchUp = c.catchUp
+        o.catchUpWindow = c.catchUpWindow
         // The center bounds time itself (fixes may lead the clock by maxFixLead only).
         o.maxClockJump = nil
         return o

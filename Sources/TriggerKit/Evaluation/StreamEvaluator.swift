@@ -28,6 +28,10 @@ public struct StreamOptions: Sendable {
     /// fires dated more than ``maxClockJump`` (7 days when there is no limit) before the
     /// stream time they are caught up at are coalesced, so a step's output is bounded.
     public var catchUp: CatchUpPolicy = .everyFire
+    /// With ``CatchUpPolicy/everyFire``: how far back from the stream time fires are still
+    /// delivered one by one; older ones are coalesced. `nil`: ``maxClockJump``, or 7 days
+    /// when that is `nil` too.
+    public var catchUpWindow: TimeInterval?
 
     /// 7 days, in seconds.
     public static let defaultMaxClockJump: TimeInterval = 7 * 86_400
@@ -123,6 +127,8 @@ public final class StreamEvaluator {
     let dwellMillis: Int64
     /// ``StreamOptions/maxClockJump`` in milliseconds; `Int64.max` = no limit.
     let maxClockJumpMillis: Int64
+    /// ``StreamOptions/catchUpWindow`` (or its default) in milliseconds.
+    let catchUpWindowMillis: Int64
     /// What each request's content asks for (bit 0 alert, 1 sound, 2 badge): deciding a
     /// fire's presentation from these avoids copying the content (and its retains) per fire.
     let contentWants: [UInt8]
@@ -158,6 +164,11 @@ public final class StreamEvaluator {
             self.maxClockJumpMillis = Int64(Swift.min(j, 1e15) * 1000)
         } else {
             self.maxClockJumpMillis = .max
+        }
+        if let w = options.catchUpWindow, w.isFinite, w >= 0 {
+            self.catchUpWindowMillis = Int64(Swift.min(w, 1e15) * 1000)
+        } else {
+            self.catchUpWindowMillis = maxClockJumpMillis == .max ? Int64(StreamOptions.defaultMaxClockJump * 1000) : maxClockJumpMillis
         }
         self.contentWants = requests.map { r in
             let c = r.content
@@ -297,8 +308,7 @@ public final class StreamEvaluator {
         case .coalesced: horizon = t == .max ? .max : t + 1
         case .everyFire:
             // Without a jump limit the window is still the default's: catch-up stays bounded.
-            let window = maxClockJumpMillis == .max ? Int64(StreamOptions.defaultMaxClockJump * 1000) : maxClockJumpMillis
-            horizon = t &- window
+            horizon = t &- catchUpWindowMillis
         }
         // Mutated in place through the optional: a `var s = schedule` copy would share the
         // heap's buffer with `schedule` and copy the whole heap on its first change.

@@ -43,6 +43,18 @@ struct LiveCenterTests {
         #expect(CenterConfiguration().catchUp == .coalesced)
     }
 
+    @Test func everyFireCatchUpAfterALongPauseIsBoundedByTheWindow() async throws {
+        // A service down for 30 days with a 60 s reminder: the last hour one by one, the
+        // rest as one coalesced delivery (it used to deliver 43,200 and could take minutes
+        // for a calendar trigger firing every second).
+        let c = Center(catchUp: .everyFire)
+        try await c.add(Self.every("tick", 60))
+        let fired = await c.advance(to: Self.t0.addingTimeInterval(30 * 86_400))
+        #expect(fired.count == 1 + 61)
+        #expect(fired.first?.fireCount == 30 * 1440 - 61)
+        #expect(fired.dropFirst().allSatisfy { $0.fireCount == 1 })
+    }
+
     @Test func everyConsumerGetsEveryDeliveryAndOverflowIsCounted() async throws {
         let c = Center(bufferLimit: 5)
         let a = await c.center.deliveries(), b = await c.center.deliveries(bufferLimit: 100)

@@ -85,7 +85,7 @@ struct Worker {
             switch action {
             case 0, 1:
                 let req = Make.request(&r, index: index * 100 + step)
-                if trace { FileHandle.standardError.write(Data("add \(req)\n".utf8)) }
+                if trace { FileHandle.standardError.write(Data("add \(req.identifier.prefix(12)) \(req.trigger) added \(String(describing: req.addedAt?.timeIntervalSince1970))\n".utf8)) }
                 do throws(RequestError) { try await center.add(req); record(.accepted) } catch { record(.rejected(error.code.rawValue)) }
             case 2:
                 let moves: [TimeInterval] = [0.001, 60, 3600, -3600, 86_400 * 8, 1e9, .nan, 3.2e11]
