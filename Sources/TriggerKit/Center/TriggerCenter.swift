@@ -43,6 +43,27 @@ public actor TriggerCenter {
         self.engine = LiveEngine(options: Self.streamOptions(configuration), start: Timestamp.millis(clock.now))
     }
 
+    /// A center in the state `snapshot` recorded (see ``snapshot()``), on `clock`: pending
+    /// requests, cursors, device states, settings, categories, delivered history and
+    /// counters. Fires that became due while it was stopped are caught up at the first step,
+    /// as ``CenterConfiguration/catchUp`` says.
+    ///
+    /// - Throws: ``SnapshotError`` for a snapshot of a newer format or an inconsistent one.
+    public init(restoring snapshot: CenterSnapshot, configuration: CenterConfiguration = .init(),
+                clock: any TriggerClock = WallClock()) throws(SnapshotError) {
+        guard snapshot.formatVersion <= CenterSnapshot.formatVersion else {
+            throw SnapshotError(reason: "format \(snapshot.formatVersion) is newer than this build's \(CenterSnapshot.formatVersion)")
+        }
+        self.clock = clock
+        self.configuration = configuration
+        self.history = DeliveredHistory(limit: configuration.deliveredLimitPerDevice)
+        self.engine = try LiveEngine(restoring: snapshot.requests, snapshot: snapshot.evaluator,
+                                     options: Self.streamOptions(configuration), start: Timestamp.millis(clock.now))
+        for d in snapshot.delivered { history.append(d) }
+        self.categories = Dictionary(snapshot.categories.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+        self.counters = snapshot.statistics
+    }
+
     static func streamOptions(_ c: CenterConfiguration) -> StreamOptions {
         var o = StreamOptions(margin: c.margin, dwell: c.dwell, maxAccuracy: c.maxAccuracy, initialFire: c.initialFire,
                               floatingTimeZone: c.floatingTimeZone, defaultSettings: c.defaultSettings)

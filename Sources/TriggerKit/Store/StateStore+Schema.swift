@@ -56,6 +56,11 @@ extension StateStore {
                 ALTER TABLE meta ADD COLUMN inputDigest TEXT;      -- hash of the consumed input lines
                 ALTER TABLE meta ADD COLUMN options TEXT;          -- result-changing options, key=value;...
                 ALTER TABLE meta ADD COLUMN holder TEXT;           -- the run holding the writer lock
+                -- An embedding service's TriggerCenter, saved whole (CenterSnapshot as JSON).
+                CREATE TABLE center_snapshot (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    savedAt INTEGER NOT NULL,         -- epoch ms
+                    json BLOB NOT NULL);
                 UPDATE schema_info SET version = 2;
                 """)
         }

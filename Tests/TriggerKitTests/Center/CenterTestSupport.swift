@@ -19,6 +19,12 @@ struct Center {
         center = TriggerCenter(configuration: c, clock: clock)
     }
 
+    /// Wraps an existing center and its clock.
+    init(wrapping center: TriggerCenter, clock: ManualClock) {
+        self.clock = clock
+        self.center = center
+    }
+
     @discardableResult
     func add(_ r: NotificationRequest) async throws(RequestError) -> [String] { try await center.add(r) }
 

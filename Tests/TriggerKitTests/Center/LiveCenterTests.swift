@@ -153,3 +153,62 @@ struct LiveCenterTests {
         #expect(back == d)
     }
 }
+
+/// Issue 9: a center saved to the SQLite store and restored delivers what the original does.
+@Suite("Trigger center: snapshot and restore")
+struct CenterSnapshotTests {
+    static let t0 = Center.t0
+
+    static func requests() -> [NotificationRequest] {
+        [
+            NotificationRequest(identifier: "tick", content: NotificationContent(title: "t", categoryIdentifier: "R"),
+                                trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 90, repeats: true)), device: "d"),
+            NotificationRequest(identifier: "nine", content: NotificationContent(title: "n"),
+                                trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: TimeZone(identifier: "Europe/Paris"), minute: 30), repeats: true))),
+            NotificationRequest(identifier: "zone", content: NotificationContent(body: "z"), trigger: .location(LocationTrigger(
+                region: .circular(CircularRegion(identifier: "z", center: Coordinate(latitude: 40, longitude: -74), radius: 100)), repeats: true))),
+            NotificationRequest(identifier: "once", content: NotificationContent(body: "o"), trigger: .location(LocationTrigger(
+                region: .circular(CircularRegion(identifier: "o", center: Coordinate(latitude: 40.001, longitude: -74), radius: 100)), repeats: false)),
+                device: "d"),
+        ]
+    }
+
+    /// One step of a scripted session: clock moves and fixes.
+    static func step(_ c: Center, _ k: Int) async throws -> [String] {
+        let at = Self.t0.addingTimeInterval(Double(k) * 47)
+        let north = [300.0, 0, 0, 150, 300, 0, 111][k % 7]
+        var out = await c.advance(to: at)
+        out += try await c.receive(LocationFix(device: k % 3 == 0 ? "e" : "d", date: at, latitude: 40 + north / 111_034, longitude: -74))
+        return out.map { "\($0.request.identifier) \($0.eventId) \($0.fireCount)" }
+    }
+
+    @Test func aRestoredCenterDeliversWhatTheOriginalDoes() async throws {
+        for cut in [1, 5, 13] {
+            let a = Center()
+            await a.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
+                NotificationAction(identifier: "stop", title: "Stop", effect: .removeRequest)])])
+            for r in Self.requests() { try await a.add(r) }
+            for k in 0..<cut { _ = try await Self.step(a, k) }
+            // Save through the SQLite store, load, restore on a clock at the same time.
+            let tmp = TempStorePath(); defer { tmp.cleanup() }
+            try StateStore(path: tmp.path).saveCenter(await a.center.snapshot())
+            let loaded = try #require(try StateStore(readingAt: tmp.path).loadCenter())
+            let b = Center()
+            b.clock.advance(to: a.clock.now)
+            let restored = try TriggerCenter(restoring: loaded, configuration: a.center.configuration, clock: b.clock)
+            let bc = Center(wrapping: restored, clock: b.clock)
+            #expect(await bc.pendingRequests().map(\.identifier) == (await a.pendingRequests()).map(\.identifier))
+            #expect(await bc.deliveredNotifications() == (await a.deliveredNotifications()))
+            var compared = 0
+            for k in cut..<(cut + 20) {
+                let got = try await Self.step(bc, k), want = try await Self.step(a, k)
+                #expect(got == want, "cut \(cut), step \(k)")
+                compared += want.count
+            }
+            #expect(compared >= 15)  // time and location fires both happen after the cut
+            let o1 = await a.center.respond(NotificationResponse(requestIdentifier: "tick", device: "d", actionIdentifier: "stop"))
+            let o2 = await bc.center.respond(NotificationResponse(requestIdentifier: "tick", device: "d", actionIdentifier: "stop"))
+            #expect(o1 == o2 && o1.applied)
+        }
+    }
+}
