@@ -19,6 +19,17 @@ struct DeliveredHistory: Sendable {
         var items: [DeliveredNotification] = []
         var head = 0  // index of the oldest once the ring is full
 
+        /// Appends; when full, overwrites the oldest. Returns whether the ring grew.
+        mutating func push(_ d: DeliveredNotification, limit: Int) -> Bool {
+            if items.count < limit {
+                items.append(d)
+                return true
+            }
+            items[head] = d
+            head = (head + 1) % limit
+            return false
+        }
+
         func ordered() -> [DeliveredNotification] {
             Array(items[head...] + items[..<head])
         }
@@ -27,17 +38,12 @@ struct DeliveredHistory: Sendable {
     /// Adds one delivery. O(1) amortised.
     mutating func append(_ d: DeliveredNotification) {
         guard limit > 0 else { dropped += 1; return }
-        let key = d.device.map(ExactKey.init)
-        var ring = byDevice.removeValue(forKey: key) ?? Ring()
-        if ring.items.count < limit {
-            ring.items.append(d)
+        // Mutated in place through the defaulted subscript (no copy of the ring).
+        if byDevice[d.device.map(ExactKey.init), default: Ring()].push(d, limit: limit) {
             count += 1
         } else {
-            ring.items[ring.head] = d
-            ring.head = (ring.head + 1) % limit
             dropped += 1
         }
-        byDevice[key] = ring
     }
 
     /// Every entry, per device oldest first, devices in no particular order unless sorted
