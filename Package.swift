@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TriggerKit", targets: ["TriggerKit"]),
+        .library(name: "TriggerKitStore", targets: ["TriggerKitStore"]),
         .executable(name: "triggerkit", targets: ["triggerkit"]),
     ],
     dependencies: [
@@ -18,10 +19,17 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"])]
         ),
+        // The core: requests and validation, calendar, geofence, evaluation, the center.
+        // No storage dependency.
         .target(
             name: "TriggerKit",
+            dependencies: ["CGEOS"]
+        ),
+        // SQLite persistence (run --state, center snapshots) on top of the core.
+        .target(
+            name: "TriggerKitStore",
             dependencies: [
-                "CGEOS",
+                "TriggerKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -29,12 +37,13 @@ let package = Package(
             name: "triggerkit",
             dependencies: [
                 "TriggerKit",
+                "TriggerKitStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "TriggerKitTests",
-            dependencies: ["TriggerKit", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TriggerKit", "TriggerKitStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) import TriggerKitStore
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

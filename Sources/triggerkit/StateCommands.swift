@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TriggerKit
+import TriggerKitStore
 
 /// Options of the commands that read a state file written by `run --state`.
 struct StateFileOptions: ParsableArguments {

@@ -15,10 +15,25 @@ public struct EvaluatorSnapshot: Sendable, Hashable, Codable {
     /// Every device's state (or only the changed ones, see ``StreamEvaluator/takeChangedDevices()``).
     public var devices: [DeviceSnapshot]
 
+    package init(requestsFingerprint: UInt64, defaultAddedAt: Int64?, streamTime: Int64?, stats: StreamStats,
+                 queuedFires: [QueuedFire], doneLocationSlots: [Int32], devices: [DeviceSnapshot]) {
+        self.requestsFingerprint = requestsFingerprint
+        self.defaultAddedAt = defaultAddedAt
+        self.streamTime = streamTime
+        self.stats = stats
+        self.queuedFires = queuedFires
+        self.doneLocationSlots = doneLocationSlots
+        self.devices = devices
+    }
+
     /// One schedule cursor.
     public struct QueuedFire: Sendable, Hashable, Codable {
         public var slot: Int32
         public var date: Int64
+        public init(slot: Int32, date: Int64) {
+            self.slot = slot
+            self.date = date
+        }
     }
 }
 
@@ -36,6 +51,18 @@ public struct DeviceSnapshot: Sendable, Hashable, Codable {
     public var firedOnce: [Int32]
     /// The device's notification settings.
     public var settings: NotificationSettings?
+
+    public init(name: String, lastAccepted: Int64, lastUsed: Int64, inside: [Int32], pendingSlots: [Int32],
+                pendingSince: [Int64], firedOnce: [Int32], settings: NotificationSettings?) {
+        self.name = name
+        self.lastAccepted = lastAccepted
+        self.lastUsed = lastUsed
+        self.inside = inside
+        self.pendingSlots = pendingSlots
+        self.pendingSince = pendingSince
+        self.firedOnce = firedOnce
+        self.settings = settings
+    }
 }
 
 

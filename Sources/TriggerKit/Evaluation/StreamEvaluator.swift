@@ -101,7 +101,7 @@ public final class StreamEvaluator {
     /// Regions that the geofence engine refused (bad polygons), by request index.
     public let refusedRegions: [(request: Int32, reason: String)]
 
-    @exclusivity(unchecked) var schedule: FireSchedule?
+    @exclusivity(unchecked) package var schedule: FireSchedule?
     /// The default `addedAt`, known from the first line on.
     @exclusivity(unchecked) public internal(set) var defaultAddedAt: Int64?
     /// Location slots refused by the geofence engine.

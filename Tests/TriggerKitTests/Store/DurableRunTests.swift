@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TriggerKit
+@testable import TriggerKitStore
 
 @Suite("Durable run: crash and resume")
 struct DurableRunTests {

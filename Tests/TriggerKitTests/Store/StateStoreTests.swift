@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import TriggerKit
+@testable import TriggerKitStore
 
 @Suite("State store: schema and identity")
 struct StateStoreTests {

@@ -1,3 +1,4 @@
+@_spi(StreamFastPath) import TriggerKit
 import GRDB
 
 extension StateStore {

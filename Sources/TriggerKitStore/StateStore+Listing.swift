@@ -1,4 +1,5 @@
 import Foundation
+@_spi(StreamFastPath) import TriggerKit
 import GRDB
 
 extension StateStore {

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(StreamFastPath) import TriggerKit
 import GRDB
 
 /// The durable state of a run (`triggerkit run --state FILE`) in one SQLite file: pending

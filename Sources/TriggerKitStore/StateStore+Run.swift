@@ -1,4 +1,5 @@
 import Foundation
+@_spi(StreamFastPath) import TriggerKit
 import GRDB
 
 /// The saved progress of a run: the evaluator's state and how much input it covers.

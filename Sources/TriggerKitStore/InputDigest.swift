@@ -1,4 +1,5 @@
 import Foundation
+@_spi(StreamFastPath) import TriggerKit
 
 /// A running digest of input lines, so a resumed run can prove its input begins with what
 /// the saved state consumed: a 64-bit multiply-xorshift hash over each line's bytes taken

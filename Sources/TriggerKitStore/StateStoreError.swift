@@ -1,3 +1,4 @@
+@_spi(StreamFastPath) import TriggerKit
 /// Why a state file could not be opened, read or written. Every failure of ``StateStore``
 /// is one of these, so a bad `--state` argument gives a message, never a crash.
 public enum StateStoreError: Error, Sendable, Hashable, CustomStringConvertible {

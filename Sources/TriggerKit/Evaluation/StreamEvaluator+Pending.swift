@@ -15,12 +15,12 @@ extension StreamEvaluator {
     }
 
     /// Location slot of each location request, by request position (-1 for other requests).
-    func locationSlotsByRequest() -> [Int32] {
+    package func locationSlotsByRequest() -> [Int32] {
         var out = [Int32](repeating: -1, count: requests.count)
         for (slot, l) in locations.enumerated() { out[Int(l.request)] = Int32(slot) }
         return out
     }
 
     /// Whether a location slot is finished (a device-scoped one-shot that fired).
-    func isLocationDone(_ slot: Int32) -> Bool { locations[Int(slot)].done }
+    package func isLocationDone(_ slot: Int32) -> Bool { locations[Int(slot)].done }
 }

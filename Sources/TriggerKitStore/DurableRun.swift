@@ -1,4 +1,5 @@
 import Foundation
+@_spi(StreamFastPath) import TriggerKit
 
 /// A stream evaluation whose progress survives crashes: wraps a ``StreamEvaluator`` and a
 /// ``StateStore``, and commits in batches.

@@ -1,3 +1,4 @@
+@_spi(StreamFastPath) import TriggerKit
 /// What one commit writes: everything that changed since the previous commit, and the
 /// input position it brings the store to. Written in one transaction, so after a crash
 /// the store is at the previous batch or this one, never in between.
