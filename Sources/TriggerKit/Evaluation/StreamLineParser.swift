@@ -358,43 +358,4 @@ public enum StreamLineParser {
             throw StreamLineError(lat == nil ? "\"lon\" without \"lat\"" : "\"lat\" without \"lon\"")
         }
     }
-
-    /// A control line's change, or nil for other lines.
-    static func controlLine(_ o: [String: JSONValue], t: Int64) throws(StreamLineError) -> ControlLine? {
-        if let a = o["add"] {
-            var warnings: [String] = []
-            do throws(RequestError) {
-                return .add(try NotificationRequest(decoding: a, warnings: &warnings))
-            } catch {
-                throw StreamLineError("\"add\": \(error.code.rawValue): \(error.message)")
-            }
-        }
-        if let r = o["remove"] {
-            guard case .array(let items) = r else { throw StreamLineError("\"remove\" must be an array of identifiers") }
-            var ids: [String] = []
-            for i in items {
-                guard case .string(let s) = i else { throw StreamLineError("\"remove\" must be an array of identifiers") }
-                ids.append(s)
-            }
-            return .remove(ids)
-        }
-        if let r = o["respond"] {
-            guard case .object(let f) = r, case .string(let id)? = f["identifier"], case .string(let action)? = f["action"] else {
-                throw StreamLineError("\"respond\" needs \"identifier\" and \"action\" (strings)")
-            }
-            var device: String?
-            if case .string(let d)? = f["device"] { device = d }
-            let full = action == "default" ? NotificationResponse.defaultActionIdentifier
-                : action == "dismiss" ? NotificationResponse.dismissActionIdentifier : action
-            return .respond(NotificationResponse(requestIdentifier: id, device: device, actionIdentifier: full))
-        }
-        if let c = o["categories"] {
-            do throws(SettingsError) {
-                return .categories(try NotificationCategory.list(json: c))
-            } catch {
-                throw StreamLineError("\"categories\": \(error.reason)")
-            }
-        }
-        return nil
-    }
 }
