@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 
 /// Compact little-endian blobs for the per-device integer lists: a device row stays a few
 /// dozen bytes however many regions exist, and encoding is a copy, not a JSON round trip.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 
 /// A stream evaluation whose progress survives crashes: wraps a ``StreamEvaluator`` and a
 /// ``StateStore``, and commits in batches.
@@ -17,7 +17,7 @@ import Foundation
 /// (with the same `eventId`, as an event id depends only on the fire).
 ///
 /// Not thread-safe, like the evaluator it drives.
-public final class DurableRun {
+@_spi(Engine) public final class DurableRun {
     public let evaluator: StreamEvaluator
     public let store: StateStore
     /// Lines per batch.

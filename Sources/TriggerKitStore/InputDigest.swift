@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 
 /// A running digest of input lines, so a resumed run can prove its input begins with what
 /// the saved state consumed: a 64-bit multiply-xorshift hash over each line's bytes taken
@@ -7,7 +7,7 @@ import Foundation
 /// plus the byte and line counts. It detects a different or reordered input (a collision of
 /// two inputs with the same counts has probability about 2^-64); it is not meant to resist
 /// an attacker.
-public struct InputDigest: Sendable, Hashable, CustomStringConvertible {
+@_spi(Engine) public struct InputDigest: Sendable, Hashable, CustomStringConvertible {
     private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     /// Bytes seen, newlines included.
     public private(set) var bytes = 0
@@ -53,7 +53,7 @@ public struct InputDigest: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension StreamOptions {
+@_spi(Engine) extension StreamOptions {
     /// The options that change results, as `key=value` pairs in a fixed order: what a
     /// resumed run must be given again. Add a field here when ``StreamOptions`` gains one.
     public var resultKeys: [String] {

@@ -1,8 +1,8 @@
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 /// What one commit writes: everything that changed since the previous commit, and the
 /// input position it brings the store to. Written in one transaction, so after a crash
 /// the store is at the previous batch or this one, never in between.
-public struct StateBatch: Sendable {
+@_spi(Engine) public struct StateBatch: Sendable {
     /// Input lines fully processed once this batch is committed.
     public var inputPosition: Int
     public var defaultAddedAt: Int64?

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 import GRDB
 
 extension StateStore {
@@ -20,7 +20,7 @@ extension StateStore {
     }
 
     /// Every delivered event, in delivery order, read back from the log. O(delivered).
-    public func deliveredEvents() throws(StateStoreError) -> [DeliveredEvent] {
+    @_spi(Engine) public func deliveredEvents() throws(StateStoreError) -> [DeliveredEvent] {
         let log = try deliveredLog()
         var out: [DeliveredEvent] = []
         for line in log.split(separator: 0x0A) {

@@ -1,9 +1,9 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 import GRDB
 
 /// The saved progress of a run: the evaluator's state and how much input it covers.
-public struct SavedRun: Sendable {
+@_spi(Engine) public struct SavedRun: Sendable {
     public var snapshot: EvaluatorSnapshot
     /// Input lines fully processed (the restarted run skips them).
     public var inputPosition: Int
@@ -24,7 +24,7 @@ extension StateStore {
     /// - Throws: ``StateStoreError/requestsChanged(path:)`` when it was saved with requests
     ///   whose fingerprint differs from `fingerprint`.
     /// - Complexity: O(devices + cursors + done slots).
-    public func loadRun(fingerprint: UInt64) throws(StateStoreError) -> SavedRun? {
+    @_spi(Engine) public func loadRun(fingerprint: UInt64) throws(StateStoreError) -> SavedRun? {
         let path = self.path
         enum Outcome { case fresh, mismatch, damaged(String), saved(SavedRun) }
         let outcome: Outcome = try run { db in
@@ -74,7 +74,7 @@ extension StateStore {
 
     /// Records a new run: its requests (with their pending flags) and an empty progress.
     /// Replaces whatever an earlier, unfinished initialisation left.
-    public func startRun(requests: [NotificationRequest], fingerprint: UInt64, pending: [Bool], options: String = "") throws(StateStoreError) {
+    @_spi(Engine) public func startRun(requests: [NotificationRequest], fingerprint: UInt64, pending: [Bool], options: String = "") throws(StateStoreError) {
         let statsJSON = Self.json(StreamStats())
         try transaction { db in
             for table in ["meta", "request", "schedule_cursor", "device_state", "done_location_slot", "delivered"] {
@@ -97,7 +97,7 @@ extension StateStore {
     /// Call it only once the batch's events have reached their destination (stdout
     /// flushed): a crash before the commit then repeats the batch, never loses it.
     /// - Complexity: O(changes in the batch) statements.
-    public func commit(_ batch: StateBatch) throws(StateStoreError) {
+    @_spi(Engine) public func commit(_ batch: StateBatch) throws(StateStoreError) {
         let statsJSON = Self.json(batch.stats)
         try transaction { db in
             try db.cachedStatement(sql: """

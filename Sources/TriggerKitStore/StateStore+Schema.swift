@@ -1,4 +1,4 @@
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 import GRDB
 
 extension StateStore {

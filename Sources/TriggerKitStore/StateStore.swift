@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 import GRDB
 
 /// The durable state of a run (`triggerkit run --state FILE`) in one SQLite file: pending

@@ -1,4 +1,4 @@
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 /// Why a state file could not be opened, read or written. Every failure of ``StateStore``
 /// is one of these, so a bad `--state` argument gives a message, never a crash.
 public enum StateStoreError: Error, Sendable, Hashable, CustomStringConvertible {

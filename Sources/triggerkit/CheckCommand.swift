@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

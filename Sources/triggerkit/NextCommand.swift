@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 struct NextCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 /// Buffered standard output: one write(2) per ~64 KB or per flush, never one per line.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 
 /// The requests and categories of a `run` whose stream changes them (control lines): each
 /// change is validated like a requests-file line and applied by migrating the evaluator to

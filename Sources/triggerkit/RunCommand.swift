@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
-@_spi(StreamFastPath) import TriggerKitStore
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKitStore
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

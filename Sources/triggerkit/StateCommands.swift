@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 import TriggerKitStore
 
 /// Options of the commands that read a state file written by `run --state`.

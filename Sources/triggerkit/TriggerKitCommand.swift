@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 @main
 struct TriggerKitCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 /// One case of the main package's calendar corpus (`Fixtures/calendar-corpus/public.jsonl`).
 public struct CorpusCase: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 /// SplitMix64: a small, fast, seedable generator (Steele, Lea, Flood 2014).
 public struct SplitMix64: RandomNumberGenerator {

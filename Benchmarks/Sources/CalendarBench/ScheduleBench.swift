@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 import BenchSupport
 
 /// FireSchedule at scale: generated time-based requests in the mix of tools/gen-requests.py

@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 import BenchSupport
 
 // Calendar benchmarks, all in one run (ratios are only compared within a run):

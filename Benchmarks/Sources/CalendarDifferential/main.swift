@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 import BenchSupport
 
 // Differential run: N random triggers and reference dates, TriggerKit against Foundation.

@@ -7,7 +7,7 @@
 // 3. Many fires: 1,000 repeating 60 s triggers over a day through the center (coalescing
 //    off, every fire delivered as a value) vs the batch evaluator `run` drives.
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 let n = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000 : 10_000
 let t0 = Date(timeIntervalSince1970: 1_795_770_000)

@@ -1,7 +1,7 @@
 // Measures RegionIndex queries (ns per fix) and memory per region. Same distributions as
 // tools/gen-geo.py, generated in-process with fixed seeds so parsing is not measured.
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 import BenchSupport
 
 struct SplitMix: RandomNumberGenerator {

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 import BenchSupport
 
 // The `run` pipeline in-process, on files made by tools/gen-geo.py (median of 3 passes):

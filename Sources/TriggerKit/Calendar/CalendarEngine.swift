@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A thin convenience over ``CalendarSchedule``; a caller asking repeatedly about the same
 /// trigger should compile it once into a schedule instead.
-public enum CalendarEngine {
+@_spi(Engine) public enum CalendarEngine {
     /// The next date strictly after `date` that `trigger` fires at, or `nil`.
     /// Complexity: compiling the trigger (O(1) with the zone's table cached) plus
     /// ``CalendarSchedule/nextFire(afterMillis:)``.

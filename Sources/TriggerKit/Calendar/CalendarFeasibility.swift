@@ -5,7 +5,7 @@ import Foundation
 /// Foundation's `nextDate` answers such components by an exhaustive search (5-180 ms) or,
 /// for `weekdayOrdinal` >= 6, never returns; TriggerKit refuses them up front with
 /// `notificationInvalidNoDate`.
-public enum CalendarFeasibility {
+@_spi(Engine) public enum CalendarFeasibility {
     /// Why `trigger` can never fire after `reference`, or `nil` when it can.
     ///
     /// Static impossibilities (out-of-range values, `weekdayOrdinal` >= 6, week 53 of a

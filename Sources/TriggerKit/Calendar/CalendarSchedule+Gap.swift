@@ -13,7 +13,7 @@
 ///   2020-03-15; from 02:59:59.999 that Sunday it gives 2020-03-08 03:40).
 /// Other patterns (no `hour`, a `nanosecond`, or date fields beyond day / month+day / weekday
 /// alone) and gaps ending at midnight still ask Foundation.
-extension CalendarSchedule {
+@_spi(Engine) extension CalendarSchedule {
     /// Whether the gap answer for a wall time `w` (local epoch ms) on day `d` is one of the
     /// measured cases above.
     @inline(__always)

@@ -8,7 +8,7 @@
 /// That answer is the contract. Otherwise its answers are the real occurrences, or later ones
 /// where it skips a real occurrence (contract exception (a): the real one wins), as measured
 /// against Foundation by `CalendarNativeDifferentialTests`.
-extension CalendarSchedule {
+@_spi(Engine) extension CalendarSchedule {
     /// Whether the real next occurrence `real` (after `ref`, wall `wallRef`) is also
     /// Foundation's answer: true when it comes before the first March 1st after the
     /// reference's day, so that Foundation's search does not run through the end of a
@@ -29,7 +29,7 @@ extension CalendarSchedule {
     }
 }
 
-extension ZoneTable {
+@_spi(Engine) extension ZoneTable {
     /// Whether any offset change happens in [from, to]. O(log n).
     func hasTransition(from: Int64, to: Int64) -> Bool {
         segment(atUTC: from - 1) != segment(atUTC: to)

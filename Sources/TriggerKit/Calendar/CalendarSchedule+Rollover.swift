@@ -18,7 +18,7 @@
 ///   year's month has the day (only 29 February: from 2019-03-01 Foundation skips to
 ///   2020-02-29; see ``CalendarPattern/nextDay(from:limit:rollover:)``); without a month, a
 ///   reference on the 1st goes on to the next real day.
-extension CalendarSchedule {
+@_spi(Engine) extension CalendarSchedule {
     /// Time of day (ms since wall midnight) of the rolled-over day `day` found from a search
     /// whose reference wall time is `wallRef`.
     @inline(__always)

@@ -29,7 +29,7 @@ import Foundation
 /// Resolution is the millisecond: a `nanosecond` component matches the millisecond it falls in.
 ///
 /// Memory: about 48 bytes per schedule; zone tables are shared by reference.
-public struct CalendarSchedule: Sendable {
+@_spi(Engine) public struct CalendarSchedule: Sendable {
     let zone: ZoneTable
     let pattern: CalendarPattern
     /// Set for calendars the native engine does not cover.

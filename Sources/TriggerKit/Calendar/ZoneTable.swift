@@ -15,7 +15,7 @@ import Synchronization
 /// start) up to `transitions[k]`; `wallLow[k] == min(before, after)` and
 /// `wallHigh[k] == max(before, after)` where before/after are the wall clocks on either side
 /// of transition `k`.
-public final class ZoneTable: Sendable {
+@_spi(Engine) public final class ZoneTable: Sendable {
     /// The zone the table describes.
     public let timeZone: TimeZone
     /// First and last instants (epoch ms) the table answers for.
@@ -158,7 +158,7 @@ public final class ZoneTable: Sendable {
     #endif
 }
 
-extension ZoneTable {
+@_spi(Engine) extension ZoneTable {
     private static let cache = Mutex<[String: ZoneTable]>([:])
 
     /// The shared table of `zone`, built on first use (about 1 ms for a zone with DST) and

@@ -10,7 +10,7 @@ public struct CenterSnapshot: Sendable, Codable {
     /// Pending and finished requests, in add order, each with its `addedAt`.
     public var requests: [NotificationRequest]
     /// Per-trigger cursors, device states and settings, counters (by position in `requests`).
-    public var evaluator: EvaluatorSnapshot
+    @_spi(Engine) public var evaluator: EvaluatorSnapshot
     public var categories: [NotificationCategory]
     /// The delivered history.
     public var delivered: [DeliveredNotification]

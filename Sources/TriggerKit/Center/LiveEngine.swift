@@ -114,7 +114,7 @@ final class LiveEngine {
     }
 }
 
-extension StreamEvaluator {
+@_spi(Engine) extension StreamEvaluator {
     /// The public value of a fire.
     func delivered(value e: FiredEvent) -> DeliveredNotification {
         DeliveredNotification(request: requests[Int(e.request)], date: Timestamp.date(millis: e.date), trigger: e.kind,

@@ -1,6 +1,6 @@
 /// A fire with its names resolved: one line of `triggerkit run`'s output, and what the
 /// durable store logs as delivered.
-public struct DeliveredEvent: Sendable, Hashable {
+@_spi(Engine) public struct DeliveredEvent: Sendable, Hashable {
     public var eventId: String
     public var identifier: String
     public var date: Int64
@@ -58,7 +58,7 @@ public struct DeliveredEvent: Sendable, Hashable {
     }
 }
 
-extension StreamEvaluator {
+@_spi(Engine) extension StreamEvaluator {
     /// An event with its names resolved, as the store logs it.
     public func delivered(_ e: FiredEvent) -> DeliveredEvent {
         DeliveredEvent(eventId: eventId(of: e), identifier: identifier(of: e), date: e.date, trigger: e.kind,
@@ -66,7 +66,7 @@ extension StreamEvaluator {
     }
 }
 
-extension DeliveredEvent {
+@_spi(Engine) extension DeliveredEvent {
     /// Reads one line of `run`'s JSON output back; `nil` when it is not one.
     public init?(json: JSONValue) {
         guard case .object(let o) = json, case .string(let id)? = o["identifier"], case .string(let date)? = o["date"],

@@ -2,7 +2,7 @@
 ///
 /// Ordered by date, then by `rank`: the trigger's position in identifier order, so equal
 /// dates come out sorted by identifier without comparing strings.
-public struct ScheduledFire: Sendable, Hashable, Comparable {
+@_spi(Engine) public struct ScheduledFire: Sendable, Hashable, Comparable {
     /// Fire date, epoch milliseconds.
     public var date: Int64
     /// Position of the trigger's request in identifier order (the tie-breaker).

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Memory: one ``ScheduledFire`` (16 bytes) in the queue plus one ``Entry`` per trigger;
 /// ``bytesPerTrigger`` states the figure for the current build.
-public struct FireSchedule: Sendable {
+@_spi(Engine) public struct FireSchedule: Sendable {
     /// One time-based trigger in the schedule.
     public struct Entry: Sendable {
         /// How its dates are produced.

@@ -6,7 +6,7 @@ public enum Crossing: String, Sendable, Hashable, Codable {
 /// One fire: a request's trigger fired at `date` (for location triggers: for a device,
 /// entering or leaving). Refers to the evaluator's tables by index so producing it
 /// allocates nothing; ``StreamEvaluator`` resolves names.
-public struct FiredEvent: Sendable, Hashable {
+@_spi(Engine) public struct FiredEvent: Sendable, Hashable {
     /// Index of the request in ``StreamEvaluator/requests``.
     public var request: Int32
     /// Epoch milliseconds.
@@ -32,7 +32,7 @@ public struct FiredEvent: Sendable, Hashable {
 /// The hash is 128-bit FNV-1a, printed as 32 hex digits: two different fires share an id only
 /// by a hash collision, with probability about n^2 / 2^129 for n fires (1e-20 for 1e9 fires).
 /// FNV-1a is not cryptographic; it only has to be stable and well spread.
-public enum EventID {
+@_spi(Engine) public enum EventID {
     public static func make(identifier: String, device: String?, event: String, date: Int64) -> String {
         var h = seed(identifier: identifier)
         mixDevice(&h, device)

@@ -1,4 +1,4 @@
-extension StreamEvaluator {
+@_spi(Engine) extension StreamEvaluator {
     /// One fix: staleness, accuracy, then the device's region states.
     func process(_ fix: Fix, into events: inout [FiredEvent]) {
         stats.fixes += 1

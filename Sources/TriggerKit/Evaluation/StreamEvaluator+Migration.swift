@@ -1,4 +1,4 @@
-extension StreamEvaluator {
+@_spi(Engine) extension StreamEvaluator {
     /// A new evaluator over `newRequests` that keeps everything this one learnt about the
     /// requests it shares with them (by identifier), except those named in `fresh`, whose
     /// state starts afresh (Apple's `add` replaces a request and its trigger state).

@@ -1,12 +1,12 @@
 /// How fired events are written.
-public enum EventFormat: String, Sendable, CaseIterable {
+@_spi(Engine) public enum EventFormat: String, Sendable, CaseIterable {
     /// One JSON object per fire (the contract's shape, with `eventId`).
     case json
     /// Only the request identifier, one per line.
     case ids
 }
 
-extension StreamEvaluator {
+@_spi(Engine) extension StreamEvaluator {
     /// Appends one event as a line in `format` straight into `writer`'s byte buffer.
     ///
     /// JSON keys come in a fixed order (identifier, date, trigger, event, device, region,

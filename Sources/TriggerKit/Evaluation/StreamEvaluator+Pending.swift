@@ -1,4 +1,4 @@
-extension StreamEvaluator {
+@_spi(Engine) extension StreamEvaluator {
     /// Whether each request (by position) is still pending: a time trigger while it has a
     /// next fire (all of them before the stream starts), a location trigger unless it was
     /// refused or is a device-scoped one-shot that fired. A shared one-shot stays pending:

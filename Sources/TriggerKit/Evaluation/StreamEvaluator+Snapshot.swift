@@ -1,7 +1,7 @@
 /// Everything a ``StreamEvaluator`` has learnt from its input, as plain values: what a
 /// durable store saves and restores. Request-dependent parts refer to slots, so a snapshot
 /// is only valid with the same requests (``requestsFingerprint`` guards that).
-public struct EvaluatorSnapshot: Sendable, Hashable, Codable {
+@_spi(Engine) public struct EvaluatorSnapshot: Sendable, Hashable, Codable {
     /// ``StreamEvaluator/requestsFingerprint`` of the requests it was taken with.
     public var requestsFingerprint: UInt64
     /// The default `addedAt` once the stream started; `nil` before the first line.
@@ -38,7 +38,7 @@ public struct EvaluatorSnapshot: Sendable, Hashable, Codable {
 }
 
 /// One device's state as plain values.
-public struct DeviceSnapshot: Sendable, Hashable, Codable {
+@_spi(Engine) public struct DeviceSnapshot: Sendable, Hashable, Codable {
     public var name: String
     public var lastAccepted: Int64
     public var lastUsed: Int64
@@ -66,7 +66,7 @@ public struct DeviceSnapshot: Sendable, Hashable, Codable {
 }
 
 
-extension StreamEvaluator {
+@_spi(Engine) extension StreamEvaluator {
     /// A stable hash of the requests (their contract JSON, in order): a snapshot taken with
     /// other requests must not be restored. FNV-1a over the canonical JSON bytes.
     public var requestsFingerprint: UInt64 {
@@ -131,6 +131,6 @@ extension StreamEvaluator {
 }
 
 /// A snapshot taken with other requests than the evaluator's.
-public struct SnapshotMismatch: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Engine) public struct SnapshotMismatch: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "the saved state was made with different requests" }
 }

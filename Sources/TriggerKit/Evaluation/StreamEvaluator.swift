@@ -10,7 +10,7 @@ import Foundation
 /// Its mutable storage is marked `@exclusivity(unchecked)`: the evaluator is used from one
 /// task and never hands out overlapping accesses, and the dynamic checks cost about 9% of a
 /// fix's time.
-public final class StreamEvaluator {
+@_spi(Engine) public final class StreamEvaluator {
     /// The requests, as given.
     public let requests: [NotificationRequest]
     public let options: StreamOptions

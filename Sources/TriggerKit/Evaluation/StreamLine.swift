@@ -1,5 +1,5 @@
 /// One input line of `triggerkit run`, as the reader understood it.
-public enum StreamLine: Sendable, Hashable {
+@_spi(Engine) public enum StreamLine: Sendable, Hashable {
     /// A GPS fix: device id, time (epoch ms), position, horizontal accuracy in metres.
     case fix(Fix)
     /// A line with `t` only: advances the clock.
@@ -22,7 +22,7 @@ public enum StreamLine: Sendable, Hashable {
 }
 
 /// A GPS fix.
-public struct Fix: Sendable, Hashable {
+@_spi(Engine) public struct Fix: Sendable, Hashable {
     public var device: String
     /// Epoch milliseconds.
     public var t: Int64
@@ -41,7 +41,7 @@ public struct Fix: Sendable, Hashable {
 }
 
 /// Why a stream line was refused.
-public struct StreamLineError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Engine) public struct StreamLineError: Error, Sendable, Hashable, CustomStringConvertible {
     public var reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
@@ -52,7 +52,7 @@ public struct StreamLineError: Error, Sendable, Hashable, CustomStringConvertibl
 /// `{"t": ..., "add": {request}}`, `{"t": ..., "remove": ["id", ...]}`,
 /// `{"t": ..., "respond": {"identifier": "id", "device": "d", "action": "cancel"}}`,
 /// `{"t": ..., "categories": [category, ...]}`.
-public enum ControlLine: Sendable, Hashable {
+@_spi(Engine) public enum ControlLine: Sendable, Hashable {
     case add(NotificationRequest)
     case remove([String])
     case respond(NotificationResponse)

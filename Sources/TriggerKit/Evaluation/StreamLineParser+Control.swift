@@ -1,4 +1,4 @@
-extension StreamLineParser {
+@_spi(Engine) extension StreamLineParser {
     /// A control line's change, or nil for other lines.
     static func controlLine(_ o: [String: JSONValue], t: Int64) throws(StreamLineError) -> ControlLine? {
         if let a = o["add"] {

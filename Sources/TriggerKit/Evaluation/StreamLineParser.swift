@@ -2,7 +2,7 @@
 /// (`{"device": "...", "t": "...", "lat": n, "lon": n, "acc": n}`, keys in any order, plain
 /// strings and numbers), and the full JSON parser for anything else, so valid JSON is never
 /// refused. The fast path costs tens of nanoseconds a line; `JSONDecoder` about 3 us.
-public enum StreamLineParser {
+@_spi(Engine) public enum StreamLineParser {
     /// Parses one line (without its newline).
     public static func parse(_ b: UnsafeBufferPointer<UInt8>) throws(StreamLineError) -> StreamLine {
         if let fast = fastPath(b) { return fast }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How `triggerkit run` evaluates a stream (CONTRACT section 4).
-public struct StreamOptions: Sendable {
+@_spi(Engine) public struct StreamOptions: Sendable {
     /// Hysteresis for circles, metres: entering needs distance <= radius - margin, exiting
     /// distance > radius + margin.
     public var margin: Double
@@ -60,7 +60,7 @@ public enum CatchUpPolicy: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// Counters of a run, printed as the summary line.
-public struct StreamStats: Sendable, Hashable, Codable, CustomStringConvertible {
+@_spi(Engine) public struct StreamStats: Sendable, Hashable, Codable, CustomStringConvertible {
     public var lines = 0
     public var fixes = 0
     public var stale = 0

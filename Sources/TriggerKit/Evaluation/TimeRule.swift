@@ -1,7 +1,7 @@
 import Foundation
 
 /// How one time-based trigger produces its fire dates (epoch milliseconds).
-public enum TimeRule: Sendable {
+@_spi(Engine) public enum TimeRule: Sendable {
     /// Fires once, at the moment its request was added (a request without trigger).
     case immediate(at: Int64)
     /// Fires at `start + k * intervalMillis` for k >= 1 (only k = 1 unless repeating).

@@ -2,7 +2,7 @@ import CGEOS
 
 /// An error reported by GEOS (through the context's message handler) or a geometry GEOS
 /// found invalid.
-public struct GEOSError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Engine) public struct GEOSError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 }

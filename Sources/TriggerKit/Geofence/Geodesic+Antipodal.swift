@@ -15,7 +15,7 @@ import Foundation
 // including the exactly antipodal and equatorial cases. About 60 evaluations: ~20 µs, paid
 // only within ~0.6 degrees of the antipode.
 
-extension Geodesic {
+@_spi(Engine) extension Geodesic {
     static func antipodalDistance(latitude1: Double, latitude2: Double, lon12: Double) -> Double {
         var lat1 = latitude1, lat2 = latitude2
         if abs(lat2) > abs(lat1) { swap(&lat1, &lat2) }

@@ -10,7 +10,7 @@ import Foundation
 /// `Geodesic+Antipodal.swift` (Karney's formulation, solved by bisection) takes over.
 /// Tested against GeographicLib's `Geodesic.WGS84.Inverse` (Fixtures/geodesic): < 1 cm at any
 /// range, in practice < 0.1 mm.
-public enum Geodesic {
+@_spi(Engine) public enum Geodesic {
     /// WGS84 semi-major axis, metres.
     public static let equatorialRadius = 6_378_137.0
     /// WGS84 flattening.

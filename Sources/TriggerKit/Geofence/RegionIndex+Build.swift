@@ -1,6 +1,6 @@
 import Foundation
 
-extension RegionIndex {
+@_spi(Engine) extension RegionIndex {
     /// The finest grid level: cells of 360/2^22 degrees, about 9.5 m.
     static let maximumLevel = 22
     /// A region is stored at the finest level where it touches at most this many cells.

@@ -1,6 +1,6 @@
 // Polygons: GEOS validation, the antimeridian convention, preparation.
 
-extension RegionIndex {
+@_spi(Engine) extension RegionIndex {
     /// Validates and prepares a polygon region.
     ///
     /// Antimeridian: RFC 7946 (section 3.1.9) asks producers to split geometries that cross

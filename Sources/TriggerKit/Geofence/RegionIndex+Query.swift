@@ -1,6 +1,6 @@
 // Queries: which regions contain a fix.
 
-extension RegionIndex {
+@_spi(Engine) extension RegionIndex {
     /// Replaces `hits` with every region within `radius + margin` of the fix (polygons: that
     /// cover it), sorted by slot, each telling whether the fix is also within
     /// `radius - margin` (``RegionHit/inner``) and within `radius` (``RegionHit/contains``).

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Stored per device by the stream evaluator (32 bytes). ``contains(latitude:longitude:)`` is
 /// a conservative test: it may say no for a point inside the disc, never yes for one outside.
-public struct StableArea: Sendable, Hashable {
+@_spi(Engine) public struct StableArea: Sendable, Hashable {
     public var latitude: Double
     public var longitude: Double
     /// Geodesic radius in metres; <= 0 means "no area" (nothing is contained).
@@ -61,7 +61,7 @@ public struct StableArea: Sendable, Hashable {
     }
 }
 
-extension RegionIndex {
+@_spi(Engine) extension RegionIndex {
     /// The largest stable radius a query reports (metres); it bounds how far latitude can
     /// change within it, which the longitude scale of ``StableArea`` relies on.
     public static let maximumStableRadius = 5_000.0

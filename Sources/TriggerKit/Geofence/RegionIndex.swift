@@ -1,5 +1,5 @@
 /// One region found by ``RegionIndex/query(latitude:longitude:margin:into:)``.
-public struct RegionHit: Sendable, Hashable {
+@_spi(Engine) public struct RegionHit: Sendable, Hashable {
     /// Index of the region in the array the index was built from.
     public var slot: Int32
     /// Distance <= radius - margin: inside even by the entry rule of `--margin`.
@@ -17,7 +17,7 @@ public struct RegionHit: Sendable, Hashable {
 
 /// A region the index could not accept (contract code `invalidRegion`); the other regions
 /// are indexed regardless.
-public struct RegionIndexError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Engine) public struct RegionIndexError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Index of the region in the input array.
     public var slot: Int32
     public var reason: String
@@ -47,7 +47,7 @@ public struct RegionIndexError: Error, Sendable, Hashable, CustomStringConvertib
 /// Not `Sendable`: polygon tests use the index's GEOS context, which must not be used from two
 /// threads at once. Build and query it from one task (build one index per task to
 /// parallelise).
-public final class RegionIndex {
+@_spi(Engine) public final class RegionIndex {
     /// Number of slots (the input array's count).
     public let count: Int
     /// Regions that were rejected, by slot, in slot order; their slots never match.
@@ -110,7 +110,7 @@ public final class RegionIndex {
     func markGEOSFailure() { geosFailures += 1 }
 }
 
-extension RegionIndex {
+@_spi(Engine) extension RegionIndex {
     /// Bytes held by the index's own arrays (per-slot entries, grid table and slot runs,
     /// 2 MB level summary);
     /// excludes GEOS's memory for polygons (~4 KB per prepared 64-gon).
@@ -122,7 +122,7 @@ extension RegionIndex {
     }
 }
 
-extension RegionIndex {
+@_spi(Engine) extension RegionIndex {
     /// Grid shape, for tuning and benchmarks: levels in use, cells, stored (region, cell) pairs.
     public var gridDescription: String {
         "levels \(levels.map(\.level)), buckets \(grid.buckets.count), slots \(grid.slots.count)"

@@ -2,7 +2,7 @@ import Foundation
 
 /// The `DateComponents` fields a calendar trigger may match, by their Swift names, in
 /// order from largest to smallest unit.
-public enum DateMatchingField: String, Sendable, CaseIterable {
+@_spi(Engine) public enum DateMatchingField: String, Sendable, CaseIterable {
     case era, year, yearForWeekOfYear, quarter, month, weekOfYear, weekOfMonth, dayOfYear, day,
          weekday, weekdayOrdinal, hour, minute, second, nanosecond
 
@@ -51,7 +51,7 @@ public enum DateMatchingField: String, Sendable, CaseIterable {
 
 /// Calendar identifiers by the names the contract accepts (Foundation's
 /// `Calendar.Identifier` case names).
-public enum CalendarNames {
+@_spi(Engine) public enum CalendarNames {
     /// Every supported name and its identifier.
     public static let all: [(name: String, identifier: Calendar.Identifier)] = [
         ("gregorian", .gregorian), ("iso8601", .iso8601), ("buddhist", .buddhist), ("chinese", .chinese),

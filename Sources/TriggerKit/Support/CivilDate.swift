@@ -3,7 +3,7 @@
 /// These are Howard Hinnant's `days_from_civil` / `civil_from_days` algorithms
 /// (http://howardhinnant.github.io/date_algorithms.html), exact for every date representable
 /// in `Int64` days; they are the base of both timestamp parsing and the calendar engine.
-public enum CivilDate {
+@_spi(Engine) public enum CivilDate {
     /// Day number (days since 1970-01-01) of a proleptic Gregorian date. `month` is 1...12;
     /// `day` may exceed the month's length, in which case the result rolls into the next month.
     @inlinable

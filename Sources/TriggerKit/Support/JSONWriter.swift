@@ -1,7 +1,7 @@
 /// Appends JSON straight into a byte buffer, with no intermediate objects: the writer of
 /// every line TriggerKit prints. Object members of a ``JSONValue`` are written in sorted
 /// key order so the same value always gives the same bytes.
-public struct JSONWriter: Sendable {
+@_spi(Engine) public struct JSONWriter: Sendable {
     /// The bytes written so far.
     public var bytes: [UInt8] = []
 

@@ -5,7 +5,7 @@ import Foundation
 /// Written by hand because the stream reader parses one per line: `ISO8601DateFormatter`
 /// costs about 26 us and `Date.ISO8601FormatStyle` about 0.5 us per timestamp on this
 /// hardware, this one tens of nanoseconds.
-public enum Timestamp {
+@_spi(Engine) public enum Timestamp {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|+HHMM|+HH)` (`T` may also be `t` or a
     /// space, `Z` may be `z`). Fractions beyond milliseconds are truncated toward the past.
     /// Returns `nil` for anything else, including impossible fields (month 13, 25:00).

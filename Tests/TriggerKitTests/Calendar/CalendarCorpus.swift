@@ -1,5 +1,5 @@
 import Foundation
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// One case of `Fixtures/calendar-corpus/public.jsonl` (see its FORMAT.md).
 struct CorpusCase: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Property-based differential test against Foundation itself: random components of the
 /// corpus's everyday kinds, many zones, references 1970-2100, fixed seed. The long version

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Repeated (fall-back) wall times: chains that start at, before, between and after the two
 /// occurrences must equal Foundation's, for hour-stepping and day-stepping patterns alike.

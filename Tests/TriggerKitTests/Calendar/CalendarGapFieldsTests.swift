@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Components with unset fields *between* set ones ({day 29, second 52}, {hour 9, second 30},
 /// {month 3, hour 9}, {weekday 3, minute 15}): chains must equal Foundation's, which fixes the

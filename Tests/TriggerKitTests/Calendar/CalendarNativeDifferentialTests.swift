@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Seeded differential test against Foundation for the kinds the engine answers natively in
 /// place of consulting Foundation: `weekdayOrdinal`, `weekOfMonth`, weekday-with-day mixes,

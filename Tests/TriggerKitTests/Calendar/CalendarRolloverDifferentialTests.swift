@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Seeded differential test against Foundation for the answers the engine used to hand to
 /// Foundation: days a month lacks (day 29-31 patterns, monthly and yearly with a month, with

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Hand-written cases: DST gaps and repeats, missing days, ISO weeks, week rules, never-matching
 /// components. Expected values are Foundation's (see the shared calendar facts).

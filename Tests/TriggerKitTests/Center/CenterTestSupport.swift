@@ -1,5 +1,5 @@
 import Foundation
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// A ``TriggerCenter`` on a ``ManualClock`` starting at 2026-11-27T09:00:00Z, with the calls
 /// tests make: moving the clock delivers what became due.

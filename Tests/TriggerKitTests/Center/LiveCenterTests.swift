@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import TriggerKit
-@testable import TriggerKitStore
+@_spi(Engine) @testable import TriggerKit
+@_spi(Engine) @testable import TriggerKitStore
 
 /// Issue 9: the center a service embeds: its clock, bounded feeds and history, queries,
 /// categories and actions.

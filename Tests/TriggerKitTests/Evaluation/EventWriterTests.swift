@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// The stream writer's cached-bytes path must print exactly what ``DeliveredEvent`` prints.
 @Suite("Stream evaluator: cached event bytes")

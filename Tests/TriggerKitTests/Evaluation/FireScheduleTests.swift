@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 @Suite("Schedule index")
 struct FireScheduleTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Issue 9: a whole session replays from one file through `triggerkit run`: a reminder
 /// every 60 s, a request added mid-stream, the user taps "cancel", no more fires.

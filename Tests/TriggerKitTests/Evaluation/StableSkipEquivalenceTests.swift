@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// The skip rule (a fix inside its device's stable area skips the region step) must not change
 /// anything: the same output bytes and the same saved state as stepping every fix.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable @_spi(StreamFastPath) import TriggerKit
+@testable @_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 
 @Suite("Stream fast path: byte interning, day cache, numbers")
 struct StreamFastPathTests {

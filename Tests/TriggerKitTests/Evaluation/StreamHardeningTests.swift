@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Issue 8: the evaluator never traps, hangs or floods, whatever the stream says.
 @Suite("Stream evaluator: extreme input")

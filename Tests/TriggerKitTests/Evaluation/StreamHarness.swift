@@ -1,5 +1,5 @@
 import Foundation
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Runs a stream through the library the way `triggerkit run` does and returns the output
 /// lines, so tests read like the contract's examples.

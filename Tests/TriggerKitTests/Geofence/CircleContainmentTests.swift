@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 @Suite("Circles: containment on WGS84")
 struct CircleContainmentTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Rows of Fixtures/geodesic/distances.csv (GeographicLib reference values).
 struct GeodesicFixture: Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 @Suite("Polygons touching a pole")
 struct PolarPolygonTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 @Suite("Polygons: GEOS covers")
 struct PolygonContainmentTests {

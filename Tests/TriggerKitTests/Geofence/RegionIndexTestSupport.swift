@@ -1,5 +1,5 @@
 import Foundation
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 func circle(_ lat: Double, _ lon: Double, _ radius: Double, id: String = "c") -> Region {
     .circular(CircularRegion(identifier: id, center: Coordinate(latitude: lat, longitude: lon), radius: radius))

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TriggerKit
+@_spi(Engine) @testable import TriggerKit
 
 /// Issue 8: one validator for every way in. Each case here was accepted (or trapped) by the
 /// library's `add` or by `check` before, while the JSON path refused it or `run` crashed.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(StreamFastPath) @testable import TriggerKit
-@_spi(StreamFastPath) @testable import TriggerKitStore
+@_spi(StreamFastPath) @_spi(Engine) @testable import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) @testable import TriggerKitStore
 
 /// Issue 8: `run --state` never records an unwritten event as delivered, never resumes on
 /// other input or options, never lets two writers interleave, and its readers write nothing.

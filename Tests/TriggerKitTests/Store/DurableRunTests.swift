@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import TriggerKit
-@testable import TriggerKitStore
+@_spi(Engine) @testable import TriggerKit
+@_spi(Engine) @testable import TriggerKitStore
 
 @Suite("Durable run: crash and resume")
 struct DurableRunTests {

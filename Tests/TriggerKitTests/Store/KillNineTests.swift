@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import TriggerKit
-@testable import TriggerKitStore
+@_spi(Engine) @testable import TriggerKit
+@_spi(Engine) @testable import TriggerKitStore
 
 /// The contract's crash promise against the real binary: `triggerkit run --state` killed
 /// with SIGKILL at random moments and restarted with the same state and full input emits

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import Testing
-@testable import TriggerKit
-@testable import TriggerKitStore
+@_spi(Engine) @testable import TriggerKit
+@_spi(Engine) @testable import TriggerKitStore
 
 @Suite("State store: schema and identity")
 struct StateStoreTests {

@@ -1,6 +1,6 @@
 import Foundation
-@testable import TriggerKit
-@testable import TriggerKitStore
+@_spi(Engine) @testable import TriggerKit
+@_spi(Engine) @testable import TriggerKitStore
 
 /// A fresh path in a temporary directory, removed (with its WAL files) by `cleanup()`.
 struct TempStorePath {

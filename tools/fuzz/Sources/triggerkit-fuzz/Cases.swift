@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 /// SplitMix64, seeded per case: a case is re-derived from (seed, index) alone.
 struct CaseRNG: RandomNumberGenerator {

@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 /// Runs cases [from, from + count) of a seed, reporting each case index on `progress`
 /// before running it, and the outcome counts on stdout at the end (one JSON object).
