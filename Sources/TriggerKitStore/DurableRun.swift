@@ -202,7 +202,7 @@ import Foundation
                 timeFired = true
             }
         }
-        batch.deliveredLines = adoptsRendered ? rendered : log.bytes
+        batch.deliveredLines = DeliveredLog.strip(adoptsRendered ? rendered : log.bytes)
         batch.deliveredCount = batchEvents.count
         // The digest covers exactly `position` lines when every line went through
         // process(lineBytes:) / skipLine(bytes:) / resume(lineBytes:); otherwise (the

@@ -9,14 +9,14 @@ extension StateStore {
         try run { db in try String.fetchAll(db, sql: "SELECT json FROM request WHERE pending = 1 ORDER BY position") }
     }
 
-    /// The delivered log: every fire so far, in delivery order, as lines of `run`'s JSON
-    /// output. O(delivered).
+    /// The delivered log: every fire so far, in delivery order, as the lines of `run`'s JSON
+    /// output (eventIds, stored implicitly, put back). O(delivered).
     public func deliveredLog() throws(StateStoreError) -> [UInt8] {
         let blobs: [Data] = try run { db in try Data.fetchAll(db, sql: "SELECT lines FROM delivered ORDER BY seq") }
         var out: [UInt8] = []
         out.reserveCapacity(blobs.reduce(0) { $0 + $1.count })
         for b in blobs { out.append(contentsOf: b) }
-        return out
+        return DeliveredLog.restore(out)
     }
 
     /// Every delivered event, in delivery order, read back from the log. O(delivered).

@@ -105,7 +105,9 @@ struct RunCommand: ParsableCommand {
             floatingTimeZone: zone, now: nowDate, deviceSettings: table, defaultSettings: others)
         streamOptions.maxClockJump = clockJumpLimit
         streamOptions.catchUp = catchUp == "coalesce" ? .coalesced : .everyFire
-        var evaluator = StreamEvaluator(requests: set.requests, options: streamOptions)
+        let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions)
+        // Replaced when a control line changes the requests (see RunSession).
+        var outerEvaluator = evaluator
         var session = RunSession(requests: set.requests, validation: ValidationOptions(
             now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others))
         if let categories {
@@ -148,6 +150,10 @@ struct RunCommand: ParsableCommand {
         var failed = false
         var lineNumber = 0
         LineReader.forEachChunk(fd: 0) { lines in
+            // A local for the hot loop: the captured `evaluator` variable (replaced only by
+            // control lines) is read once per chunk, not once per line.
+            var evaluator = outerEvaluator
+            defer { outerEvaluator = evaluator }
             for line in lines {
                 lineNumber += 1
                 if lineNumber <= alreadyProcessed {
@@ -216,7 +222,7 @@ struct RunCommand: ParsableCommand {
             printError("error: \(storeError)")
             throw ExitCode(2)
         }
-        printError(evaluator.stats.description)
+        printError(outerEvaluator.stats.description)
         if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
     }
 }

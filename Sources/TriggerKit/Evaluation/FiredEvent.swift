@@ -26,17 +26,21 @@ public enum Crossing: String, Sendable, Hashable, Codable {
 /// The contract's `eventId`: derived only from the fire itself (identifier, device, event,
 /// date), so a repeated fire (after a restart) has the same id.
 ///
-/// Unambiguous input: the identifier and the device are each preceded by their UTF-8 length
-/// (and a device-less fire by a marker no length can take), so no choice of characters in an
-/// identifier (0x1F, quotes, anything) can make two different fires hash the same bytes.
-/// The hash is 128-bit FNV-1a, printed as 32 hex digits: two different fires share an id only
-/// by a hash collision, with probability about n^2 / 2^129 for n fires (1e-20 for 1e9 fires).
-/// FNV-1a is not cryptographic; it only has to be stable and well spread.
+/// Unambiguous input: the identifier is hashed with its UTF-8 length in front; the device
+/// contributes a tag (none / present) and, when present, the 128-bit hash of its
+/// length-prefixed bytes; the event is a small code; the date is its 64-bit value. So no
+/// choice of characters in an identifier or device (0x1F, quotes, anything) can make two
+/// different fires hash the same input. The hash is 128-bit FNV-1a (bytes of the
+/// identifier, then whole words), printed as 32 hex digits: two different fires share an id
+/// only by a hash collision, with probability about n^2 / 2^129 for n fires (1e-20 for 1e9).
+/// Per event the stream writer mixes three words onto a cached per-request seed and a cached
+/// per-device hash (mixing the date's decimal digits byte by byte cost 6% of a `run`).
+/// FNV is not cryptographic; it only has to be stable and well spread.
 @_spi(Engine) public enum EventID {
     public static func make(identifier: String, device: String?, event: String, date: Int64) -> String {
         var h = seed(identifier: identifier)
-        mixDevice(&h, device)
-        mixTail(&h, event: event, date: date)
+        mixDevice(&h, device.map(deviceHash))
+        mixTail(&h, event: code(event), date: date)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
             writeHex(h, to: buf.baseAddress.unsafelyUnwrapped)
             return String(decoding: buf, as: UTF8.self)
@@ -50,58 +54,64 @@ public enum Crossing: String, Sendable, Hashable, Codable {
     /// request, so the stream writer caches it.
     static func seed(identifier: String) -> UInt128 {
         var h = offsetBasis
-        mixLength(&h, identifier.utf8.count)
-        mix(&h, identifier)
+        mixWord(&h, UInt128(identifier.utf8.count))
+        for b in identifier.utf8 { h = (h ^ UInt128(b)) &* prime }
         return h
     }
 
-    /// Mixes the device part: its length and bytes, or a marker for "no device".
-    @inline(__always) static func mixDevice(_ h: inout UInt128, _ device: String?) {
+    /// The 128-bit hash of a device id (length-prefixed bytes), cached per device.
+    static func deviceHash(_ device: String) -> UInt128 {
+        seed(identifier: device)
+    }
+
+    /// Mixes the device part: a tag, then the device's hash when there is one.
+    @inline(__always) static func mixDevice(_ h: inout UInt128, _ device: UInt128?) {
         if let device {
-            mixLength(&h, device.utf8.count)
-            mix(&h, device)
+            mixWord(&h, 1)
+            mixWord(&h, device)
         } else {
-            mix(&h, 0xFF)  // no length encoding starts with 0xFF (see mixLength)
+            mixWord(&h, 0)
         }
     }
 
-    /// Mixes the event name and the date (the last fields: their ends are fixed by the
-    /// end of the input, and event names never contain a digit).
-    @inline(__always) static func mixTail(_ h: inout UInt128, event: String, date: Int64) {
-        mix(&h, event)
-        mix(&h, 0x1F)
-        mixDecimal(&h, date)
+    /// Mixes the event code and the date, and spreads the result.
+    @inline(__always) static func mixTail(_ h: inout UInt128, event: UInt8, date: Int64) {
+        mixWord(&h, UInt128(event))
+        mixWord(&h, UInt128(UInt64(bitPattern: date)))
+        h ^= h >> 64
+        h = h &* prime
+        h ^= h >> 61
     }
 
-    /// A length as 4 little-endian bytes (identifiers are bounded far below 2^31, so the
-    /// last byte is never 0xFF).
-    @inline(__always) static func mixLength(_ h: inout UInt128, _ n: Int) {
-        let v = UInt32(truncatingIfNeeded: Swift.min(n, Int(Int32.max)))
-        mix(&h, UInt8(truncatingIfNeeded: v))
-        mix(&h, UInt8(truncatingIfNeeded: v >> 8))
-        mix(&h, UInt8(truncatingIfNeeded: v >> 16))
-        mix(&h, UInt8(truncatingIfNeeded: v >> 24))
+    /// One word into the hash: a bijection of the word for a given state (xor, then a
+    /// multiply by an odd constant mod 2^128), so words that differ give states that differ.
+    @inline(__always) static func mixWord(_ h: inout UInt128, _ w: UInt128) { h = (h ^ w) &* prime }
+
+    /// The event's code: enter, exit, or the trigger kind.
+    static func code(_ event: String) -> UInt8 {
+        switch event {
+        case "enter": 1
+        case "exit": 2
+        case TriggerKind.calendar.rawValue: 3
+        case TriggerKind.timeInterval.rawValue: 4
+        case TriggerKind.location.rawValue: 5
+        case TriggerKind.immediate.rawValue: 6
+        default: 7
+        }
     }
 
-    @inline(__always) static func mix(_ h: inout UInt128, _ b: UInt8) { h = (h ^ UInt128(b)) &* prime }
-
-    @inline(__always) static func mix(_ h: inout UInt128, _ s: String) {
-        for b in s.utf8 { mix(&h, b) }
-    }
-
-    /// Mixes the decimal digits of `v` (as `String(v)` spells them) without building a String.
-    @inline(__always) static func mixDecimal(_ h: inout UInt128, _ v: Int64) {
-        if v < 0 { mix(&h, UInt8(ascii: "-")) }
-        var m = v.magnitude
-        // Digits come out least significant first: collect them, then mix in reading order.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buf in
-            var n = 0
-            repeat {
-                buf[n] = UInt8(truncatingIfNeeded: m % 10) &+ 0x30
-                m /= 10
-                n += 1
-            } while m != 0
-            while n > 0 { n -= 1; mix(&h, buf[n]) }
+    /// The code of a fired event (``code(_:)`` without a String).
+    @inline(__always) static func code(_ e: FiredEvent) -> UInt8 {
+        switch e.crossing {
+        case .enter?: 1
+        case .exit?: 2
+        case nil:
+            switch e.kind {
+            case .calendar: 3
+            case .timeInterval: 4
+            case .location: 5
+            case .immediate: 6
+            }
         }
     }
 

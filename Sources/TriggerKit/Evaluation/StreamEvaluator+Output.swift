@@ -33,7 +33,10 @@
             return
         }
         if e.device >= 0 && deviceBytes.count <= Int(e.device) {
-            for d in deviceBytes.count..<deviceNames.count { deviceBytes.append(JSONWriter.stringLiteral(deviceNames[d])) }
+            for d in deviceBytes.count..<deviceNames.count {
+                deviceBytes.append(JSONWriter.stringLiteral(deviceNames[d]))
+                deviceHashes.append(EventID.deviceHash(deviceNames[d]))
+            }
         }
         var h = eventBytes[r].seed
         w.bytes.append(contentsOf: eventBytes[r].head)
@@ -47,15 +50,11 @@
         if e.device >= 0 {
             w.raw(",\"device\":")
             w.bytes.append(contentsOf: deviceBytes[Int(e.device)])
-            EventID.mixDevice(&h, deviceNames[Int(e.device)])
+            EventID.mixDevice(&h, deviceHashes[Int(e.device)])
         } else {
             EventID.mixDevice(&h, nil)
         }
-        switch e.crossing {
-        case .enter?: EventID.mixTail(&h, event: "enter", date: e.date)
-        case .exit?: EventID.mixTail(&h, event: "exit", date: e.date)
-        case nil: EventID.mixTail(&h, event: e.kind.rawValue, date: e.date)
-        }
+        EventID.mixTail(&h, event: EventID.code(e), date: e.date)
         w.bytes.append(contentsOf: eventBytes[r].region)
         w.bytes.append(contentsOf: EventBytes.presentations[Int(e.presentation.rawValue & 31)])
         if e.count > 1 {

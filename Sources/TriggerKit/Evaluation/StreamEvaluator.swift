@@ -64,12 +64,15 @@ import Foundation
     /// StreamEvaluator+Output.swift).
     @exclusivity(unchecked) var eventBytes: [EventBytes] = []
     @exclusivity(unchecked) var deviceBytes: [[UInt8]] = []
+    /// ``EventID/deviceHash(_:)`` per device, filled with ``deviceBytes``.
+    @exclusivity(unchecked) var deviceHashes: [UInt128] = []
 
     // Scratch buffers reused across fixes so the hot path does not allocate.
     @exclusivity(unchecked) var hits: [RegionHit] = []
     @exclusivity(unchecked) var due: [FireSchedule.DueFire] = []
     /// A control line's change, waiting for ``takeControl()``.
     @exclusivity(unchecked) var pendingControl: ControlLine?
+    @exclusivity(unchecked) var hasPendingControl = false
     @exclusivity(unchecked) var scratchInside: [Int32] = []
     @exclusivity(unchecked) var scratchPending: [PendingCrossing] = []
 
@@ -148,7 +151,9 @@ import Foundation
         switch line {
         case .fix(let fix): process(fix, into: &events)
         case .settings(let name, _, let s): setSettings(s, forDevice: name)
-        case .control(_, let c): pendingControl = c
+        case .control(_, let c):
+            pendingControl = c
+            hasPendingControl = true
         case .clock: break
         }
     }
@@ -156,6 +161,9 @@ import Foundation
     /// The change a control line asked for, once: the owner of the evaluator applies it
     /// (requests are fixed per evaluator; `triggerkit run` migrates to a new one).
     public func takeControl() -> ControlLine? {
+        // Checked on every line by `run`: a Bool test, not a copy of the (large) optional.
+        guard hasPendingControl else { return nil }
+        hasPendingControl = false
         defer { pendingControl = nil }
         return pendingControl
     }

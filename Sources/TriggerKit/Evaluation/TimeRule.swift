@@ -92,8 +92,10 @@ import Foundation
 
     /// Most date steps one coalescing walks for a calendar rule: beyond it the count stops
     /// (and the coalesced fire is dated at the last fire counted); intervals are counted
-    /// exactly by arithmetic.
+    /// exactly by arithmetic. Steps answered by Foundation (other calendars, dates after the
+    /// native tables) cost up to milliseconds each, so they stop at ``foundationCoalescingCap``.
     static let coalescingCap = 100_000
+    static let foundationCoalescingCap = 1_000
 
     /// The fires from `first` (a fire of this rule) up to but excluding `limit`, summarised:
     /// the latest of them, how many there are, and the rule's next fire at or after `limit`.
@@ -119,7 +121,11 @@ import Foundation
         }
         var last = first
         var count = 1
-        while count < Self.coalescingCap {
+        var cap = Self.coalescingCap
+        if case .calendar(let s, _, _) = self, s.foreign != nil || first >= CalendarSchedule.nativeEnd {
+            cap = Self.foundationCoalescingCap
+        }
+        while count < cap {
             guard let n = fire(after: last) else { return (last, count, nil) }
             if n >= limit { return (last, count, n) }
             last = n

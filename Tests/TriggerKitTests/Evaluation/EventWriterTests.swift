@@ -36,14 +36,18 @@ struct EventWriterTests {
     }
 
     @Test func eventIdDigitsAndSigns() throws {
-        // Negative and zero dates, and the padding of small hashes, as String(date) spells them.
-        // Reference: 128-bit FNV-1a over len32le(identifier) identifier 0xFF(no device)
-        // event 0x1F decimal(date), computed here independently.
+        // Negative, zero and extreme dates, and the padding of small hashes. Reference, computed
+        // here independently: 128-bit FNV over len("x"), "x", tag 0 (no device), code 1
+        // (enter), the date's 64 bits, then xorshift-multiply-xorshift.
         let prime: UInt128 = (1 << 88) + 0x13B
         for date: Int64 in [0, -1, 7, -1_000, 1_795_770_000_123, .max, .min] {
             var h: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
-            let bytes: [UInt8] = [1, 0, 0, 0] + Array("x".utf8) + [0xFF] + Array("enter\u{1F}\(date)".utf8)
-            for b in bytes { h = (h ^ UInt128(b)) &* prime }
+            h = (h ^ 1) &* prime
+            h = (h ^ UInt128(UInt8(ascii: "x"))) &* prime
+            for w: UInt128 in [0, 1, UInt128(UInt64(bitPattern: date))] { h = (h ^ w) &* prime }
+            h ^= h >> 64
+            h = h &* prime
+            h ^= h >> 61
             let hex = String(h, radix: 16)
             #expect(EventID.make(identifier: "x", device: nil, event: "enter", date: date) == String(repeating: "0", count: 32 - hex.count) + hex)
         }

@@ -238,3 +238,23 @@ struct DurableCLITests {
         #expect(first.terminationStatus == 0)
     }
 }
+
+@Suite("Delivered log: eventIds stored implicitly")
+struct DeliveredLogTests {
+    @Test func stripThenRestoreGivesBackTheLinesWritten() {
+        var w = JSONWriter()
+        let events = [
+            DeliveredEvent(eventId: EventID.make(identifier: "a\"\n\u{1F}", device: "d\u{E9}", event: "enter", date: 1_795_770_000_123),
+                           identifier: "a\"\n\u{1F}", date: 1_795_770_000_123, trigger: .location, event: .enter, device: "d\u{E9}",
+                           region: "r", presentation: [.alert]),
+            DeliveredEvent(eventId: EventID.make(identifier: "t", device: nil, event: "timeInterval", date: -5),
+                           identifier: "t", date: -5, trigger: .timeInterval, event: nil, device: nil, region: nil, presentation: []),
+        ]
+        for e in events { e.write(to: &w) }
+        let stripped = DeliveredLog.strip(w.bytes)
+        #expect(stripped.count == w.bytes.count - 2 * (DeliveredLog.suffixLength - 1))  // `"}` closes the line again
+        #expect(DeliveredLog.restore(stripped) == w.bytes)
+        // A log written with its eventIds (before schema 2) reads back unchanged.
+        #expect(DeliveredLog.restore(w.bytes) == w.bytes)
+    }
+}
