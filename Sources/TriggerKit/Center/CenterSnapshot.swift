@@ -26,7 +26,7 @@ public struct SnapshotError: Error, Sendable, Hashable, CustomStringConvertible 
 extension TriggerCenter {
     /// The center's whole state. O(requests + devices + history).
     public func snapshot() -> CenterSnapshot {
-        let e = evaluator
+        let e = engine.compacted
         return CenterSnapshot(requests: e.requests, evaluator: e.snapshot(), categories: notificationCategories(),
                               delivered: deliveredNotifications(), statistics: statistics)
     }

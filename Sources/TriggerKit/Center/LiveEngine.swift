@@ -2,19 +2,30 @@ import Foundation
 
 /// The evaluator behind a ``TriggerCenter``, taking changes one request at a time.
 ///
-/// Changes are recorded in O(1) and applied together, by one migration of the evaluator that
-/// keeps every unchanged request's state, before the next step or query: a burst of changes
-/// between two steps costs one O(n + devices) rebuild, not one per change. (Applying each
-/// change in place in O(log n) needs a region index and a fire schedule that take single
-/// inserts and removals; that is the open part of the live-center work.)
+/// In place, without rebuilding: adding a time-based request (calendar, interval,
+/// immediate) appends it to the evaluator's requests and schedule in O(log n); removing any
+/// request marks it dead in O(log n) (its queued fire is dropped when it comes up; a
+/// location slot stops firing); a replacement is both. Adding a location request needs the
+/// region index rebuilt: such changes are recorded in O(1) and applied together by one
+/// migration of the evaluator (O(n + devices), keeping every other request's state) before
+/// the next step or query. Dead entries are compacted away by a migration once they are
+/// more than half of the evaluator's requests.
 final class LiveEngine {
     private(set) var evaluator: StreamEvaluator
-    /// Requests in add order (a replacement moves to the end, as a new add).
-    private var requests: [NotificationRequest] = []
-    private var positions: [ExactKey: Int] = [:]
+    /// Live requests by exact identifier, with their add sequence (the order of pending
+    /// lists and of the next migration).
+    private var live: [ExactKey: (seq: Int, request: NotificationRequest)] = [:]
+    private var nextSeq = 0
+    /// Evaluator request index of each live request (valid while not ``dirty``).
+    private var indexOf: [ExactKey: Int32] = [:]
     /// Identifiers whose state must start afresh at the next migration (replaced requests).
     private var fresh: Set<String> = []
     private var dirty = false
+    /// Requests removed in place and still in the evaluator.
+    private var deadCount = 0
+    /// Their identifiers: one added again before the next migration starts afresh (the dead
+    /// entry's state must not be carried over to it by identifier).
+    private var killed: Set<ExactKey> = []
 
     init(options: StreamOptions, start: Int64) {
         evaluator = StreamEvaluator(requests: [], options: options)
@@ -23,54 +34,77 @@ final class LiveEngine {
 
     /// The evaluator with every recorded change applied.
     var current: StreamEvaluator {
-        if dirty {
-            evaluator = evaluator.migrated(to: requests, fresh: fresh)
+        if dirty || deadCount > Swift.max(1024, evaluator.requests.count / 2) {
+            let ordered = live.values.sorted { $0.seq < $1.seq }.map(\.request)
+            evaluator = evaluator.migrated(to: ordered, fresh: fresh)
+            indexOf.removeAll(keepingCapacity: true)
+            for (i, r) in evaluator.requests.enumerated() { indexOf[ExactKey(r.identifier)] = Int32(i) }
             fresh.removeAll()
             dirty = false
+            deadCount = 0
+            killed.removeAll()
         }
         return evaluator
     }
 
-    /// Adds or replaces (by exact identifier) a validated request. O(1) amortised, plus O(n)
-    /// for a replacement (its old position is removed).
+    /// The evaluator without requests removed in place (for snapshots, which name requests
+    /// by position).
+    var compacted: StreamEvaluator {
+        if deadCount > 0 { dirty = true }
+        return current
+    }
+
+    /// Adds or replaces (by exact identifier) a validated request with `addedAt` set.
+    /// O(log n) for a time-based request; otherwise O(1) now and a migration at the next step.
     func add(_ r: NotificationRequest) {
         let key = ExactKey(r.identifier)
-        if let old = positions[key] {
-            requests.remove(at: old)
-            reindex(from: old)
-            fresh.insert(r.identifier)
+        let replaced = live[key] != nil || killed.contains(key)
+        live[key] = (nextSeq, r)
+        nextSeq += 1
+        if !dirty, case .location = r.trigger {} else if !dirty {
+            if let old = indexOf[key] {
+                evaluator.kill(request: old)
+                deadCount += 1
+                killed.insert(key)
+            }
+            if let i = evaluator.appendTimeRequest(r) {
+                indexOf[key] = i
+                return
+            }
         }
-        positions[key] = requests.count
-        requests.append(r)
+        if replaced { fresh.insert(r.identifier) }
         dirty = true
     }
 
-    /// Removes requests by exact identifier; returns how many were there.
+    /// Removes requests by exact identifier; returns how many were there. O(k log n).
     @discardableResult
     func remove(identifiers ids: [String]) -> Int {
-        let gone = Set(ids.map(ExactKey.init)).filter { positions[$0] != nil }
-        guard !gone.isEmpty else { return 0 }
-        requests.removeAll { gone.contains(ExactKey($0.identifier)) }
-        positions.removeAll()
-        reindex(from: 0)
-        for g in gone { fresh.remove(g.string) }
-        dirty = true
-        return gone.count
+        var count = 0
+        for id in ids {
+            let key = ExactKey(id)
+            guard live.removeValue(forKey: key) != nil else { continue }
+            count += 1
+            fresh.remove(id)
+            if !dirty, let i = indexOf.removeValue(forKey: key) {
+                evaluator.kill(request: i)
+                deadCount += 1
+                killed.insert(key)
+            } else {
+                dirty = true
+            }
+        }
+        return count
     }
 
     func removeAll() {
-        requests.removeAll()
-        positions.removeAll()
+        live.removeAll()
+        indexOf.removeAll()
         fresh.removeAll()
         dirty = true
     }
 
-    private func reindex(from start: Int) {
-        for i in start..<requests.count { positions[ExactKey(requests[i].identifier)] = i }
-    }
-
     func request(identifier: String) -> NotificationRequest? {
-        positions[ExactKey(identifier)].map { requests[$0] }
+        live[ExactKey(identifier)]?.request
     }
 
     /// Pending requests in add order; with a device, those it sees (its own and shared ones).
@@ -82,13 +116,14 @@ final class LiveEngine {
         }.map { e.requests[$0] }
     }
 
+
     var pendingCount: Int { current.pendingFlags().count(where: { $0 }) }
 
-    /// The queued next fire of a request's time trigger. O(n).
+    /// The queued next fire of a request's time trigger. O(n) (a scan of the queue).
     func nextFireDate(identifier: String) -> Int64? {
         let e = current
-        guard let s = e.schedule, let i = positions[ExactKey(identifier)] else { return nil }
-        for f in s.queuedFires where s.entries[Int(f.slot)].request == Int32(i) { return f.date }
+        guard let s = e.schedule, let i = indexOf[ExactKey(identifier)], let slot = s.slot(ofRequest: i) else { return nil }
+        for f in s.queuedFires where f.slot == slot { return f.date }
         return nil
     }
 

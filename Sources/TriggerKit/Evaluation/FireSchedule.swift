@@ -15,9 +15,18 @@ import Foundation
         public var rule: TimeRule
         /// Index of its request in the caller's request array.
         public var request: Int32
-        /// Its request's position in identifier order (tie-breaker of equal dates).
+        /// Its request's position in identifier order (tie-breaker of equal dates);
+        /// ``appendedRank`` for triggers appended after the build (their ties are sorted by
+        /// identifier when popped).
         public var rank: Int32
+        /// False once removed in place: its queued fire is dropped when it comes up.
+        public var live = true
     }
+
+    /// The rank of triggers appended in place.
+    static let appendedRank = Int32.max
+    /// Whether some trigger was appended in place (then equal-date runs need sorting).
+    public private(set) var hasAppended = false
 
     /// The triggers, by slot.
     public private(set) var entries: [Entry]
@@ -58,6 +67,36 @@ import Foundation
         return ranks
     }
 
+    /// Adds a trigger in place (request index `request`), its first fire queued. O(log n).
+    /// Entries stay sorted by request index when `request` exceeds every earlier one.
+    mutating func append(request: Int32, rule: TimeRule) {
+        let slot = Int32(entries.count)
+        entries.append(Entry(rule: rule, request: request, rank: Self.appendedRank))
+        hasAppended = true
+        if let first = rule.firstFire { queue.insert(ScheduledFire(date: first, rank: Self.appendedRank, slot: slot)) }
+    }
+
+    /// The slot of a request's trigger, by binary search (entries are sorted by request
+    /// index). O(log n).
+    func slot(ofRequest request: Int32) -> Int32? {
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if entries[mid].request < request { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < entries.count && entries[lo].request == request ? Int32(lo) : nil
+    }
+
+    /// Removes a trigger in place: its queued fire is dropped when it reaches the top. O(1).
+    mutating func kill(slot: Int32) {
+        guard entries[Int(slot)].live else { return }
+        entries[Int(slot)].live = false
+        killedCount += 1
+    }
+
+    /// Triggers removed in place.
+    private(set) var killedCount = 0
+
     /// Number of triggers that still have a fire queued.
     public var pendingCount: Int { queue.count }
 
@@ -70,6 +109,7 @@ import Foundation
     /// - Complexity: O((m + 1) log n) for m fires returned.
     public mutating func popDue(until t: Int64, into out: inout [ScheduledFire]) {
         while let top = queue.min, top.date <= t {
+            guard entries[Int(top.slot)].live else { queue.replaceMin(with: nil); continue }
             out.append(top)
             let next = entries[Int(top.slot)].rule.fire(after: top.date)
             queue.replaceMin(with: next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
@@ -93,6 +133,7 @@ import Foundation
     ///   for intervals and at most ``TimeRule/coalescingCap`` date steps for calendars.
     mutating func popDue(until t: Int64, coalescingBefore horizon: Int64, into out: inout [DueFire]) {
         while let top = queue.min, top.date <= t {
+            guard entries[Int(top.slot)].live else { queue.replaceMin(with: nil); continue }
             let rule = entries[Int(top.slot)].rule
             if top.date < horizon {
                 let limit = Swift.min(horizon, t == .max ? t : t + 1)
@@ -152,13 +193,14 @@ import Foundation
         }
         while out.count < k, !frontier.isEmpty {
             let item = pop()
-            out.append(item.fire)
+            let live = entries[Int(item.fire.slot)].live
+            if live { out.append(item.fire) }
             if item.node >= 0 {
                 for c in [2 * item.node + 1, 2 * item.node + 2] where c < nodes.count {
                     push(Item(fire: nodes[c], node: c))
                 }
             }
-            if let next = entries[Int(item.fire.slot)].rule.fire(after: item.fire.date) {
+            if live, let next = entries[Int(item.fire.slot)].rule.fire(after: item.fire.date) {
                 push(Item(fire: ScheduledFire(date: next, rank: item.fire.rank, slot: item.fire.slot), node: -1))
             }
         }
@@ -193,7 +235,7 @@ import Foundation
     }
 
     /// The queued next fire of every trigger (the cursors a durable store keeps). O(n).
-    public var queuedFires: [ScheduledFire] { queue.nodes }
+    public var queuedFires: [ScheduledFire] { killedCount > 0 ? queue.nodes.filter { entries[Int($0.slot)].live } : queue.nodes }
 
     /// Approximate bytes held per scheduled trigger (entry + queue node), excluding shared
     /// zone tables.

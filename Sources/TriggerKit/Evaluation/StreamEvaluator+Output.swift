@@ -25,7 +25,7 @@
             return
         }
         let r = Int(e.request)
-        if eventBytes.count != requests.count { eventBytes = Array(repeating: EventBytes(), count: requests.count) }
+        if eventBytes.count < requests.count { eventBytes += Array(repeating: EventBytes(), count: requests.count - eventBytes.count) }
         if eventBytes[r].head.isEmpty { eventBytes[r] = EventBytes(requests[r]) }
         guard eventBytes[r].kind == e.kind else {
             // Not the request's own kind (no such event today): the general path.

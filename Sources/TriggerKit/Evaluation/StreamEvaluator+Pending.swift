@@ -8,7 +8,7 @@
         if let s = schedule {
             var queued = [Bool](repeating: false, count: s.entries.count)
             for f in s.queuedFires { queued[Int(f.slot)] = true }
-            for (slot, e) in s.entries.enumerated() where !queued[slot] { flags[Int(e.request)] = false }
+            for (slot, e) in s.entries.enumerated() where !queued[slot] || !e.live { flags[Int(e.request)] = false }
         }
         for l in locations where l.done { flags[Int(l.request)] = false }
         return flags
@@ -23,4 +23,36 @@
 
     /// Whether a location slot is finished (a device-scoped one-shot that fired).
     package func isLocationDone(_ slot: Int32) -> Bool { locations[Int(slot)].done }
+
+    // MARK: changes in place (the live center)
+
+    /// Adds a time-based request (calendar, interval, immediate; `addedAt` set) in place:
+    /// appended to the requests and the schedule. Returns its request index, or nil when the
+    /// request is not time-based or the stream has not started (then rebuild instead).
+    /// - Complexity: O(log n) plus one next-date computation.
+    func appendTimeRequest(_ r: NotificationRequest) -> Int32? {
+        guard schedule != nil, let added = r.addedAt,
+              let rule = TimeRule(r.trigger, addedAt: Timestamp.millis(added), floatingTimeZone: options.floatingTimeZone)
+        else { return nil }
+        let index = Int32(requests.count)
+        requests.append(r)
+        let c = r.content
+        contentWants.append((c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0) | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0))
+        schedule?.append(request: index, rule: rule)
+        return index
+    }
+
+    /// Removes a request in place: its time trigger's queued fire is dropped, its location
+    /// slot never fires again (device states forget it at their next step). O(log n) for a
+    /// time trigger; O(1) for a location one once ``locationSlotIndex`` is built (O(n), once).
+    func kill(request index: Int32) {
+        if let slot = schedule?.slot(ofRequest: index) {
+            schedule?.kill(slot: slot)
+            return
+        }
+        if locationSlotIndex.isEmpty && !locations.isEmpty { locationSlotIndex = locationSlotsByRequest() }
+        if Int(index) < locationSlotIndex.count, locationSlotIndex[Int(index)] >= 0 {
+            locations[Int(locationSlotIndex[Int(index)])].done = true
+        }
+    }
 }

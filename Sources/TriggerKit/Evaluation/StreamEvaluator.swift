@@ -12,7 +12,7 @@ import Foundation
 /// fix's time.
 @_spi(Engine) public final class StreamEvaluator {
     /// The requests, as given.
-    public let requests: [NotificationRequest]
+    public internal(set) var requests: [NotificationRequest]
     public let options: StreamOptions
     @exclusivity(unchecked) public internal(set) var stats = StreamStats()
     /// Largest `t` read so far.
@@ -50,7 +50,7 @@ import Foundation
     let catchUpWindowMillis: Int64
     /// What each request's content asks for (bit 0 alert, 1 sound, 2 badge): deciding a
     /// fire's presentation from these avoids copying the content (and its retains) per fire.
-    let contentWants: [UInt8]
+    var contentWants: [UInt8]
     /// Every location request's `addedAt`, sorted (set on the first line): a fix may skip the
     /// region step only if no request was added since the device's last used fix.
     @exclusivity(unchecked) var sortedAddedAts: [Int64] = []
@@ -73,6 +73,8 @@ import Foundation
     /// A control line's change, waiting for ``takeControl()``.
     @exclusivity(unchecked) var pendingControl: ControlLine?
     @exclusivity(unchecked) var hasPendingControl = false
+    /// Location slot per request index, built on the first in-place removal.
+    @exclusivity(unchecked) var locationSlotIndex: [Int32] = []
     @exclusivity(unchecked) var scratchInside: [Int32] = []
     @exclusivity(unchecked) var scratchPending: [PendingCrossing] = []
 
@@ -241,6 +243,8 @@ import Foundation
         // heap's buffer with `schedule` and copy the whole heap on its first change.
         schedule?.popDue(until: t, coalescingBefore: horizon, into: &due)
         guard let entries = schedule?.entries else { return }
+        // Triggers appended in place carry no identifier rank: order their ties now.
+        if schedule?.hasAppended == true { sortTies(entries: entries) }
         for f in due {
             let ri = entries[Int(f.slot)].request
             let r = requests[Int(ri)]
@@ -313,5 +317,19 @@ import Foundation
     public func eventId(of e: FiredEvent) -> String {
         EventID.make(identifier: identifier(of: e), device: deviceName(of: e),
                      event: e.crossing?.rawValue ?? e.kind.rawValue, date: e.date)
+    }
+
+    /// Sorts each run of equal dates in ``due`` by exact identifier (the contract's order).
+    private func sortTies(entries: [FireSchedule.Entry]) {
+        var i = 0
+        while i < due.count {
+            var j = i + 1
+            while j < due.count, due[j].date == due[i].date { j += 1 }
+            if j - i > 1 {
+                due[i..<j].sort { ExactKey(requests[Int(entries[Int($0.slot)].request)].identifier)
+                    < ExactKey(requests[Int(entries[Int($1.slot)].request)].identifier) }
+            }
+            i = j
+        }
     }
 }

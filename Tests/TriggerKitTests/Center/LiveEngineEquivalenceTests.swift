@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// Issue 9: the center's engine takes changes in place (time-based adds, every removal);
+/// after any sequence of changes it must answer exactly as an evaluator rebuilt (migrated)
+/// after every change.
+@Suite("Live engine: in-place changes equal rebuilding")
+struct LiveEngineEquivalenceTests {
+    static let t0: Int64 = 1_795_770_000_000
+
+    static func request(_ rng: inout SeededGenerator, id: String, at t: Int64) -> NotificationRequest {
+        let trigger: NotificationTrigger
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0: trigger = .timeInterval(TimeIntervalTrigger(timeInterval: Double([60, 90, 120, 600].randomElement(using: &rng)!), repeats: true))
+        case 1: trigger = .timeInterval(TimeIntervalTrigger(timeInterval: Double(Int.random(in: 1...900, using: &rng)), repeats: false))
+        case 2: trigger = .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: TimeZone(identifier: "UTC"), second: [0, 30].randomElement(using: &rng)!), repeats: Bool.random(using: &rng)))
+        case 3: trigger = .immediate
+        default:
+            trigger = .location(LocationTrigger(region: .circular(CircularRegion(
+                identifier: "z\(id)", center: Coordinate(latitude: 40 + Double(Int.random(in: 0..<3, using: &rng)) * 0.002, longitude: -74),
+                radius: 150)), repeats: Bool.random(using: &rng)))
+        }
+        return NotificationRequest(identifier: id, content: NotificationContent(title: id), trigger: trigger,
+                                   device: Bool.random(using: &rng) ? nil : "d\(Int.random(in: 0..<2, using: &rng))",
+                                   addedAt: Timestamp.date(millis: t))
+    }
+
+    static func names(_ e: StreamEvaluator, _ events: [FiredEvent]) -> [String] {
+        events.map { "\(e.identifier(of: $0)) \($0.date) \($0.crossing?.rawValue ?? $0.kind.rawValue) \(e.deviceName(of: $0) ?? "-") \($0.count)" }
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func randomChangeSequences(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        var options = StreamOptions()
+        options.maxClockJump = nil
+        let engine = LiveEngine(options: options, start: Self.t0)
+        // The reference rebuilds after every change (the previous center's way).
+        var reference = StreamEvaluator(requests: [], options: options)
+        reference.start(defaultAddedAt: Self.t0)
+        var live: [(id: String, request: NotificationRequest)] = []
+        var t = Self.t0
+        var compared = 0
+        for step in 0..<160 {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0, 1, 2:  // add or replace
+                let id = "r\(Int.random(in: 0..<12, using: &rng))"
+                let r = Self.request(&rng, id: id, at: t)
+                let replaced = live.contains { $0.id == id }
+                live.removeAll { $0.id == id }
+                live.append((id, r))
+                engine.add(r)
+                reference = reference.migrated(to: live.map(\.request), fresh: replaced ? [id] : [])
+            case 3:  // remove
+                guard let victim = live.randomElement(using: &rng) else { continue }
+                live.removeAll { $0.id == victim.id }
+                engine.remove(identifiers: [victim.id])
+                reference = reference.migrated(to: live.map(\.request))
+            case 4, 5, 6:  // clock
+                t += Int64(Int.random(in: 1...200, using: &rng)) * 1000
+                var a: [FiredEvent] = [], b: [FiredEvent] = []
+                let e = engine.current
+                try e.process(.clock(t), into: &a)
+                try reference.process(.clock(t), into: &b)
+                #expect(Self.names(e, a) == Self.names(reference, b), "seed \(seed) step \(step)")
+                compared += b.count
+            default:  // a fix
+                t += 1000
+                let fix = Fix(device: "d\(Int.random(in: 0..<2, using: &rng))", t: t,
+                              latitude: 40 + Double(Int.random(in: 0..<7, using: &rng)) * 0.001, longitude: -74)
+                var a: [FiredEvent] = [], b: [FiredEvent] = []
+                let e = engine.current
+                try e.process(.fix(fix), into: &a)
+                try reference.process(.fix(fix), into: &b)
+                #expect(Self.names(e, a) == Self.names(reference, b), "seed \(seed) step \(step)")
+                compared += b.count
+            }
+            let pendingA = engine.pendingRequests(device: nil).map(\.identifier)
+            let flags = reference.pendingFlags()
+            let pendingB = reference.requests.indices.filter { flags[$0] }.map { reference.requests[$0].identifier }
+            #expect(pendingA == pendingB, "seed \(seed) step \(step)")
+            for (id, _) in live {
+                let refSlot = reference.schedule.flatMap { s in s.entries.firstIndex { reference.requests[Int($0.request)].identifier == id } }
+                let refNext = refSlot.flatMap { slot in reference.schedule?.queuedFires.first { Int($0.slot) == slot }?.date }
+                #expect(engine.nextFireDate(identifier: id) == refNext, "seed \(seed) step \(step) \(id)")
+            }
+        }
+        #expect(compared > 20)
+    }
+}
