@@ -43,25 +43,30 @@ for i in 0..<n { try await center.add(request(i)) }
 _ = await center.deliverDue()
 print("CenterBench: \(n) requests loaded (validated, one migration) in \(String(format: "%.2f", us(ContinuousClock.now - load) / 1e6)) s")
 
-var costs: [String: [Double]] = ["add": [], "replace": [], "remove": []]
+// Kinds of change: a time-based add (calendar/interval: in place), a location add (batched
+// into a migration at the next step), a time-based replace (in place), a remove (in place).
+let kinds = ["add time-based", "add location", "replace time-based", "remove"]
+var costs: [String: [Double]] = Dictionary(uniqueKeysWithValues: kinds.map { ($0, []) })
 var fixT = t0
-for k in 0..<300 {
-    let kind = ["add", "replace", "remove"][k % 3]
+var added: [Int] = []
+for k in 0..<400 {
+    let kind = kinds[k % 4]
     fixT = fixT.addingTimeInterval(1)
     clock.advance(to: fixT)
     let start = ContinuousClock.now
     switch kind {
-    case "add": try await center.add(request(n + k))
-    case "replace": try await center.add(request(k * 7 % n))
-    default: await center.removePendingRequests(withIdentifiers: ["r\(n + k - 2)"])
+    case "add time-based": let i = n + 4 * k + 1; added.append(i); try await center.add(request(i))        // i % 4 == 1: interval
+    case "add location": let i = n + 4 * k + 2; added.append(i); try await center.add(request(i))          // i % 4 == 2: circle
+    case "replace time-based": try await center.add(request((k * 28) % n))                                 // % 4 == 0: calendar
+    default: await center.removePendingRequests(withIdentifiers: ["r\(added.removeFirst())"])
     }
     // The change is applied at the next step: a fix.
     _ = try await center.receive(LocationFix(device: "d\(k % 10)", date: fixT, latitude: 40.3, longitude: -73.7))
     costs[kind]!.append(us(ContinuousClock.now - start))
 }
-print("| change (+ the next fix) | p50 us | p99 us | max us |")
+print("| change (+ the next fix), \(n) requests | p50 us | p99 us | max us |")
 print("|---|---:|---:|---:|")
-for kind in ["add", "replace", "remove"] {
+for kind in kinds {
     let xs = costs[kind]!
     print("| \(kind) | \(Int(percentile(xs, 0.5))) | \(Int(percentile(xs, 0.99))) | \(Int(xs.max()!)) |")
 }

@@ -8,8 +8,8 @@ import Foundation
 /// location slot stops firing); a replacement is both. Adding a location request needs the
 /// region index rebuilt: such changes are recorded in O(1) and applied together by one
 /// migration of the evaluator (O(n + devices), keeping every other request's state) before
-/// the next step or query. Dead entries are compacted away by a migration once they are
-/// more than half of the evaluator's requests.
+/// the next step or query. A migration also compacts: once dead entries pass half of the
+/// evaluator's requests, or appended ones an eighth (amortised O(1) per change).
 final class LiveEngine {
     private(set) var evaluator: StreamEvaluator
     /// Live requests by exact identifier, with their add sequence (the order of pending
@@ -26,6 +26,8 @@ final class LiveEngine {
     /// Their identifiers: one added again before the next migration starts afresh (the dead
     /// entry's state must not be carried over to it by identifier).
     private var killed: Set<ExactKey> = []
+    /// Time-based requests appended in place since the last migration.
+    private var appendedCount = 0
 
     init(options: StreamOptions, start: Int64) {
         evaluator = StreamEvaluator(requests: [], options: options)
@@ -34,14 +36,20 @@ final class LiveEngine {
 
     /// The evaluator with every recorded change applied.
     var current: StreamEvaluator {
-        if dirty || deadCount > Swift.max(1024, evaluator.requests.count / 2) {
+        // Compaction: dead entries past half, or many appended triggers (they have no
+        // identifier rank, so their ties are sorted by string at every pop).
+        if dirty || deadCount > Swift.max(1024, evaluator.requests.count / 2)
+            || appendedCount > Swift.max(64, evaluator.requests.count / 8) {
             let ordered = live.values.sorted { $0.seq < $1.seq }.map(\.request)
             evaluator = evaluator.migrated(to: ordered, fresh: fresh)
             indexOf.removeAll(keepingCapacity: true)
             for (i, r) in evaluator.requests.enumerated() { indexOf[ExactKey(r.identifier)] = Int32(i) }
+            // Appends until the next compaction never reallocate (see the compaction bound).
+            evaluator.reserveForAppends(Swift.max(64, evaluator.requests.count / 8) + 1)
             fresh.removeAll()
             dirty = false
             deadCount = 0
+            appendedCount = 0
             killed.removeAll()
         }
         return evaluator
@@ -69,6 +77,7 @@ final class LiveEngine {
             }
             if let i = evaluator.appendTimeRequest(r) {
                 indexOf[key] = i
+                appendedCount += 1
                 return
             }
         }

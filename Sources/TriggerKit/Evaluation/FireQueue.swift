@@ -38,6 +38,9 @@ struct FireQueue: Sendable {
         }
     }
 
+    /// Room for `extra` more fires without reallocating.
+    mutating func reserveCapacity(_ extra: Int) { nodes.reserveCapacity(nodes.count + extra) }
+
     /// Adds a fire. O(log n).
     mutating func insert(_ f: ScheduledFire) {
         nodes.append(f)

@@ -87,6 +87,12 @@ import Foundation
         return lo < entries.count && entries[lo].request == request ? Int32(lo) : nil
     }
 
+    /// Room for `extra` more triggers without reallocating.
+    mutating func reserveCapacity(_ extra: Int) {
+        entries.reserveCapacity(entries.count + extra)
+        queue.reserveCapacity(extra)
+    }
+
     /// Removes a trigger in place: its queued fire is dropped when it reaches the top. O(1).
     mutating func kill(slot: Int32) {
         guard entries[Int(slot)].live else { return }

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(Engine) extension StreamEvaluator {
     /// Whether each request (by position) is still pending: a time trigger while it has a
     /// next fire (all of them before the stream starts), a location trigger unless it was
@@ -54,5 +55,13 @@
         if Int(index) < locationSlotIndex.count, locationSlotIndex[Int(index)] >= 0 {
             locations[Int(locationSlotIndex[Int(index)])].done = true
         }
+    }
+
+    /// Reserves room for `extra` appended requests, so the appends after a rebuild do not
+    /// reallocate (moving 100,000 requests took 13 ms: the latency of one change).
+    func reserveForAppends(_ extra: Int) {
+        requests.reserveCapacity(requests.count + extra)
+        contentWants.reserveCapacity(contentWants.count + extra)
+        schedule?.reserveCapacity(extra)
     }
 }

@@ -325,7 +325,8 @@ import Foundation
         while i < due.count {
             var j = i + 1
             while j < due.count, due[j].date == due[i].date { j += 1 }
-            if j - i > 1 {
+            // Runs of bulk-built triggers only are in identifier order already (their ranks).
+            if j - i > 1, due[i..<j].contains(where: { entries[Int($0.slot)].rank == FireSchedule.appendedRank }) {
                 due[i..<j].sort { ExactKey(requests[Int(entries[Int($0.slot)].request)].identifier)
                     < ExactKey(requests[Int(entries[Int($1.slot)].request)].identifier) }
             }
