@@ -11,9 +11,10 @@ import Foundation
 /// Driving time: call ``deliverDue()`` whenever you like (tests and replays do, after moving
 /// a ``ManualClock``), or let ``run()`` do it as the clock reaches each next fire date.
 ///
-/// Changes are cheap to make and applied together: a burst of adds, replaces and removes
-/// between two steps costs one migration of the evaluator (O(n) in requests and devices),
-/// keeping every unchanged request's state. An actor: safe to use from many tasks.
+/// Changes: adding or replacing a time-based request and removing any request happen in
+/// place in O(log n); adding a location request is applied with the other changes of its
+/// burst by one migration of the evaluator (O(n)), keeping every unchanged request's state.
+/// An actor: safe to use from many tasks.
 public actor TriggerCenter {
     /// The time the center runs on.
     public nonisolated let clock: any TriggerClock
@@ -84,8 +85,8 @@ public actor TriggerCenter {
     /// - Throws: ``RequestError``: the validator's codes (`invalidRequest`, `invalidTrigger`,
     ///   `invalidRegion`, `notificationInvalidNoContent`, `notificationInvalidNoDate`,
     ///   `notificationsNotAllowed`); nothing changes then.
-    /// - Complexity: O(1) to record; the change is applied with the others of the same burst,
-    ///   by one O(n) migration before the next step or query.
+    /// - Complexity: O(log n) for a time-based request; a location request is recorded in
+    ///   O(1) and applied with the others of its burst by one O(n) migration at the next step.
     @discardableResult
     public func add(_ request: NotificationRequest) throws(RequestError) -> [String] {
         guard !isShutDown else { throw RequestError(.invalidRequest, "the center is shut down") }
