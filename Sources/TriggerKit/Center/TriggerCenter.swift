@@ -24,16 +24,16 @@ public actor TriggerCenter {
     let engine: LiveEngine
     /// The evaluator with every change applied.
     var evaluator: StreamEvaluator { engine.current }
-    private var history: DeliveredHistory
-    private var feed = DeliveryFeed()
-    private var categories: [ExactKey: NotificationCategory] = [:]
-    private var counters = CenterStatistics()
-    private var scratch: [FiredEvent] = []
-    private var isShutDown = false
+    var history: DeliveredHistory
+    var feed = DeliveryFeed()
+    var categories: [ExactKey: NotificationCategory] = [:]
+    var counters = CenterStatistics()
+    var scratch: [FiredEvent] = []
+    var isShutDown = false
     // The run loop's wake-up: resumed by a change that may bring the next fire forward, by
     // the timer reaching the next fire date, or by shutdown.
-    private var waiter: CheckedContinuation<Void, Never>?
-    private var wakePending = false
+    var waiter: CheckedContinuation<Void, Never>?
+    var wakePending = false
 
     /// A center with no requests whose clock starts now (`clock.now` is the `addedAt` of
     /// requests added without one from the first call on).
@@ -157,43 +157,6 @@ public actor TriggerCenter {
         wake()
     }
 
-    /// Registers the categories requests may name (replacing the ones registered before),
-    /// as Apple's `setNotificationCategories`.
-    public func setNotificationCategories(_ list: [NotificationCategory]) {
-        categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
-    }
-
-    /// The registered categories, by identifier.
-    public func notificationCategories() -> [NotificationCategory] {
-        categories.keys.sorted().compactMap { categories[$0] }
-    }
-
-    /// Applies a user's response to a delivered notification: the chosen action's
-    /// ``ActionEffect`` (remove the request, snooze it) takes effect now.
-    ///
-    /// The default action and unknown categories or actions change nothing (Apple ignores
-    /// them too); the outcome says so.
-    public func respond(_ response: NotificationResponse) -> ResponseOutcome {
-        let request = engine.request(identifier: response.requestIdentifier)
-        let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
-        var outcome = ResponseOutcome(response: response, effect: effect, applied: false, warnings: warnings)
-        guard let request else { return outcome }
-        switch effect {
-        case .none:
-            break
-        case .removeRequest:
-            outcome.applied = engine.remove(identifiers: [request.identifier]) > 0
-        case .snooze(let delay):
-            do throws(RequestError) {
-                try add(NotificationCategory.snoozedRequest(request, device: response.device, delay: delay, at: clock.now))
-                outcome.applied = true
-            } catch {
-                outcome.warnings.append("snooze refused: \(error)")
-            }
-        }
-        return outcome
-    }
-
     // MARK: time and fixes
 
     /// Delivers every time-based fire due by the clock's current time.
@@ -254,55 +217,6 @@ public actor TriggerCenter {
         }
         counters.delivered += out.count
         return out
-    }
-
-    /// Delivers time fires as the clock reaches them, until the task is cancelled or the
-    /// center shuts down. Changes that bring a fire forward wake it at once.
-    public func run() async {
-        while !isShutDown && !Task.isCancelled {
-            deliverDue()
-            let deadline = engine.soonestFireDate.map(Timestamp.date(millis:)) ?? clock.now.addingTimeInterval(3600)
-            await sleep(until: deadline)
-        }
-    }
-
-    private func sleep(until deadline: Date) async {
-        let clock = self.clock
-        let timer = Task { [weak self] in
-            try? await clock.sleep(until: deadline)
-            await self?.wake()
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                if wakePending || isShutDown {
-                    wakePending = false
-                    c.resume()
-                } else {
-                    waiter = c
-                }
-            }
-        } onCancel: {
-            Task { await self.wake() }
-        }
-        timer.cancel()
-    }
-
-    private func wake() {
-        if let w = waiter {
-            waiter = nil
-            w.resume()
-        } else {
-            wakePending = true
-        }
-    }
-
-    /// Stops the center: ``run()`` returns, every ``deliveries(bufferLimit:)`` feed finishes,
-    /// and later changes are refused. Idempotent.
-    public func shutdown() {
-        guard !isShutDown else { return }
-        isShutDown = true
-        feed.finish()
-        wake()
     }
 
     // MARK: queries

@@ -207,69 +207,6 @@ import Foundation
         }
     }
 
-    /// What every line does first: count it, start the schedule on the first line, advance the
-    /// stream time and emit the time fires due by then.
-    @inline(__always)
-    func begin(_ t: Int64, into events: inout [FiredEvent]) {
-        stats.lines += 1
-        if schedule == nil { start(defaultAddedAt: options.now.map(Timestamp.millis) ?? t) }
-        if let s = streamTime { streamTime = Swift.max(s, t) } else { streamTime = t }
-        advanceClock(to: streamTime ?? t, into: &events)
-    }
-
-    /// The first valid line fixes the default `addedAt`: build the schedule then.
-    func start(defaultAddedAt defaultAdded: Int64) {
-        defaultAddedAt = defaultAdded
-        schedule = FireSchedule(requests: requests, defaultAddedAt: defaultAdded, floatingTimeZone: options.floatingTimeZone)
-        for s in locations.indices {
-            locations[s].addedAt = requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded
-        }
-        sortedAddedAts = locations.map(\.addedAt).sorted()
-    }
-
-    /// Emits every time fire with date <= `t`, in date order (ties by identifier), coalesced
-    /// as ``StreamOptions/catchUp`` and ``StreamOptions/maxClockJump`` say.
-    func advanceClock(to t: Int64, into events: inout [FiredEvent]) {
-        guard let soonest = schedule?.soonestFire, soonest.date <= t else { return }
-        due.removeAll(keepingCapacity: true)
-        let horizon: Int64
-        switch options.catchUp {
-        case .coalesced: horizon = t == .max ? .max : t + 1
-        case .everyFire:
-            // Without a jump limit the window is still the default's: catch-up stays bounded.
-            horizon = t &- catchUpWindowMillis
-        }
-        // Mutated in place through the optional: a `var s = schedule` copy would share the
-        // heap's buffer with `schedule` and copy the whole heap on its first change.
-        schedule?.popDue(until: t, coalescingBefore: horizon, into: &due)
-        guard let entries = schedule?.entries else { return }
-        // Triggers appended in place carry no identifier rank: order their ties now.
-        if schedule?.hasAppended == true { sortTies(entries: entries) }
-        for f in due {
-            let ri = entries[Int(f.slot)].request
-            let r = requests[Int(ri)]
-            var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
-                               device: r.device.map { device(named: $0) } ?? -1)
-            e.count = f.count
-            deliver(e, into: &events)
-        }
-    }
-
-    /// Appends a fire unless its device may not show anything (then it is only counted):
-    /// the presentation is the content intersected with the device's current settings.
-    func deliver(_ event: FiredEvent, into events: inout [FiredEvent]) {
-        var e = event
-        let wants = contentWants[Int(e.request)]
-        let s = e.device >= 0 ? settings[Int(e.device)] : NotificationSettings.authorized
-        guard s.authorizationStatus.allowsDelivery else {
-            stats.suppressed += 1
-            return
-        }
-        e.presentation = s.presentation(alert: wants & 1 != 0, sound: wants & 2 != 0, badge: wants & 4 != 0)
-        events.append(e)
-        stats.fires += 1
-    }
-
     /// Changes a device's notification settings from now on.
     public func setSettings(_ s: NotificationSettings, forDevice name: String) {
         let d = device(named: name)
@@ -317,20 +254,5 @@ import Foundation
     public func eventId(of e: FiredEvent) -> String {
         EventID.make(identifier: identifier(of: e), device: deviceName(of: e),
                      event: e.crossing?.rawValue ?? e.kind.rawValue, date: e.date)
-    }
-
-    /// Sorts each run of equal dates in ``due`` by exact identifier (the contract's order).
-    private func sortTies(entries: [FireSchedule.Entry]) {
-        var i = 0
-        while i < due.count {
-            var j = i + 1
-            while j < due.count, due[j].date == due[i].date { j += 1 }
-            // Runs of bulk-built triggers only are in identifier order already (their ranks).
-            if j - i > 1, due[i..<j].contains(where: { entries[Int($0.slot)].rank == FireSchedule.appendedRank }) {
-                due[i..<j].sort { ExactKey(requests[Int(entries[Int($0.slot)].request)].identifier)
-                    < ExactKey(requests[Int(entries[Int($1.slot)].request)].identifier) }
-            }
-            i = j
-        }
     }
 }

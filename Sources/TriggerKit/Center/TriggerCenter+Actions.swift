@@ -1,0 +1,42 @@
+import Foundation
+
+// Categories, actions and the responses that apply them.
+
+extension TriggerCenter {
+    /// Registers the categories requests may name (replacing the ones registered before),
+    /// as Apple's `setNotificationCategories`.
+    public func setNotificationCategories(_ list: [NotificationCategory]) {
+        categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+    }
+
+    /// The registered categories, by identifier.
+    public func notificationCategories() -> [NotificationCategory] {
+        categories.keys.sorted().compactMap { categories[$0] }
+    }
+
+    /// Applies a user's response to a delivered notification: the chosen action's
+    /// ``ActionEffect`` (remove the request, snooze it) takes effect now.
+    ///
+    /// The default action and unknown categories or actions change nothing (Apple ignores
+    /// them too); the outcome says so.
+    public func respond(_ response: NotificationResponse) -> ResponseOutcome {
+        let request = engine.request(identifier: response.requestIdentifier)
+        let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
+        var outcome = ResponseOutcome(response: response, effect: effect, applied: false, warnings: warnings)
+        guard let request else { return outcome }
+        switch effect {
+        case .none:
+            break
+        case .removeRequest:
+            outcome.applied = engine.remove(identifiers: [request.identifier]) > 0
+        case .snooze(let delay):
+            do throws(RequestError) {
+                try add(NotificationCategory.snoozedRequest(request, device: response.device, delay: delay, at: clock.now))
+                outcome.applied = true
+            } catch {
+                outcome.warnings.append("snooze refused: \(error)")
+            }
+        }
+        return outcome
+    }
+}

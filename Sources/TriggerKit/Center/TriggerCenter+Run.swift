@@ -1,0 +1,54 @@
+import Foundation
+
+// The run loop that fires time triggers as the clock reaches them, and shutdown.
+
+extension TriggerCenter {
+    /// Delivers time fires as the clock reaches them, until the task is cancelled or the
+    /// center shuts down. Changes that bring a fire forward wake it at once.
+    public func run() async {
+        while !isShutDown && !Task.isCancelled {
+            deliverDue()
+            let deadline = engine.soonestFireDate.map(Timestamp.date(millis:)) ?? clock.now.addingTimeInterval(3600)
+            await sleep(until: deadline)
+        }
+    }
+
+    private func sleep(until deadline: Date) async {
+        let clock = self.clock
+        let timer = Task { [weak self] in
+            try? await clock.sleep(until: deadline)
+            await self?.wake()
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                if wakePending || isShutDown {
+                    wakePending = false
+                    c.resume()
+                } else {
+                    waiter = c
+                }
+            }
+        } onCancel: {
+            Task { await self.wake() }
+        }
+        timer.cancel()
+    }
+
+    func wake() {
+        if let w = waiter {
+            waiter = nil
+            w.resume()
+        } else {
+            wakePending = true
+        }
+    }
+
+    /// Stops the center: ``run()`` returns, every ``deliveries(bufferLimit:)`` feed finishes,
+    /// and later changes are refused. Idempotent.
+    public func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        feed.finish()
+        wake()
+    }
+}
