@@ -25,18 +25,11 @@
             return
         }
         let r = Int(e.request)
-        if eventBytes.count < requests.count { eventBytes += Array(repeating: EventBytes(), count: requests.count - eventBytes.count) }
-        if eventBytes[r].head.isEmpty { eventBytes[r] = EventBytes(requests[r]) }
+        fillCaches(e)
         guard eventBytes[r].kind == e.kind else {
             // Not the request's own kind (no such event today): the general path.
             delivered(e).write(to: &w)
             return
-        }
-        if e.device >= 0 && deviceBytes.count <= Int(e.device) {
-            for d in deviceBytes.count..<deviceNames.count {
-                deviceBytes.append(JSONWriter.stringLiteral(deviceNames[d]))
-                deviceHashes.append(EventID.deviceHash(deviceNames[d]))
-            }
         }
         var h = eventBytes[r].seed
         w.bytes.append(contentsOf: eventBytes[r].head)
@@ -67,6 +60,36 @@
             w.bytes.append(contentsOf: buf)
         }
         w.raw("\"}\n")
+    }
+}
+
+extension StreamEvaluator {
+    /// Fills the per-request and per-device caches an event needs (first use only).
+    @inline(__always)
+    func fillCaches(_ e: FiredEvent) {
+        let r = Int(e.request)
+        if eventBytes.count < requests.count { eventBytes += Array(repeating: EventBytes(), count: requests.count - eventBytes.count) }
+        if eventBytes[r].head.isEmpty { eventBytes[r] = EventBytes(requests[r]) }
+        if e.device >= 0 && deviceBytes.count <= Int(e.device) {
+            for d in deviceBytes.count..<deviceNames.count {
+                deviceBytes.append(JSONWriter.stringLiteral(deviceNames[d]))
+                deviceHashes.append(EventID.deviceHash(deviceNames[d]))
+            }
+        }
+    }
+
+    /// The contract's `eventId` of an event, from the cached request seed and device hash
+    /// (three word mixes, no rehashing of names): what ``TriggerCenter`` attaches to each
+    /// delivery.
+    public func eventId(of e: FiredEvent) -> String {
+        fillCaches(e)
+        var h = eventBytes[Int(e.request)].seed
+        EventID.mixDevice(&h, e.device >= 0 ? deviceHashes[Int(e.device)] : nil)
+        EventID.mixTail(&h, event: EventID.code(e), date: e.date)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
+            EventID.writeHex(h, to: buf.baseAddress.unsafelyUnwrapped)
+            return String(decoding: buf, as: UTF8.self)
+        }
     }
 }
 

@@ -250,9 +250,5 @@ import Foundation
         return nil
     }
 
-    /// The contract's `eventId` of an event.
-    public func eventId(of e: FiredEvent) -> String {
-        EventID.make(identifier: identifier(of: e), device: deviceName(of: e),
-                     event: e.crossing?.rawValue ?? e.kind.rawValue, date: e.date)
-    }
+
 }
