@@ -6,9 +6,9 @@ import PackageDescription
 let package = Package(
     name: "TriggerKitFuzz",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: "../..")],
+    dependencies: [.package(name: "TriggerKit", path: "../..")],
     targets: [
-        .executableTarget(name: "triggerkit-fuzz", dependencies: [.product(name: "TriggerKit", package: "main")]),
+        .executableTarget(name: "triggerkit-fuzz", dependencies: [.product(name: "TriggerKit", package: "TriggerKit")]),
     ],
     swiftLanguageModes: [.v6]
 )
