@@ -3,13 +3,14 @@ import Foundation
 /// The evaluator behind a ``TriggerCenter``, taking changes one request at a time.
 ///
 /// In place, without rebuilding: adding a time-based request (calendar, interval,
-/// immediate) appends it to the evaluator's requests and schedule in O(log n); removing any
-/// request marks it dead in O(log n) (its queued fire is dropped when it comes up; a
-/// location slot stops firing); a replacement is both. Adding a location request needs the
-/// region index rebuilt: such changes are recorded in O(1) and applied together by one
-/// migration of the evaluator (O(n + devices), keeping every other request's state) before
-/// the next step or query. A migration also compacts: once dead entries pass half of the
-/// evaluator's requests, or appended ones an eighth (amortised O(1) per change).
+/// immediate) appends it to the evaluator's requests and schedule in O(log n); adding a
+/// location request appends it to the requests and the region index's overlay (O(1) for a
+/// circle); removing any request marks it dead in O(log n) (its queued fire is dropped when
+/// it comes up; a location slot stops firing); a replacement is both. Changes before the
+/// stream starts, and a region the index refuses, are recorded in O(1) and applied together
+/// by one migration of the evaluator (O(n + devices), keeping every other request's state)
+/// before the next step or query. A migration also compacts: once dead entries pass half of
+/// the evaluator's requests, or appended ones an eighth (amortised O(1) per change).
 final class LiveEngine {
     private(set) var evaluator: StreamEvaluator
     /// Live requests by exact identifier, with their add sequence (the order of pending
@@ -69,13 +70,19 @@ final class LiveEngine {
         let replaced = live[key] != nil || killed.contains(key)
         live[key] = (nextSeq, r)
         nextSeq += 1
-        if !dirty, case .location = r.trigger {} else if !dirty {
-            if let old = indexOf[key] {
+        if !dirty {
+            if let old = indexOf.removeValue(forKey: key) {
                 evaluator.kill(request: old)
                 deadCount += 1
                 killed.insert(key)
             }
-            if let i = evaluator.appendTimeRequest(r) {
+            let appended: Int32?
+            if case .location = r.trigger {
+                appended = evaluator.appendLocationRequest(r)
+            } else {
+                appended = evaluator.appendTimeRequest(r)
+            }
+            if let i = appended {
                 indexOf[key] = i
                 appendedCount += 1
                 return

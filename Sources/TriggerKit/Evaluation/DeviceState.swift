@@ -16,6 +16,8 @@ struct DeviceState: Sendable {
     /// query), valid only while nothing is pending; never persisted (a restored device
     /// simply runs its next fix through the index).
     var stable: StableArea = .empty
+    /// The evaluator's ``StreamEvaluator/regionEpoch`` when ``stable`` was computed.
+    var stableEpoch: UInt32 = 0
 }
 
 /// A crossing seen but not yet confirmed by `--dwell`: its first fix on the new side.
@@ -35,4 +37,7 @@ struct LocationEntry: Sendable {
     var repeats: Bool
     /// A device-scoped one-shot that fired: no longer pending.
     var done: Bool = false
+    /// Removed in place (``StreamEvaluator/kill(request:)``; also `done`): its state is never
+    /// carried over to a request added again under its identifier.
+    var removed: Bool = false
 }

@@ -29,6 +29,7 @@
         // every decision of the step would be the same as last time, and a step that decides
         // the same as its predecessor changes nothing. So only the clock of the device moves.
         if skipsStableFixes, devices[Int(d)].stable.contains(latitude: fix.latitude, longitude: fix.longitude),
+           devices[Int(d)].stableEpoch == regionEpoch, appendedLocationAddedAt <= devices[Int(d)].lastUsed,
            !locationAdded(after: devices[Int(d)].lastUsed, upTo: fix.t) {
             devices[Int(d)].lastUsed = fix.t
             stableSkips += 1
@@ -49,8 +50,15 @@
         // with the array's element and make every change copy them (copy-on-write).
         var state = DeviceState()
         swap(&state, &devices[Int(d)])
+        let first = events.count
         let settled = step(&state, device: d, t: fix.t, into: &events)
+        // Slots appended in place are numbered after the built ones, not by identifier: put
+        // this fix's fires back in identifier order (a fresh build's slot order).
+        if locations.count > builtLocationCount && events.count - first > 1 {
+            events[first...].sort { ExactKey(requests[Int($0.request)].identifier) < ExactKey(requests[Int($1.request)].identifier) }
+        }
         state.lastUsed = fix.t
+        state.stableEpoch = regionEpoch
         if settled && area.radius > 0 {
             state.stable = area
         } else {

@@ -15,6 +15,8 @@
         var newLocationSlot: [String: Int32] = [:]
         for (s, e) in next.locations.enumerated() { newLocationSlot[next.requests[Int(e.request)].identifier] = Int32(s) }
         func map(_ slot: Int32) -> Int32? {
+            // A slot removed in place shares its identifier with any request added again.
+            guard !locations[Int(slot)].removed else { return nil }
             let id = requests[Int(locations[Int(slot)].request)].identifier
             guard !fresh.contains(id) else { return nil }
             return newLocationSlot[id]

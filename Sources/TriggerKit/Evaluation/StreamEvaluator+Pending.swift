@@ -43,6 +43,38 @@ import Foundation
         return index
     }
 
+    /// Adds a location request (`addedAt` set) in place: appended to the requests, the
+    /// location slots and the region index (its overlay). Returns its request index, or nil
+    /// when the stream has not started or the region index refuses the region (then rebuild
+    /// instead, which reports the refusal).
+    ///
+    /// Devices' stable areas computed before the add are no longer trusted (``regionEpoch``),
+    /// and a device skips no fix until one of its fixes reaches the request's `addedAt`, so
+    /// the request's silent initial state is set by the first fix at or after it, as in a
+    /// fresh build. Fires of one fix stay in identifier order (see ``process(device:t:latitude:longitude:accuracy:into:)``).
+    /// - Complexity: O(1) amortised (a few grid cells); a polygon adds GEOS preparation.
+    func appendLocationRequest(_ r: NotificationRequest) -> Int32? {
+        guard schedule != nil, let added = r.addedAt, case .location(let t) = r.trigger,
+              (try? regionIndex.append(t.region)) != nil
+        else { return nil }
+        let index = Int32(requests.count)
+        let addedAt = Timestamp.millis(added)
+        requests.append(r)
+        let c = r.content
+        contentWants.append((c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0) | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0))
+        let slot = Int32(locations.count)
+        locations.append(LocationEntry(request: index, device: r.device.map { device(named: $0) } ?? -1, addedAt: addedAt,
+                                       notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
+                                       repeats: t.repeats))
+        if !locationSlotIndex.isEmpty {
+            while locationSlotIndex.count < requests.count { locationSlotIndex.append(-1) }
+            locationSlotIndex[Int(index)] = slot
+        }
+        regionEpoch &+= 1
+        appendedLocationAddedAt = Swift.max(appendedLocationAddedAt, addedAt)
+        return index
+    }
+
     /// Removes a request in place: its time trigger's queued fire is dropped, its location
     /// slot never fires again (device states forget it at their next step). O(log n) for a
     /// time trigger; O(1) for a location one once ``locationSlotIndex`` is built (O(n), once).
@@ -54,6 +86,7 @@ import Foundation
         if locationSlotIndex.isEmpty && !locations.isEmpty { locationSlotIndex = locationSlotsByRequest() }
         if Int(index) < locationSlotIndex.count, locationSlotIndex[Int(index)] >= 0 {
             locations[Int(locationSlotIndex[Int(index)])].done = true
+            locations[Int(locationSlotIndex[Int(index)])].removed = true
         }
     }
 

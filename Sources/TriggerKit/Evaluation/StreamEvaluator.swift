@@ -54,6 +54,15 @@ import Foundation
     /// Every location request's `addedAt`, sorted (set on the first line): a fix may skip the
     /// region step only if no request was added since the device's last used fix.
     @exclusivity(unchecked) var sortedAddedAts: [Int64] = []
+    /// Bumped by every region appended in place: a device's stable area computed under an
+    /// earlier epoch may overlap the new region, so it is not trusted.
+    @exclusivity(unchecked) var regionEpoch: UInt32 = 0
+    /// The latest `addedAt` of a location request appended in place (not in
+    /// ``sortedAddedAts``): a device whose last used fix is older skips no fix.
+    @exclusivity(unchecked) var appendedLocationAddedAt: Int64 = .min
+    /// Location slots from the build; slots from here on were appended in place (their
+    /// fires in one step are put in identifier order).
+    @exclusivity(unchecked) var builtLocationCount = 0
     /// Whether fixes inside a device's ``DeviceState/stable`` area skip the region step
     /// (tests turn it off to prove the skip changes nothing).
     @exclusivity(unchecked) var skipsStableFixes = true
@@ -118,6 +127,7 @@ import Foundation
         for bad in index.invalid { entries[Int(bad.slot)].done = true }
         self.refusedSlots = Set(index.invalid.map(\.slot))
         self.locations = entries
+        self.builtLocationCount = entries.count
         for s in locations.indices {
             if let d = requests[Int(locations[s].request)].device { locations[s].device = device(named: d) }
         }

@@ -56,7 +56,7 @@ import Foundation
         var allLongitudes: Bool
     }
 
-    private static func prepare(_ region: Region, slot: Int32, margin: Double, context: GEOSContext?,
+    static func prepare(_ region: Region, slot: Int32, margin: Double, context: GEOSContext?,
                                 polygons: inout [PolygonEntry]) throws(RegionIndexError) -> (Entry, Box) {
         switch region {
         case .circular(let c):
@@ -153,7 +153,17 @@ struct LevelSummary {
         var previous: UInt64? = nil
         for c in cells where c.key != previous {
             previous = c.key
-            let level = Int(c.key >> 52), iy = Int((c.key >> 26) & 0x3FF_FFFF), ix = Int(c.key & 0x3FF_FFFF)
+            mark(c.key)
+        }
+    }
+
+    /// Marks the level of grid cell `key` in every summary cell it overlaps.
+    ///
+    /// - Complexity: O(1) for cells at level >= 10 (1-4 summary cells); up to the whole
+    ///   summary for a coarse cell.
+    mutating func mark(_ key: UInt64) {
+        do {
+            let level = Int(key >> 52), iy = Int((key >> 26) & 0x3FF_FFFF), ix = Int(key & 0x3FF_FFFF)
             let bit = UInt32(1) << UInt32(level)
             // Mark every summary cell the grid cell overlaps, padded by 1e-9 degrees so that
             // rounding in either index computation cannot lose a level.
@@ -162,7 +172,7 @@ struct LevelSummary {
             let x1 = RegionIndex.cellIndex(Double(ix + 1) * c + pad, scale: Self.scale)
             let y0 = max(0, RegionIndex.cellIndex(Double(iy) * c - pad, scale: Self.scale))
             let y1 = min(Self.height - 1, RegionIndex.cellIndex(Double(iy + 1) * c + pad, scale: Self.scale))
-            guard y0 <= y1 else { continue }
+            guard y0 <= y1 else { return }
             for y in y0...y1 {
                 for x in x0...min(x1, x0 + Self.width - 1) { masks[y * Self.width + (x & (Self.width - 1))] |= bit }
             }

@@ -29,14 +29,22 @@
             let scale = Self.levelScales[level]
             let ix = Self.cellIndex(lon + 180, scale: scale) & ((1 << level) - 1)
             let iy = Self.cellIndex(latitude + 90, scale: scale)
-            let run = grid.lookup(Self.cellKey(level: level, ix: ix, iy: iy))
-            if run.isEmpty { continue }
+            let key = Self.cellKey(level: level, ix: ix, iy: iy)
+            let run = grid.lookup(key)
+            let appended = overlaySlots(key)
+            if run.isEmpty && appended == nil { continue }
             let before = hits.count
             grid.slots.withUnsafeBufferPointer { slots in
                 for i in run {
                     if let hit = test(Int(slots[i]), latitude: latitude, longitude: lon, margin: m, points: &points) {
                         hits.append(hit)
                     }
+                }
+            }
+            // Appended slots are above every built one: the level's run stays in slot order.
+            for slot in appended ?? [] {
+                if let hit = test(Int(slot), latitude: latitude, longitude: lon, margin: m, points: &points) {
+                    hits.append(hit)
                 }
             }
             if hits.count > before { levelsWithHits += 1 }

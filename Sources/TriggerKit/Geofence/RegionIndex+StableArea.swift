@@ -110,6 +110,27 @@ import Foundation
         safe = min(safe, edge(LevelSummary.scale,
                               Self.cellIndex(lon + 180, scale: LevelSummary.scale),
                               Self.cellIndex(latitude + 90, scale: LevelSummary.scale)))
+        // One candidate: its hit, and how far the fix is from its nearest threshold.
+        @inline(__always) func visit(_ slot: Int) {
+            let e = entries[slot]
+            if e.kind == .planeCircle {
+                // The common case, fused: one flat distance serves the decision and the
+                // threshold distance (the two-call path computes it twice).
+                let r = e.radius
+                let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
+                let err = e.plane.errorBound(d)
+                let nearest = min(abs(d - (r + m)), abs(d - r), abs(d - (r - m)))
+                if nearest > err {
+                    if d <= r + m { hits.append(RegionHit(slot: Int32(slot), inner: d <= r - m, contains: d <= r)) }
+                    safe = min(safe, nearest - err - Self.geodesicSlack)
+                    return
+                }
+            }
+            if let hit = test(slot, latitude: latitude, longitude: lon, margin: m, points: &points) {
+                hits.append(hit)
+            }
+            safe = min(safe, thresholdDistance(slot, latitude: latitude, longitude: lon, margin: m))
+        }
         var levelsWithHits = 0
         var mask = summary.mask(latitude: latitude, longitude: lon)
         while mask != 0 {
@@ -119,32 +140,16 @@ import Foundation
             let ix = Self.cellIndex(lon + 180, scale: scale)
             let iy = Self.cellIndex(latitude + 90, scale: scale)
             safe = min(safe, edge(scale, ix, iy))
-            let run = grid.lookup(Self.cellKey(level: level, ix: ix & ((1 << level) - 1), iy: iy))
-            if run.isEmpty { continue }
+            let key = Self.cellKey(level: level, ix: ix & ((1 << level) - 1), iy: iy)
+            let run = grid.lookup(key)
+            let appended = overlaySlots(key)
+            if run.isEmpty && appended == nil { continue }
             let before = hits.count
             grid.slots.withUnsafeBufferPointer { slots in
-                for i in run {
-                    let slot = Int(slots[i])
-                    let e = entries[slot]
-                    if e.kind == .planeCircle {
-                        // The common case, fused: one flat distance serves the decision and
-                        // the threshold distance (the two-call path computes it twice).
-                        let r = e.radius
-                        let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
-                        let err = e.plane.errorBound(d)
-                        let nearest = min(abs(d - (r + m)), abs(d - r), abs(d - (r - m)))
-                        if nearest > err {
-                            if d <= r + m { hits.append(RegionHit(slot: Int32(slot), inner: d <= r - m, contains: d <= r)) }
-                            safe = min(safe, nearest - err - Self.geodesicSlack)
-                            continue
-                        }
-                    }
-                    if let hit = test(slot, latitude: latitude, longitude: lon, margin: m, points: &points) {
-                        hits.append(hit)
-                    }
-                    safe = min(safe, thresholdDistance(slot, latitude: latitude, longitude: lon, margin: m))
-                }
+                for i in run { visit(Int(slots[i])) }
             }
+            // Appended slots are above every built one: the level's run stays in slot order.
+            for slot in appended ?? [] { visit(Int(slot)) }
             if hits.count > before { levelsWithHits += 1 }
         }
         if levelsWithHits > 1 { hits.sort { $0.slot < $1.slot } }

@@ -48,8 +48,8 @@
 /// threads at once. Build and query it from one task (build one index per task to
 /// parallelise).
 @_spi(Engine) public final class RegionIndex {
-    /// Number of slots (the input array's count).
-    public let count: Int
+    /// Number of slots (the input array's count, plus regions appended since).
+    public internal(set) var count: Int
     /// Regions that were rejected, by slot, in slot order; their slots never match.
     public let invalid: [RegionIndexError]
     /// The largest margin queries honour (metres); see ``init(regions:maximumMargin:)``.
@@ -61,7 +61,11 @@
     /// Levels holding at least one region, with their cell-index scale (2^L / 360).
     var levels: [(level: Int, scale: Double)]
     /// Which levels have regions near a place (see ``LevelSummary``).
-    let summary: LevelSummary
+    var summary: LevelSummary
+    /// Cells of regions appended after the build (``append(_:)``), slots ascending per cell:
+    /// all above the built slots, so a level's built run then its overlay run stay in slot
+    /// order. Emptied by rebuilding (the live center's compaction).
+    var overlay: [UInt64: [Int32]] = [:]
     let context: GEOSContext?
     /// GEOS failures during queries (each treated as "not covered"); should stay 0.
     public private(set) var geosFailures = 0
