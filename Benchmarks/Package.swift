@@ -7,7 +7,7 @@
 //   swift run -c release CalendarDifferential N S  N random cases against Foundation, seed S
 //   swift run -c release GeoBench                 RegionIndex queries in-process (no parsing)
 //   swift run -c release StreamBench ...          the `run` pipeline in-process vs a parse-only pass
-//   swift run -c release CenterBench [N]          TriggerCenter: cost per change at N requests, many fires vs batch
+//   swift run -c release CenterBench [N] [CHANGES] TriggerCenter at N requests: changes while fixes stream, memory, many fires vs batch
 import PackageDescription
 
 let triggerKit: Target.Dependency = .product(name: "TriggerKit", package: "TriggerKit")
@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(name: "CalendarDifferential", dependencies: ["BenchSupport", triggerKit]),
         .executableTarget(name: "GeoBench", dependencies: ["BenchSupport", triggerKit]),
         .executableTarget(name: "StreamBench", dependencies: ["BenchSupport", triggerKit]),
-        .executableTarget(name: "CenterBench", dependencies: [triggerKit]),
+        .executableTarget(name: "CenterBench", dependencies: [triggerKit, "BenchSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

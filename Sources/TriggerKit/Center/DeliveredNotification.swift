@@ -2,9 +2,15 @@ import Foundation
 
 /// A delivered notification: a request whose trigger fired, and how the device presents it.
 /// Apple's `UNNotification`, plus the device and the crossing of location fires.
+///
+/// Cheap to copy: the request is shared (not copied) between the deliveries of one request,
+/// and the event id is kept as its 128 bits until read as text.
 public struct DeliveredNotification: Sendable, Hashable, Codable {
     /// The request that fired (as it was when it fired).
-    public var request: NotificationRequest
+    public var request: NotificationRequest {
+        get { shared.value }
+        set { shared = SharedRequest(newValue) }
+    }
     /// When it fired.
     public var date: Date
     /// The kind of trigger that fired.
@@ -23,11 +29,23 @@ public struct DeliveredNotification: Sendable, Hashable, Codable {
     public var fireCount: Int
     /// The contract's `eventId`: derived only from the fire, so the same fire always has
     /// the same id (use it to deduplicate after a restart).
-    public var eventId: String
+    public var eventId: String {
+        get { id.text }
+        set { id = .text(newValue) }
+    }
+
+    private var shared: SharedRequest
+    private var id: EventIDText
 
     public init(request: NotificationRequest, date: Date, trigger: TriggerKind, crossing: Crossing? = nil,
                 device: String? = nil, region: String? = nil, presentation: Presentation, fireCount: Int = 1, eventId: String) {
-        self.request = request
+        self.init(shared: SharedRequest(request), date: date, trigger: trigger, crossing: crossing, device: device,
+                  region: region, presentation: presentation, fireCount: fireCount, id: .text(eventId))
+    }
+
+    init(shared: SharedRequest, date: Date, trigger: TriggerKind, crossing: Crossing?, device: String?, region: String?,
+         presentation: Presentation, fireCount: Int, id: EventIDText) {
+        self.shared = shared
         self.date = date
         self.trigger = trigger
         self.crossing = crossing
@@ -35,8 +53,86 @@ public struct DeliveredNotification: Sendable, Hashable, Codable {
         self.region = region
         self.presentation = presentation
         self.fireCount = fireCount
-        self.eventId = eventId
+        self.id = id
     }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.date == b.date && a.trigger == b.trigger && a.crossing == b.crossing && a.device == b.device
+            && a.region == b.region && a.presentation == b.presentation && a.fireCount == b.fireCount
+            && a.id == b.id && (a.shared === b.shared || a.shared.value == b.shared.value)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(request)
+        hasher.combine(date)
+        hasher.combine(trigger)
+        hasher.combine(crossing)
+        hasher.combine(device)
+        hasher.combine(region)
+        hasher.combine(presentation)
+        hasher.combine(fireCount)
+        hasher.combine(eventId)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case request, date, trigger, crossing, device, region, presentation, fireCount, eventId
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(request: try c.decode(NotificationRequest.self, forKey: .request),
+                  date: try c.decode(Date.self, forKey: .date),
+                  trigger: try c.decode(TriggerKind.self, forKey: .trigger),
+                  crossing: try c.decodeIfPresent(Crossing.self, forKey: .crossing),
+                  device: try c.decodeIfPresent(String.self, forKey: .device),
+                  region: try c.decodeIfPresent(String.self, forKey: .region),
+                  presentation: try c.decode(Presentation.self, forKey: .presentation),
+                  fireCount: try c.decode(Int.self, forKey: .fireCount),
+                  eventId: try c.decode(String.self, forKey: .eventId))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(request, forKey: .request)
+        try c.encode(date, forKey: .date)
+        try c.encode(trigger, forKey: .trigger)
+        try c.encodeIfPresent(crossing, forKey: .crossing)
+        try c.encodeIfPresent(device, forKey: .device)
+        try c.encodeIfPresent(region, forKey: .region)
+        try c.encode(presentation, forKey: .presentation)
+        try c.encode(fireCount, forKey: .fireCount)
+        try c.encode(eventId, forKey: .eventId)
+    }
+}
+
+/// One request shared by all its deliveries (immutable).
+final class SharedRequest: Sendable {
+    let value: NotificationRequest
+    init(_ value: NotificationRequest) { self.value = value }
+}
+
+/// An event id as the engine computes it (128 bits, formatted on demand) or as given.
+enum EventIDText: Sendable, Hashable {
+    case bits(UInt128)
+    case text(String)
+
+    var text: String {
+        switch self {
+        case .text(let s): return s
+        case .bits(let h):
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
+                EventID.writeHex(h, to: buf.baseAddress.unsafelyUnwrapped)
+                return String(decoding: buf, as: UTF8.self)
+            }
+        }
+    }
+
+    static func == (a: Self, b: Self) -> Bool {
+        if case .bits(let x) = a, case .bits(let y) = b { return x == y }
+        return a.text == b.text
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }
 
 /// A GPS fix given to a ``TriggerCenter``: CoreLocation's `CLLocation` in short.

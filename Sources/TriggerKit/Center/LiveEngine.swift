@@ -168,8 +168,17 @@ final class LiveEngine {
 @_spi(Engine) extension StreamEvaluator {
     /// The public value of a fire.
     func delivered(value e: FiredEvent) -> DeliveredNotification {
-        DeliveredNotification(request: requests[Int(e.request)], date: Timestamp.date(millis: e.date), trigger: e.kind,
-                              crossing: e.crossing, device: deviceName(of: e), region: regionIdentifier(of: e),
-                              presentation: e.presentation, fireCount: e.count, eventId: eventId(of: e))
+        let r = Int(e.request)
+        if sharedRequests.count < requests.count {
+            sharedRequests += Array(repeating: nil, count: requests.count - sharedRequests.count)
+        }
+        let shared: SharedRequest
+        if let s = sharedRequests[r] { shared = s } else {
+            shared = SharedRequest(requests[r])
+            sharedRequests[r] = shared
+        }
+        return DeliveredNotification(shared: shared, date: Timestamp.date(millis: e.date), trigger: e.kind,
+                                     crossing: e.crossing, device: deviceName(of: e), region: regionIdentifier(of: e),
+                                     presentation: e.presentation, fireCount: e.count, id: .bits(eventIdBits(of: e)))
     }
 }

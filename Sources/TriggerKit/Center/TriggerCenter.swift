@@ -211,10 +211,8 @@ public actor TriggerCenter {
         guard !scratch.isEmpty else { return [] }
         let e = evaluator
         let out = scratch.map { e.delivered(value: $0) }
-        for d in out {
-            history.append(d)
-            feed.send(d)
-        }
+        for d in out { history.append(d) }
+        feed.send(out)
         counters.delivered += out.count
         return out
     }
@@ -241,10 +239,8 @@ public actor TriggerCenter {
     /// ``CenterConfiguration/deliveryBufferLimit``) deliveries behind loses the newest ones,
     /// counted in ``statistics``' `feedDropped`; the history keeps them. The feed finishes
     /// at ``shutdown()``.
-    public func deliveries(bufferLimit: Int? = nil) -> AsyncStream<DeliveredNotification> {
-        let (id, stream) = feed.subscribe(limit: bufferLimit ?? configuration.deliveryBufferLimit)
-        _ = id
-        return stream
+    public func deliveries(bufferLimit: Int? = nil) -> DeliveryStream {
+        feed.subscribe(limit: bufferLimit ?? configuration.deliveryBufferLimit)
     }
 
     /// The center's counters.

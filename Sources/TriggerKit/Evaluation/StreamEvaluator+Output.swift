@@ -82,14 +82,16 @@ extension StreamEvaluator {
     /// (three word mixes, no rehashing of names): what ``TriggerCenter`` attaches to each
     /// delivery.
     public func eventId(of e: FiredEvent) -> String {
+        EventIDText.bits(eventIdBits(of: e)).text
+    }
+
+    /// ``eventId(of:)`` as its 128 bits.
+    func eventIdBits(of e: FiredEvent) -> UInt128 {
         fillCaches(e)
         var h = eventBytes[Int(e.request)].seed
         EventID.mixDevice(&h, e.device >= 0 ? deviceHashes[Int(e.device)] : nil)
         EventID.mixTail(&h, event: EventID.code(e), date: e.date)
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
-            EventID.writeHex(h, to: buf.baseAddress.unsafelyUnwrapped)
-            return String(decoding: buf, as: UTF8.self)
-        }
+        return h
     }
 }
 

@@ -73,6 +73,8 @@ import Foundation
     /// StreamEvaluator+Output.swift).
     @exclusivity(unchecked) var eventBytes: [EventBytes] = []
     @exclusivity(unchecked) var deviceBytes: [[UInt8]] = []
+    /// Each request as the center's deliveries share it (filled on first delivery).
+    @exclusivity(unchecked) var sharedRequests: [SharedRequest?] = []
     /// ``EventID/deviceHash(_:)`` per device, filled with ``deviceBytes``.
     @exclusivity(unchecked) var deviceHashes: [UInt128] = []
 

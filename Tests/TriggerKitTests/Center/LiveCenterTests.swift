@@ -71,6 +71,48 @@ struct LiveCenterTests {
         #expect(await c.center.deliveredNotifications().count == 10)  // the history has them all
     }
 
+    @Test func aConcurrentConsumerGetsEveryDeliveryInOrder() async throws {
+        let c = Center(bufferLimit: 100_000)
+        let feed = await c.center.deliveries()
+        let consumer = Task {
+            var dates: [Date] = []
+            for await d in feed { dates.append(d.date) }
+            return dates
+        }
+        for i in 0..<50 { try await c.add(Self.every("r\(i)", 60)) }
+        var expected: [Date] = []
+        for m in 1...100 {
+            expected += await c.advance(to: Self.t0.addingTimeInterval(Double(m) * 60)).map(\.date)
+        }
+        await c.center.shutdown()
+        let got = await consumer.value
+        #expect(expected.count == 5_000)
+        #expect(got == expected)
+        #expect(await c.center.statistics.feedDropped == 0)
+    }
+
+    @Test func aCancelledConsumerEndsItsSubscriptionAndAFeedAfterShutdownEndsAtOnce() async throws {
+        let c = Center()
+        try await c.add(Self.every("tick", 60))
+        let feed = await c.center.deliveries()
+        let consumer = Task { () -> Int in
+            var n = 0
+            for await _ in feed { n += 1 }
+            return n
+        }
+        // The consumer is waiting (nothing fired yet); cancelling it ends its loop.
+        try await Task.sleep(for: .milliseconds(50))
+        consumer.cancel()
+        #expect(await consumer.value == 0)
+        // The center stops queueing for it: nothing is counted as dropped for a gone consumer.
+        _ = await c.advance(to: Self.t0.addingTimeInterval(600))
+        #expect(await c.center.statistics.feedDropped == 0)
+        await c.center.shutdown()
+        var n = 0
+        for await _ in await c.center.deliveries() { n += 1 }
+        #expect(n == 0)
+    }
+
     @Test func deliveredHistoryIsBoundedPerDevice() async throws {
         let c = Center(deliveredLimit: 3)
         try await c.add(Self.every("a", 60, device: "d1"))
