@@ -45,8 +45,12 @@ final class LiveEngine {
             evaluator = evaluator.migrated(to: ordered, fresh: fresh)
             indexOf.removeAll(keepingCapacity: true)
             for (i, r) in evaluator.requests.enumerated() { indexOf[ExactKey(r.identifier)] = Int32(i) }
-            // Appends until the next compaction never reallocate (see the compaction bound).
-            evaluator.reserveForAppends(Swift.max(64, evaluator.requests.count / 8) + 1)
+            // Appends until the next compaction never reallocate nor rehash (see the
+            // compaction bound): growing a 1M-entry table took 15 ms, the latency of one add.
+            let room = Swift.max(64, evaluator.requests.count / 8) + 1
+            evaluator.reserveForAppends(room)
+            live.reserveCapacity(live.count + room)
+            indexOf.reserveCapacity(indexOf.count + room)
             fresh.removeAll()
             dirty = false
             deadCount = 0
