@@ -3,7 +3,7 @@ import Foundation
 @_spi(Engine) import TriggerKit
 
 @main
-struct TriggerKitCommand: ParsableCommand {
+struct TriggerKitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "triggerkit",
         abstract: "Evaluate notification triggers (calendar, time interval, location) the way Apple's UserNotifications does.",
@@ -12,7 +12,7 @@ struct TriggerKitCommand: ParsableCommand {
         and lines starting with # are ignored). Dates are ISO 8601 (Z or an offset) or seconds \
         since 1970. Diagnostics go to stderr as 'error: FILE:LINE: IDENTIFIER: CODE: MESSAGE'.
         """,
-        subcommands: [CheckCommand.self, NextCommand.self, RunCommand.self, PendingCommand.self, DeliveredCommand.self]
+        subcommands: [CheckCommand.self, NextCommand.self, RunCommand.self, PendingCommand.self, DeliveredCommand.self, ServeCommand.self]
     )
 }
 

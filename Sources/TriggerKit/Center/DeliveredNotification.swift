@@ -205,3 +205,33 @@ public struct CenterStatistics: Sendable, Hashable, Codable {
 
     public init() {}
 }
+
+@_spi(Engine) extension DeliveredNotification {
+    /// Appends the delivery as one line of `triggerkit run`'s JSON output (same keys and
+    /// order, `"coalesced"` when it stands for several fires), ending with a newline.
+    public func write(to w: inout JSONWriter) {
+        var line = JSONWriter()
+        DeliveredEvent(eventId: eventId, identifier: request.identifier, date: Timestamp.millis(date), trigger: trigger,
+                       event: crossing, device: device, region: region, presentation: presentation).write(to: &line)
+        // `,"eventId":` is the last key: "coalesced" goes just before it, as `run` writes it.
+        guard fireCount > 1, let cut = Self.eventIdKeyStart(line.bytes) else {
+            w.bytes.append(contentsOf: line.bytes)
+            return
+        }
+        w.bytes.append(contentsOf: line.bytes[..<cut])
+        w.raw(",\"coalesced\":")
+        w.number(Double(fireCount))
+        w.bytes.append(contentsOf: line.bytes[cut...])
+    }
+
+    private static func eventIdKeyStart(_ b: [UInt8]) -> Int? {
+        let key = Array(",\"eventId\":".utf8)
+        guard b.count >= key.count else { return nil }
+        var i = b.count - key.count
+        while i >= 0 {
+            if b[i..<(i + key.count)].elementsEqual(key) { return i }
+            i -= 1
+        }
+        return nil
+    }
+}

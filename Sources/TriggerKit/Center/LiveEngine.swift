@@ -123,6 +123,8 @@ final class LiveEngine {
         dirty = true
     }
 
+    var requestCount: Int { live.count }
+
     func request(identifier: String) -> NotificationRequest? {
         live[ExactKey(identifier)]?.request
     }

@@ -193,3 +193,45 @@ extension NotificationCategory {
                             device: request.device ?? device, addedAt: date)
     }
 }
+
+@_spi(Engine) extension ActionEffect {
+    /// The JSON ``NotificationCategory/list(json:)`` reads.
+    public var json: JSONValue {
+        switch self {
+        case .none: .string("none")
+        case .removeRequest: .string("removeRequest")
+        case .snooze(let s): .object(["snooze": .number(s)])
+        }
+    }
+}
+
+@_spi(Engine) extension NotificationCategory {
+    /// The JSON ``list(json:)`` reads back to the same category.
+    public var json: JSONValue {
+        .object([
+            "identifier": .string(identifier),
+            "actions": .array(actions.map { a in
+                var names: [JSONValue] = []
+                if a.options.contains(.foreground) { names.append(.string("foreground")) }
+                if a.options.contains(.destructive) { names.append(.string("destructive")) }
+                if a.options.contains(.authenticationRequired) { names.append(.string("authenticationRequired")) }
+                return .object(["identifier": .string(a.identifier), "title": .string(a.title), "options": .array(names), "effect": a.effect.json])
+            }),
+            "dismissEffect": dismissEffect.json,
+        ])
+    }
+}
+
+@_spi(Engine) extension ResponseOutcome {
+    public var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "identifier": .string(response.requestIdentifier),
+            "action": .string(response.actionIdentifier),
+            "effect": effect.json,
+            "applied": .bool(applied),
+            "warnings": .array(warnings.map(JSONValue.string)),
+        ]
+        if let d = response.device { o["device"] = .string(d) }
+        return .object(o)
+    }
+}

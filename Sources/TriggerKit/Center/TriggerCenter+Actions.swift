@@ -40,3 +40,13 @@ extension TriggerCenter {
         return outcome
     }
 }
+
+extension TriggerCenter {
+    /// Runs `body` on the center's actor with no other call interleaved: several changes,
+    /// and whatever the caller records about them (a journal, an outbox), as one step.
+    ///
+    /// `body` must not block for long: the center answers nothing else meanwhile.
+    public func atomically<T: Sendable, E: Error>(_ body: @Sendable (isolated TriggerCenter) throws(E) -> T) throws(E) -> T {
+        try body(self)
+    }
+}

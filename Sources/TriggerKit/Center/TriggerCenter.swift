@@ -112,6 +112,15 @@ public actor TriggerCenter {
         engine.pendingRequests(device: device)
     }
 
+    /// The request held under an identifier (pending, or finished and not removed).
+    /// - Complexity: O(1).
+    public func request(withIdentifier id: String) -> NotificationRequest? {
+        engine.request(identifier: id)
+    }
+
+    /// How many requests the center holds (pending, or finished and not removed). O(1).
+    public var requestCount: Int { engine.requestCount }
+
     /// Removes pending requests; their triggers stop at once. Unknown identifiers are ignored.
     public func removePendingRequests(withIdentifiers ids: [String]) {
         engine.remove(identifiers: ids)

@@ -1,0 +1,46 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+@_spi(Engine) import TriggerKit
+
+/// An error answer: the HTTP status that fits and a JSON body
+/// `{"error": {"code": "...", "message": "..."}}`, where `code` is the engine's code
+/// (`invalidTrigger`, `invalidRegion`, ...) or the server's (`unauthorized`,
+/// `payloadTooLarge`, ...).
+struct APIError: Error, HTTPResponseError, Sendable {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
+
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// A validator refusal: 422 (the request is well-formed JSON but not acceptable), or 403
+    /// when the device has not authorized notifications.
+    init(request e: RequestError) {
+        self.init(e.code == .notificationsNotAllowed ? .forbidden : .unprocessableContent, e.code.rawValue, e.message)
+    }
+
+    static func badJSON(_ why: String) -> APIError { APIError(.badRequest, "invalidJSON", why) }
+
+    var json: JSONValue {
+        .object(["error": .object(["code": .string(code), "message": .string(message)])])
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        jsonResponse(json, status: status)
+    }
+}
+
+/// A JSON response.
+func jsonResponse(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+    var w = JSONWriter()
+    w.value(value)
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: w.bytes)))
+}

@@ -1,0 +1,134 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+@_spi(Engine) import TriggerKit
+
+/// What the routes share: tenants by token hash, metrics.
+struct ServerState: Sendable {
+    var tenantsByTokenHash: [String: Tenant]
+    var tenants: [Tenant]
+    var metrics: ServerMetrics
+}
+
+/// `triggerkit serve`: the engine as a multi-tenant HTTP service.
+///
+/// Start it with ``run(configuration:logger:onListening:)``: it opens every tenant's store
+/// (restoring its snapshot and replaying its journal), serves the HTTP API, runs the
+/// wall-clock ticks, webhooks and periodic snapshots, and on SIGTERM/SIGINT drains: the
+/// event streams close, a snapshot of every tenant is saved, in-flight requests finish.
+public enum TriggerKitServer {
+    /// Knobs tests turn (webhook retry timing).
+    public struct Tuning: Sendable {
+        public var webhookBaseDelay: Double = 0.5
+        public var webhookMaxAttempts: Int = 8
+        public var webhookTimeout: Double = 10
+        public init() {}
+    }
+
+    /// Runs the server until SIGTERM/SIGINT (or until the surrounding task is cancelled).
+    /// `onListening` gets the bound port (useful with port 0).
+    public static func run(configuration: ServerConfiguration, tuning: Tuning = .init(), metrics registry: ServerMetricsRegistry = .init(),
+                           logger: Logger = Logger(label: "triggerkit.serve"),
+                           onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let (app, background, _) = try await make(configuration: configuration, tuning: tuning, metrics: registry.metrics,
+                                                  logger: logger, backgroundInApplication: false, onListening: onListening)
+        // Shutdown runs in reverse order: the background service first (event streams end,
+        // snapshots are saved), then the HTTP server drains.
+        let group = ServiceGroup(configuration: .init(services: [app, background], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// Opens every tenant and builds the application (tests run it with HummingbirdTesting;
+    /// with `backgroundInApplication` the ticks, webhooks and snapshots run as its service).
+    static func make(configuration: ServerConfiguration, tuning: Tuning, metrics: ServerMetrics, logger: Logger,
+                     backgroundInApplication: Bool,
+                     onListening: @escaping @Sendable (Int) async -> Void) async throws
+        -> (app: some ApplicationProtocol, background: BackgroundService, state: ServerState) {
+        try configuration.validate()
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        var centerConfig = CenterConfiguration()
+        centerConfig.margin = configuration.margin
+        centerConfig.dwell = configuration.dwell
+        centerConfig.maxAccuracy = configuration.maxAccuracy
+        centerConfig.deliveredLimitPerDevice = configuration.deliveredLimitPerDevice
+        if configuration.clock == .stream {
+            // Time is the data's: a fix is never "from the future", and catch-up follows `run`.
+            centerConfig.maxFixLead = .infinity
+            centerConfig.catchUp = .everyFire
+        }
+        let start = configuration.start ?? Date()
+        var state = ServerState(tenantsByTokenHash: [:], tenants: [], metrics: metrics)
+        var dispatchers: [WebhookDispatcher] = []
+        for t in configuration.tenants {
+            let limits = t.limits ?? configuration.limits
+            let store = try TenantStore(path: configuration.dataDirectory + "/\(t.id).sqlite", outboxLimit: limits.outboxEvents)
+            let hooks = (t.webhooks ?? []).isEmpty ? nil : WebhookDispatcher(
+                tenant: t.id, webhooks: t.webhooks ?? [], store: store, metrics: metrics,
+                baseDelay: tuning.webhookBaseDelay, maxAttempts: tuning.webhookMaxAttempts, timeout: tuning.webhookTimeout)
+            if let hooks { dispatchers.append(hooks) }
+            let tenant = try await Tenant.open(id: t.id, limits: limits, configuration: centerConfig, store: store,
+                                               mode: configuration.clock, start: start, metrics: metrics, webhooks: hooks)
+            state.tenants.append(tenant)
+            for h in t.tokenHashes { state.tenantsByTokenHash[h] = tenant }
+            let held = await tenant.center.requestCount
+            logger.info("tenant ready", metadata: ["tenant": "\(t.id)", "requests": "\(held)"])
+        }
+        let background = BackgroundService(tenants: state.tenants, dispatchers: dispatchers, snapshotEvery: configuration.snapshotEvery, logger: logger)
+        let app = Application(
+            router: buildRouter(server: state),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "triggerkit"),
+            services: backgroundInApplication ? [background] : [],
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+        return (app, background, state)
+    }
+}
+
+/// The metrics registry a server reports into (served at `/metrics`).
+public struct ServerMetricsRegistry: Sendable {
+    let metrics: ServerMetrics
+    public init() { metrics = ServerMetrics() }
+
+    /// Makes this registry the process's metrics backend, so Hummingbird's request counters
+    /// and latency histograms are served at `/metrics` too. Once per process.
+    public func bootstrapMetricsSystem() {
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+    }
+}
+
+/// Ticks, webhooks and snapshots; on graceful shutdown it closes every event stream and
+/// saves a snapshot of every tenant.
+struct BackgroundService: Service {
+    let tenants: [Tenant]
+    let dispatchers: [WebhookDispatcher]
+    let snapshotEvery: Int
+    let logger: Logger
+
+    func run() async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let tenants = self.tenants, dispatchers = self.dispatchers, every = snapshotEvery
+        try? await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                for t in tenants { group.addTask { await t.runTicks() } }
+                for d in dispatchers { group.addTask { await d.run(client: client) } }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        for t in tenants { await t.snapshotIfDue(every: every) }
+                    }
+                }
+            }
+        }
+        for t in tenants {
+            t.hub.finishAll()
+            await t.snapshotIfDue(force: true, every: snapshotEvery)
+        }
+        try? await client.shutdown()
+        logger.info("stopped: snapshots saved")
+    }
+}

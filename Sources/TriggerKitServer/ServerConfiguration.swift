@@ -1,0 +1,151 @@
+import Foundation
+import TriggerKit
+
+/// What `triggerkit serve` runs with: from a JSON config file, then command-line flags.
+///
+/// ```json
+/// {"host": "127.0.0.1", "port": 8080, "dataDirectory": "triggerkit-data", "clock": "wall",
+///  "tenants": [{"id": "acme", "tokenHashes": ["<sha256 hex of the token>"],
+///               "webhooks": [{"url": "http://127.0.0.1:9000/hook", "secret": "s3cret"}]}]}
+/// ```
+public struct ServerConfiguration: Sendable, Codable {
+    /// Address to listen on (default 127.0.0.1).
+    public var host: String = "127.0.0.1"
+    /// Port (default 8080; 0 picks a free one, printed at start).
+    public var port: Int = 8080
+    /// Where each tenant's SQLite file lives (created if missing).
+    public var dataDirectory: String = "triggerkit-data"
+    public var clock: ClockMode = .wall
+    /// Stream mode only: the clock before the first input (default: the wall clock at the
+    /// first start). Requests without `addedAt` are added at the clock's time.
+    public var start: Date?
+    public var tenants: [TenantConfiguration] = []
+    /// Limits for tenants that do not set their own.
+    public var limits: TenantLimits = .init()
+    /// A snapshot is saved after this many inputs (and at shutdown); restart replays at most
+    /// this many journal entries.
+    public var snapshotEvery: Int = 50_000
+    /// The center's settings for every tenant (margin, dwell, history bound, ...).
+    public var margin: Double = 0
+    public var dwell: Double = 0
+    public var maxAccuracy: Double?
+    public var deliveredLimitPerDevice: Int = 100
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case host, port, dataDirectory, clock, start, tenants, limits, snapshotEvery, margin, dwell, maxAccuracy, deliveredLimitPerDevice
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = ServerConfiguration()
+        host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
+        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
+        dataDirectory = try c.decodeIfPresent(String.self, forKey: .dataDirectory) ?? d.dataDirectory
+        clock = try c.decodeIfPresent(ClockMode.self, forKey: .clock) ?? d.clock
+        start = try c.decodeIfPresent(Date.self, forKey: .start)
+        tenants = try c.decodeIfPresent([TenantConfiguration].self, forKey: .tenants) ?? []
+        limits = try c.decodeIfPresent(TenantLimits.self, forKey: .limits) ?? d.limits
+        snapshotEvery = try c.decodeIfPresent(Int.self, forKey: .snapshotEvery) ?? d.snapshotEvery
+        margin = try c.decodeIfPresent(Double.self, forKey: .margin) ?? 0
+        dwell = try c.decodeIfPresent(Double.self, forKey: .dwell) ?? 0
+        maxAccuracy = try c.decodeIfPresent(Double.self, forKey: .maxAccuracy)
+        deliveredLimitPerDevice = try c.decodeIfPresent(Int.self, forKey: .deliveredLimitPerDevice) ?? d.deliveredLimitPerDevice
+    }
+
+    /// Reads a config file (JSON; dates ISO 8601).
+    public static func load(path: String) throws -> ServerConfiguration {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(ServerConfiguration.self, from: data)
+    }
+
+    /// Checks the configuration; the reason names the field.
+    public func validate() throws(ConfigurationError) {
+        guard (0...65535).contains(port) else { throw ConfigurationError("port must be in 0...65535, not \(port)") }
+        guard !tenants.isEmpty else { throw ConfigurationError("no tenants: add one in the config file or with --tenant ID=SHA256") }
+        var ids = Set<String>(), hashes = Set<String>()
+        for t in tenants {
+            guard !t.id.isEmpty, t.id.utf8.count <= 64, t.id.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+                throw ConfigurationError("tenant id \"\(t.id)\" must be 1-64 letters, digits, '-' or '_'")
+            }
+            guard ids.insert(t.id).inserted else { throw ConfigurationError("tenant id \"\(t.id)\" appears twice") }
+            guard !t.tokenHashes.isEmpty else { throw ConfigurationError("tenant \"\(t.id)\" has no tokenHashes") }
+            for h in t.tokenHashes {
+                guard h.utf8.count == 64, h.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                    throw ConfigurationError("tenant \"\(t.id)\": a token hash must be 64 lowercase hex digits (sha256 of the token)")
+                }
+                guard hashes.insert(h).inserted else { throw ConfigurationError("a token hash is used twice (tenant \"\(t.id)\")") }
+            }
+            for w in t.webhooks ?? [] {
+                guard let u = URL(string: w.url), u.scheme == "http" || u.scheme == "https", u.host != nil else {
+                    throw ConfigurationError("tenant \"\(t.id)\": webhook url \"\(w.url)\" is not an http(s) URL")
+                }
+            }
+        }
+    }
+}
+
+/// A configuration the server cannot start with.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ d: String) { description = d }
+}
+
+/// One tenant: its id (used in its data file's name), the SHA-256 (hex) of each of its bearer
+/// tokens, optional limits and webhooks.
+public struct TenantConfiguration: Sendable, Codable {
+    public var id: String
+    public var tokenHashes: [String]
+    public var limits: TenantLimits?
+    public var webhooks: [WebhookConfiguration]?
+
+    public init(id: String, tokenHashes: [String], limits: TenantLimits? = nil, webhooks: [WebhookConfiguration]? = nil) {
+        self.id = id
+        self.tokenHashes = tokenHashes
+        self.limits = limits
+        self.webhooks = webhooks
+    }
+}
+
+/// A webhook: events are POSTed to `url` as `{"events": [...]}`, signed with HMAC-SHA256 of
+/// the body under `secret` (header `X-TriggerKit-Signature: sha256=<hex>`).
+public struct WebhookConfiguration: Sendable, Codable {
+    public var url: String
+    public var secret: String
+    public init(url: String, secret: String) {
+        self.url = url
+        self.secret = secret
+    }
+}
+
+/// Per-tenant limits; beyond them the answer is 413 (body) or 429 (counts), with a JSON error.
+public struct TenantLimits: Sendable, Codable {
+    /// Largest request body, bytes (default 8 MiB).
+    public var maxBodyBytes: Int = 8 << 20
+    /// Requests a tenant may hold (default 1,000,000).
+    public var maxRequests: Int = 1_000_000
+    /// Devices a tenant may have (default 1,000,000).
+    public var maxDevices: Int = 1_000_000
+    /// Events an SSE connection may fall behind before it is closed (it resumes with
+    /// `Last-Event-ID`; default 10,000).
+    public var sseBufferEvents: Int = 10_000
+    /// Events kept in the outbox for SSE resume and webhooks (default 1,000,000).
+    public var outboxEvents: Int = 1_000_000
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = TenantLimits()
+        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? d.maxBodyBytes
+        maxRequests = try c.decodeIfPresent(Int.self, forKey: .maxRequests) ?? d.maxRequests
+        maxDevices = try c.decodeIfPresent(Int.self, forKey: .maxDevices) ?? d.maxDevices
+        sseBufferEvents = try c.decodeIfPresent(Int.self, forKey: .sseBufferEvents) ?? d.sseBufferEvents
+        outboxEvents = try c.decodeIfPresent(Int.self, forKey: .outboxEvents) ?? d.outboxEvents
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import GRDB
+
+/// One tenant's durable state in its own SQLite file (WAL):
+///
+/// - `journal`: every accepted input, in the order the center applied it, with the clock
+///   time it was applied at. Written in the same transaction as the events it produced,
+///   before the HTTP response: what a client was told is accepted survives a crash.
+/// - `outbox`: every event, numbered (`seq`, the SSE id), unique by eventId.
+/// - `snapshot`: the center's snapshot and the journal position it covers; a restart
+///   restores it and replays the journal after it.
+///
+/// Bounds: the journal is truncated up to each snapshot; the outbox keeps at most
+/// ``outboxLimit`` events (older ones are deleted: an SSE resume from before them starts at
+/// the oldest kept, and says so with a `gap` event).
+final class TenantStore: Sendable {
+    let queue: DatabaseQueue
+    let outboxLimit: Int
+
+    struct JournalRow: Sendable {
+        var seq: Int64
+        var at: Int64
+        var kind: Int
+        var body: Data
+    }
+
+    struct OutboxRow: Sendable {
+        var seq: Int64
+        var device: String?
+        var body: Data
+    }
+
+    init(path: String, outboxLimit: Int) throws {
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        queue = try DatabaseQueue(path: path, configuration: config)
+        self.outboxLimit = outboxLimit
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+        }
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, kind INTEGER NOT NULL, body BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, eventId TEXT NOT NULL UNIQUE, device TEXT, body BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), journalSeq INTEGER NOT NULL, body BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS webhook_cursor (url TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS webhook_dead (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT NOT NULL, fromSeq INTEGER NOT NULL,
+                    toSeq INTEGER NOT NULL, attempts INTEGER NOT NULL, reason TEXT NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL);
+                """)
+        }
+    }
+
+    /// Records accepted inputs and their events in one transaction; returns the events'
+    /// outbox numbers (0 for an event already there: a replay after a crash).
+    func record(at: Int64, inputs: [(kind: Int, body: Data)], events: [(eventId: String, device: String?, body: Data)]) throws -> [Int64] {
+        try queue.write { db in
+            for i in inputs {
+                try db.execute(sql: "INSERT INTO journal (at, kind, body) VALUES (?, ?, ?)", arguments: [at, i.kind, i.body])
+            }
+            var seqs: [Int64] = []
+            seqs.reserveCapacity(events.count)
+            let stmt = try db.cachedStatement(sql: "INSERT OR IGNORE INTO outbox (eventId, device, body) VALUES (?, ?, ?)")
+            for e in events {
+                try stmt.execute(arguments: [e.eventId, e.device, e.body])
+                seqs.append(db.changesCount > 0 ? db.lastInsertedRowID : 0)
+            }
+            if !events.isEmpty, let last = seqs.last(where: { $0 > 0 }), last > Int64(outboxLimit), last % 1024 == 0 {
+                try db.execute(sql: "DELETE FROM outbox WHERE seq <= ?", arguments: [last - Int64(outboxLimit)])
+            }
+            return seqs
+        }
+    }
+
+    /// Events after `seq` (optionally one device's, and the shared ones), oldest first.
+    func events(after seq: Int64, device: String?, limit: Int) throws -> [OutboxRow] {
+        try queue.read { db in
+            let rows: [Row]
+            if let device {
+                rows = try Row.fetchAll(db, sql: "SELECT seq, device, body FROM outbox WHERE seq > ? AND (device = ? OR device IS NULL) ORDER BY seq LIMIT ?",
+                                        arguments: [seq, device, limit])
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT seq, device, body FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seq, limit])
+            }
+            return rows.map { OutboxRow(seq: $0["seq"], device: $0["device"], body: $0["body"]) }
+        }
+    }
+
+    /// The oldest event still kept (0 when empty).
+    func oldestEvent() throws -> Int64 {
+        try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM outbox") ?? 0 }
+    }
+
+    /// The newest event (0 when none).
+    func lastEventSeq() throws -> Int64 {
+        try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0 }
+    }
+
+    func journal(after seq: Int64) throws -> [JournalRow] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, at, kind, body FROM journal WHERE seq > ? ORDER BY seq", arguments: [seq])
+                .map { JournalRow(seq: $0["seq"], at: $0["at"], kind: $0["kind"], body: $0["body"]) }
+        }
+    }
+
+    func lastJournalSeq() throws -> Int64 {
+        try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") ?? 0 }
+    }
+
+    /// Saves a snapshot covering the journal up to `journalSeq` and drops those entries.
+    func saveSnapshot(_ body: Data, journalSeq: Int64) throws {
+        try queue.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO snapshot (id, journalSeq, body) VALUES (1, ?, ?)", arguments: [journalSeq, body])
+            try db.execute(sql: "DELETE FROM journal WHERE seq <= ?", arguments: [journalSeq])
+        }
+    }
+
+    // MARK: webhooks
+
+    /// The last event delivered (or dead-lettered) to a webhook; a new webhook starts at the
+    /// newest event (it gets what happens from now on).
+    func webhookCursor(url: String) throws -> Int64 {
+        try queue.write { db in
+            if let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM webhook_cursor WHERE url = ?", arguments: [url]) { return seq }
+            let newest = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0
+            try db.execute(sql: "INSERT INTO webhook_cursor (url, seq) VALUES (?, ?)", arguments: [url, newest])
+            return newest
+        }
+    }
+
+    func setWebhookCursor(url: String, seq: Int64) throws {
+        try queue.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO webhook_cursor (url, seq) VALUES (?, ?)", arguments: [url, seq])
+        }
+    }
+
+    /// Records a batch that could not be delivered and moves the cursor past it.
+    func deadLetter(url: String, from: Int64, to: Int64, attempts: Int, reason: String, at: Int64, body: Data) throws {
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO webhook_dead (url, fromSeq, toSeq, attempts, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [url, from, to, attempts, reason, at, body])
+            try db.execute(sql: "INSERT OR REPLACE INTO webhook_cursor (url, seq) VALUES (?, ?)", arguments: [url, to])
+        }
+    }
+
+    struct DeadLetter: Sendable {
+        var id: Int64, url: String, fromSeq: Int64, toSeq: Int64, attempts: Int, reason: String, at: Int64
+    }
+
+    func deadLetters(limit: Int) throws -> [DeadLetter] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, url, fromSeq, toSeq, attempts, reason, at FROM webhook_dead ORDER BY id DESC LIMIT ?", arguments: [limit])
+                .map { DeadLetter(id: $0["id"], url: $0["url"], fromSeq: $0["fromSeq"], toSeq: $0["toSeq"], attempts: $0["attempts"],
+                                  reason: $0["reason"], at: $0["at"]) }
+        }
+    }
+
+    func loadSnapshot() throws -> (body: Data, journalSeq: Int64)? {
+        try queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT journalSeq, body FROM snapshot WHERE id = 1").map { ($0["body"], $0["journalSeq"]) }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Logging
+@_spi(Engine) import TriggerKit
+import TriggerKitServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the engine as a multi-tenant HTTP service.",
+        discussion: """
+        Settings come from --config (JSON), then the flags below. Each tenant has its own \
+        requests, devices, categories, events and SQLite file in the data directory, and is \
+        named by the SHA-256 of its bearer tokens (print one with --hash-token). A restart \
+        restores every tenant (snapshot + journal) and resumes event streams and webhooks. \
+        SIGTERM or SIGINT drains: event streams close, snapshots are saved, in-flight \
+        requests finish. The API is described at /openapi.json (and docs/openapi.json); \
+        metrics at /metrics.
+
+        Config file: {"host": "127.0.0.1", "port": 8080, "dataDirectory": "triggerkit-data", \
+        "clock": "wall", "tenants": [{"id": "acme", "tokenHashes": ["<sha256 hex>"], \
+        "limits": {"maxBodyBytes": 8388608, "maxRequests": 1000000, "maxDevices": 1000000}, \
+        "webhooks": [{"url": "http://127.0.0.1:9000/hook", "secret": "s3cret"}]}], \
+        "snapshotEvery": 50000, "margin": 0, "dwell": 0, "deliveredLimitPerDevice": 100}
+        """
+    )
+
+    @Option(help: ArgumentHelp("JSON configuration file.", valueName: "FILE"))
+    var config: String?
+
+    @Option(help: "Address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port (default 8080; 0 picks a free port, printed at start).")
+    var port: Int?
+
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp("Directory of the tenants' SQLite files (default triggerkit-data).", valueName: "DIR"))
+    var dataDirectory: String?
+
+    @Option(help: "wall: time triggers fire on the wall clock. stream: time moves with the fixes' t (tests, replays; same events as `run`).")
+    var clock: ClockMode?
+
+    @Option(help: ArgumentHelp("--clock stream: the clock before the first input (ISO 8601 or seconds since 1970).", valueName: "DATE"))
+    var start: String?
+
+    @Option(help: ArgumentHelp("A tenant and the SHA-256 (hex) of one of its tokens; repeatable.", valueName: "ID=SHA256"))
+    var tenant: [String] = []
+
+    @Option(help: ArgumentHelp("Hysteresis for circles, metres.", valueName: "METERS"))
+    var margin: Double?
+
+    @Option(help: ArgumentHelp("Dwell before a crossing is confirmed, seconds.", valueName: "SECONDS"))
+    var dwell: Double?
+
+    @Option(name: .customLong("snapshot-every"), help: ArgumentHelp("Save a snapshot after this many inputs (default 50000).", valueName: "N"))
+    var snapshotEvery: Int?
+
+    @Option(name: .customLong("hash-token"), help: ArgumentHelp("Print the SHA-256 of a token (for the config) and exit.", valueName: "TOKEN"))
+    var hashToken: String?
+
+    func run() async throws {
+        if let hashToken {
+            print(tokenHash(hashToken))
+            return
+        }
+        var c = ServerConfiguration()
+        if let config {
+            do { c = try ServerConfiguration.load(path: config) } catch {
+                printError("error: \(config): \(error)")
+                throw ExitCode(2)
+            }
+        }
+        if let host { c.host = host }
+        if let port { c.port = port }
+        if let dataDirectory { c.dataDirectory = dataDirectory }
+        if let clock { c.clock = clock }
+        if let start { c.start = try parseDateArgument(start, option: "--start") }
+        if let margin { c.margin = margin }
+        if let dwell { c.dwell = dwell }
+        if let snapshotEvery { c.snapshotEvery = snapshotEvery }
+        for t in tenant {
+            let parts = t.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw ValidationError("--tenant: expected ID=SHA256, not '\(t)'") }
+            if let i = c.tenants.firstIndex(where: { $0.id == parts[0] }) {
+                c.tenants[i].tokenHashes.append(parts[1])
+            } else {
+                c.tenants.append(TenantConfiguration(id: parts[0], tokenHashes: [parts[1]]))
+            }
+        }
+        do { try c.validate() } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        let registry = ServerMetricsRegistry()
+        registry.bootstrapMetricsSystem()
+        var logger = Logger(label: "triggerkit.serve")
+        logger.logLevel = .info
+        let host = c.host
+        do {
+            try await TriggerKitServer.run(configuration: c, metrics: registry, logger: logger) { port in
+                printError("listening on http://\(host):\(port)")
+            }
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+extension ClockMode: ExpressibleByArgument {}
