@@ -350,6 +350,8 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
         let tenant = try context.current
         let device = request.uri.queryParameters.get("device")
         let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? Int.max
+        // follow=false: end after the stored events (a poll) instead of waiting for new ones.
+        let follow = request.uri.queryParameters.get("follow") != "false"
         var after: Int64 = 0
         let header: String? = request.headers[lastEventIDField] ?? request.uri.queryParameters.get("after").map { String($0) }
         if let h = header {
@@ -388,7 +390,7 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
                 if rows.isEmpty { break }
                 for r in rows { try await send(r.seq, r.body) }
             }
-            if sent < limit {
+            if sent < limit && follow {
                 try await request.body.consumeWithCancellationOnInboundClose { _ in
                     for await e in live where e.seq > last {
                         try await send(e.seq, e.body)

@@ -22,6 +22,9 @@ struct ServerState: Sendable {
 /// wall-clock ticks, webhooks and periodic snapshots, and on SIGTERM/SIGINT drains: the
 /// event streams close, a snapshot of every tenant is saved, in-flight requests finish.
 public enum TriggerKitServer {
+    /// The OpenAPI document of the HTTP API (JSON), as served at `/openapi.json`.
+    public static var openAPIDocument: String { OpenAPIDocument.json }
+
     /// Knobs tests turn (webhook retry timing).
     public struct Tuning: Sendable {
         public var webhookBaseDelay: Double = 0.5

@@ -58,7 +58,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("hash-token"), help: ArgumentHelp("Print the SHA-256 of a token (for the config) and exit.", valueName: "TOKEN"))
     var hashToken: String?
 
+    @Flag(name: .customLong("print-openapi"), help: "Print the OpenAPI document of the HTTP API and exit.")
+    var printOpenAPI = false
+
     func run() async throws {
+        if printOpenAPI {
+            print(TriggerKitServer.openAPIDocument)
+            return
+        }
         if let hashToken {
             print(tokenHash(hashToken))
             return

@@ -133,10 +133,11 @@ public actor TriggerCenter {
 
     // MARK: delivered
 
-    /// Delivered notifications still in the history, oldest first; with `device`, only that
-    /// device's (at most ``CenterConfiguration/deliveredLimitPerDevice``).
+    /// Delivered notifications still in the history, oldest first; with `device`, those that
+    /// device got: its own (at most ``CenterConfiguration/deliveredLimitPerDevice``) and the
+    /// time fires of requests shared by every device.
     public func deliveredNotifications(device: String? = nil) -> [DeliveredNotification] {
-        let all = device.map { history.entries(device: $0) } ?? history.all()
+        let all = device.map { history.entries(device: $0) + history.entries(device: nil) } ?? history.all()
         return all.sorted { $0.date != $1.date ? $0.date < $1.date : $0.eventId < $1.eventId }
     }
 

@@ -1,0 +1,196 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+@_spi(Engine) import TriggerKit
+@testable import TriggerKitServer
+
+/// Issue 10: `triggerkit serve` through a real HTTP connection: every route, auth, tenant
+/// isolation, bad bodies, SSE resume.
+@Suite("serve: HTTP API")
+struct ServeAPITests {
+    @Test func everyRouteAnswers() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            #expect(try await c.call(.get, "/healthz", token: nil).status == 200)
+            // Requests: add (201), replace (200), list, get, next, upcoming, delete.
+            var a = try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60, category: "REMINDER"))
+            #expect(a.status == 201)
+            #expect(a.json?.objectValue?["warnings"]?.arrayValue?.count == 1)  // unknown category: a warning
+            a = try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60, category: "REMINDER"))
+            #expect(a.status == 200)
+            #expect(a.json?.objectValue?["replaced"] == .bool(true))
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("home", device: "d1")).status == 201)
+            a = try await c.call(.get, "/v1/requests")
+            #expect(a.json?.objectValue?["requests"]?.arrayValue?.compactMap { $0.objectValue?["identifier"]?.stringValue } == ["tick", "home"])
+            #expect(try await c.call(.get, "/v1/requests?device=d2").json?.objectValue?["requests"]?.arrayValue?.count == 1)
+            a = try await c.call(.get, "/v1/requests/home")
+            #expect(a.json?.objectValue?["device"] == .string("d1"))
+            a = try await c.call(.get, "/v1/requests/tick/next")
+            #expect(a.json?.objectValue?["next"] == .string("2026-11-23T08:01:00Z"))
+            a = try await c.call(.get, "/v1/upcoming?limit=3")
+            #expect(a.json?.objectValue?["fires"]?.arrayValue?.count == 3)
+            #expect(try await c.call(.get, "/v1/upcoming?limit=0").status == 400)
+            // Categories, settings.
+            a = try await c.call(.put, "/v1/categories", body: #"[{"identifier":"REMINDER","actions":[{"identifier":"cancel","title":"Cancel","options":["destructive"],"effect":"removeRequest"}]}]"#)
+            #expect(a.status == 200)
+            a = try await c.call(.get, "/v1/categories")
+            #expect(a.json?.objectValue?["categories"]?.arrayValue?.first?.objectValue?["actions"]?.arrayValue?.first?.objectValue?["effect"] == .string("removeRequest"))
+            a = try await c.call(.put, "/v1/devices/d1/settings", body: #"{"authorizationStatus":"provisional"}"#)
+            #expect(a.status == 200)
+            #expect(try await c.call(.get, "/v1/devices/d1/settings").json?.objectValue?["authorizationStatus"] == .string("provisional"))
+            // Fixes and time (stream clock): the circle fires enter and exit, the interval fires.
+            a = try await c.call(.post, "/v1/fixes", body: Sample.fixes(count: 8))
+            #expect(a.status == 200)
+            #expect(a.json?.objectValue?["accepted"] == .number(8))
+            a = try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:10:00Z"}"#)
+            #expect(a.json?.objectValue?["now"] == .string("2026-11-23T08:10:00Z"))
+            a = try await c.call(.get, "/v1/delivered?device=d1")
+            let delivered = a.json?.objectValue?["delivered"]?.arrayValue ?? []
+            #expect(delivered.contains { $0.objectValue?["event"] == .string("enter") })
+            #expect(delivered.contains { $0.objectValue?["identifier"] == .string("tick") })
+            // Responses: "cancel" removes the repeating reminder.
+            a = try await c.call(.post, "/v1/responses", body: #"{"identifier":"tick","action":"cancel"}"#)
+            #expect(a.json?.objectValue?["applied"] == .bool(true))
+            #expect(try await c.call(.get, "/v1/requests/tick").status == 404)
+            // Delivered removal, request removal.
+            #expect(try await c.call(.delete, "/v1/delivered/tick").status == 204)
+            #expect(try await c.call(.get, "/v1/delivered").json?.objectValue?["delivered"]?.arrayValue?.contains { $0.objectValue?["identifier"] == .string("tick") } == false)
+            #expect(try await c.call(.delete, "/v1/delivered").status == 204)
+            #expect(try await c.call(.delete, "/v1/requests/home").status == 204)
+            #expect(try await c.call(.delete, "/v1/requests/home").status == 404)
+            // Stats, metrics, the OpenAPI document, dead letters.
+            a = try await c.call(.get, "/v1/stats")
+            #expect(a.json?.objectValue?["fixes"] == .number(8))
+            a = try await c.call(.get, "/metrics", token: nil)
+            #expect(a.body.contains("triggerkit_fixes_total"))
+            #expect(try await c.call(.get, "/openapi.json", token: nil).json?.objectValue?["openapi"] != nil)
+            #expect(try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"] == .array([]))
+        }
+    }
+
+    @Test func authenticationFailuresAre401WithAJSONError() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            for (token, header) in [(nil, nil), ("nope", nil), (nil, "Basic YTpi"), (nil, "Bearer"), (nil, "Bearer ")] as [(String?, String?)] {
+                let a = try await c.call(.get, "/v1/requests", token: token, headers: header.map { [("Authorization", $0)] } ?? [])
+                #expect(a.status == 401)
+                #expect(a.errorCode == "unauthorized")
+            }
+            #expect(try await c.call(.post, "/v1/fixes", token: "nope", body: Sample.fixes(count: 1)).status == 401)
+        }
+    }
+
+    @Test func aTokenNeverSeesOrChangesAnotherTenantsData() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, state in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("secret-place", device: "d1")).status == 201)
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(count: 4)).status == 200)
+            let b = Serve.tokenB
+            #expect(try await c.call(.get, "/v1/requests", token: b).json?.objectValue?["requests"] == .array([]))
+            #expect(try await c.call(.get, "/v1/requests/secret-place", token: b).status == 404)
+            #expect(try await c.call(.delete, "/v1/requests/secret-place", token: b).status == 404)
+            #expect(try await c.call(.get, "/v1/delivered", token: b).json?.objectValue?["delivered"] == .array([]))
+            #expect(try await c.call(.delete, "/v1/delivered", token: b).status == 204)
+            #expect(sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false", token: b).body).isEmpty)
+            #expect(!sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body).isEmpty)
+            // Tenant A still has everything.
+            #expect(try await c.call(.get, "/v1/requests/secret-place").status == 200)
+            #expect(try await c.call(.get, "/v1/delivered").json?.objectValue?["delivered"]?.arrayValue?.isEmpty == false)
+            // Separate stores.
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            let bolt = try #require(state.tenants.first { $0.id == "bolt" })
+            #expect(try acme.store.lastEventSeq() > 0)
+            #expect(try bolt.store.lastEventSeq() == 0)
+        }
+    }
+
+    @Test func badBodiesGetAClear4xxAndChangeNothing() async throws {
+        var limits = TenantLimits()
+        limits.maxBodyBytes = 4096
+        limits.maxRequests = 2
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, state in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("one", 60)).status == 201)
+            let cases: [(String, [UInt8], Int, String)] = [
+                ("/v1/requests", Array("{not json".utf8), 400, "invalidJSON"),
+                ("/v1/requests", [0x7B, 0xFF, 0xFE, 0x7D], 400, "invalidJSON"),
+                ("/v1/requests", Array(#"{"identifier":7,"content":{"title":"x"},"trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#.utf8), 422, "invalidRequest"),
+                ("/v1/requests", Array(#"{"identifier":"x","content":{"title":"x"},"trigger":{"type":"timeInterval","timeInterval":10,"repeats":true}}"#.utf8), 422, "invalidTrigger"),
+                ("/v1/requests", Array(repeating: 0x20, count: 5000), 413, "payloadTooLarge"),
+                ("/v1/categories", Array(#"{"identifier":"x"}"#.utf8), 422, "invalidCategories"),
+                ("/v1/responses", Array(#"{"identifier":3}"#.utf8), 422, "invalidResponse"),
+                ("/v1/clock", Array(#"{"t":"yesterday"}"#.utf8), 422, "invalidClock"),
+            ]
+            for (path, body, status, code) in cases {
+                let method: HTTPRequest.Method = path == "/v1/categories" ? .put : .post
+                let a = try await c.call(method, path, bytes: body)
+                #expect(a.status == status, "\(path) \(String(decoding: body.prefix(40), as: UTF8.self))")
+                #expect(a.errorCode == code, "\(path): \(a.body)")
+            }
+            // The request limit: 429 for a new identifier, a replacement still works.
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("two", 60)).status == 201)
+            let full = try await c.call(.post, "/v1/requests", body: Sample.every("three", 60))
+            #expect(full.status == 429)
+            #expect(full.errorCode == "tooManyRequests")
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("two", 120)).status == 200)
+            // Fixes: per-line errors, the good lines are applied.
+            let lines = Sample.fixes(count: 2) + "{\"device\":\"d1\",\"t\":\"2026-11-23T08:05:00Z\",\"lat\":91,\"lon\":0}\nnot json\n"
+            let a = try await c.call(.post, "/v1/fixes", body: lines)
+            #expect(a.json?.objectValue?["accepted"] == .number(2))
+            #expect(a.json?.objectValue?["errors"]?.arrayValue?.compactMap { $0.objectValue?["line"]?.numberValue } == [3, 4])
+            let bad = try await c.call(.post, "/v1/fixes", bytes: [0xFF, 0x0A])
+            #expect(bad.status == 400)
+            // Nothing else changed: two requests, the one settings default, no categories.
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            #expect(await acme.center.requestCount == 2)
+            #expect(await acme.center.notificationCategories().isEmpty)
+            #expect(await acme.center.statistics.fixes == 2)
+        }
+    }
+
+    @Test func sseResumesFromLastEventID() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:10:00Z"}"#).status == 200)
+            let first = sseEvents(try await c.call(.get, "/v1/events?limit=4").body)
+            #expect(first.map(\.id) == [1, 2, 3, 4])
+            let resumed = sseEvents(try await c.call(.get, "/v1/events?limit=3", headers: [("Last-Event-ID", "4")]).body)
+            #expect(resumed.map(\.id) == [5, 6, 7])
+            #expect(resumed.first?.data.contains("\"date\":\"2026-11-23T08:05:00Z\"") == true)
+            // Every event has its eventId; the outbox never repeats one.
+            let all = sseEvents(try await c.call(.get, "/v1/events?limit=10&after=0").body)
+            #expect(all.count == 10)
+            #expect(Set(all.map { $0.data }).count == 10)
+            #expect(try await c.call(.get, "/v1/events", headers: [("Last-Event-ID", "x")]).status == 400)
+        }
+    }
+
+    @Test func aRestartedServerResumesWhereItStopped() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            let added = try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60))
+            #expect(added.status == 201)
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("home", device: "d1")).status == 201)
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(count: 6)).status == 200)
+        }
+        // Restart on the same data directory (no snapshot was due: the journal is replayed).
+        try await serve.run { c, _ in
+            #expect(try await c.call(.get, "/v1/requests").json?.objectValue?["requests"]?.arrayValue?.count == 2)
+            let before = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body)
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(from: 3, count: 6)).status == 200)
+            let after = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body)
+            // Nothing delivered twice; numbering continues.
+            #expect(Set(after.map(\.data)).count == after.count)
+            #expect(after.count > before.count)
+            #expect(Array(after.prefix(before.count)).map(\.id) == before.map(\.id))
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Synchronization
+import Testing
+@_spi(Engine) import TriggerKit
+@testable import TriggerKitServer
+
+/// Issue 10: the OpenAPI document against the routes, webhooks against a receiver that fails
+/// then succeeds, and `serve --clock stream` against `run`'s engine on the same input.
+@Suite("serve: OpenAPI, webhooks, equivalence with run")
+struct ServeContractTests {
+    @Test func theOpenAPIDocumentDescribesEveryRouteAndDocsHoldTheSameText() throws {
+        let doc = try #require(try JSONValue.parse(OpenAPIDocument.json).objectValue)
+        let paths = try #require(doc["paths"]?.objectValue)
+        let state = ServerState(tenantsByTokenHash: [:], tenants: [], metrics: ServerMetrics())
+        let routes = buildRouter(server: state).routes
+        #expect(routes.count >= 20)
+        for r in routes {
+            // Hummingbird's ":id" is OpenAPI's "{id}".
+            let path = "\(r.path)".split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+            let p = path.hasPrefix("/") ? path : "/" + path
+            #expect(paths[p]?.objectValue?[r.method.rawValue.lowercased()] != nil, "\(r.method) \(p) is not in the OpenAPI document")
+        }
+        // And nothing in the document that is not served.
+        let served = Set(routes.map { r in
+            "\(r.method.rawValue.lowercased()) /" + "\(r.path)".split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+        })
+        for (p, v) in paths {
+            for m in v.objectValue?.keys ?? [:].keys { #expect(served.contains("\(m) \(p)"), "\(m) \(p) is documented but not served") }
+        }
+        let docs = try String(contentsOf: Fixture.root.deletingLastPathComponent().appendingPathComponent("docs/openapi.json"), encoding: .utf8)
+        #expect(docs.trimmingCharacters(in: .whitespacesAndNewlines) == OpenAPIDocument.json.trimmingCharacters(in: .whitespacesAndNewlines),
+                "docs/openapi.json is stale: triggerkit serve --print-openapi > docs/openapi.json")
+    }
+
+    /// A receiver that answers 500 to its first `failures` POSTs, then 204; it records what it
+    /// accepted and checks each signature.
+    final class Receiver: Sendable {
+        let failures: Int
+        let secret: String
+        let state = Mutex<(calls: Int, accepted: [String], badSignatures: Int)>((0, [], 0))
+        init(failures: Int, secret: String) {
+            self.failures = failures
+            self.secret = secret
+        }
+
+        func router() -> Router<BasicRequestContext> {
+            let router = Router()
+            router.post("hook") { request, _ -> HTTPResponse.Status in
+                let body = try await request.body.collect(upTo: 1 << 20)
+                let data = Data(buffer: body)
+                let signature = request.headers[HTTPField.Name("X-TriggerKit-Signature")!] ?? ""
+                let good = signature == "sha256=" + WebhookDispatcher.signature(body: data, secret: self.secret)
+                let call = self.state.withLock { s -> Int in
+                    s.calls += 1
+                    if !good { s.badSignatures += 1 }
+                    return s.calls
+                }
+                if call <= self.failures { return .internalServerError }
+                let events = (try? JSONValue.parse(String(decoding: data, as: UTF8.self)))?.objectValue?["events"]?.arrayValue ?? []
+                self.state.withLock { s in s.accepted += events.compactMap { $0.objectValue?["eventId"]?.stringValue } }
+                return .noContent
+            }
+            return router
+        }
+    }
+
+    @Test func webhooksRetryUntilTheReceiverSucceedsThenDeadLetter() async throws {
+        let receiver = Receiver(failures: 2, secret: "s3cret")
+        let hookApp = Application(router: receiver.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await hookApp.test(.live) { hook in
+            let port = try #require(hook.port)
+            let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: "s3cret")])
+            defer { serve.remove() }
+            var tuning = TriggerKitServer.Tuning()
+            tuning.webhookBaseDelay = 0.02
+            tuning.webhookMaxAttempts = 5
+            try await serve.run(tuning: tuning) { c, _ in
+                #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+                #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:05:00Z"}"#).status == 200)
+                let events = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body)
+                #expect(events.count == 5)
+                // Bounded wait: the dispatcher retries with 20, 40 ms... then delivers.
+                for _ in 0..<200 where receiver.state.withLock({ $0.accepted.count }) < 5 {
+                    try await Task.sleep(for: .milliseconds(25))
+                }
+                let s = receiver.state.withLock { $0 }
+                #expect(s.calls >= 3)
+                #expect(s.badSignatures == 0)
+                let ids = events.compactMap { (try? JSONValue.parse($0.data))?.objectValue?["eventId"]?.stringValue }
+                #expect(Set(s.accepted) == Set(ids))
+                #expect(try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"] == .array([]))
+            }
+        }
+        // A receiver that never succeeds: the batch is dead-lettered after the last attempt.
+        let never = Receiver(failures: .max, secret: "s3cret")
+        let neverApp = Application(router: never.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await neverApp.test(.live) { hook in
+            let port = try #require(hook.port)
+            let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: "s3cret")])
+            defer { serve.remove() }
+            var tuning = TriggerKitServer.Tuning()
+            tuning.webhookBaseDelay = 0.01
+            tuning.webhookMaxAttempts = 3
+            try await serve.run(tuning: tuning) { c, _ in
+                #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+                #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
+                var dead: [JSONValue] = []
+                for _ in 0..<200 where dead.isEmpty {
+                    try await Task.sleep(for: .milliseconds(25))
+                    dead = try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"]?.arrayValue ?? []
+                }
+                #expect(dead.first?.objectValue?["attempts"] == .number(3))
+                #expect(dead.first?.objectValue?["reason"] == .string("status 500"))
+                #expect(never.state.withLock { $0.calls } == 3)
+            }
+        }
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func streamClockGivesTheSameEventsAsRun(seed: UInt64) async throws {
+        var rng = SeededGenerator(seed: seed)
+        var requests: [String] = []
+        for i in 0..<12 {
+            let lat = 40.7 + Double(Int.random(in: 0..<4, using: &rng)) * 0.001
+            switch i % 3 {
+            case 0: requests.append(Sample.circle("c\(i)", lat: lat, radius: Double(Int.random(in: 60...200, using: &rng)),
+                                                  device: Bool.random(using: &rng) ? "d\(i % 3)" : nil))
+            case 1: requests.append(Sample.every("t\(i)", [60, 90, 300].randomElement(using: &rng)!))
+            default:
+                requests.append(#"{"identifier":"cal\#(i)","content":{"title":"c"},"addedAt":"\#(Serve.t0)","trigger":{"type":"calendar","dateMatching":{"second":\#([0, 15, 30].randomElement(using: &rng)!)},"repeats":true}}"#)
+            }
+        }
+        var lines: [String] = []
+        var t = Timestamp.parseMillis(Serve.t0)! + 1000
+        for _ in 0..<300 {
+            t += Int64(Int.random(in: 1...40, using: &rng)) * 1000
+            let lat = 40.7 + Double(Int.random(in: 0..<6, using: &rng)) * 0.0007
+            lines.append(#"{"device":"d\#(Int.random(in: 0..<3, using: &rng))","t":"\#(Timestamp.string(millis: t))","lat":\#(lat),"lon":-74}"#)
+        }
+        // `run`'s engine on the same input, rendered as `run` renders.
+        let set = RequestsFile.parse(requests.joined(separator: "\n"), options: ValidationOptions(now: Timestamp.date(millis: Timestamp.parseMillis(Serve.t0)!)))
+        #expect(set.errorCount == 0)
+        let evaluator = StreamEvaluator(requests: set.requests, options: StreamOptions(now: Timestamp.date(millis: Timestamp.parseMillis(Serve.t0)!)))
+        var expected: [String] = []
+        var events: [FiredEvent] = []
+        for l in lines {
+            events.removeAll()
+            try evaluator.process(StreamLineParser.parse(l), into: &events)
+            for e in events {
+                var w = JSONWriter()
+                evaluator.write(e, format: .json, to: &w)
+                expected.append(String(decoding: w.bytes.dropLast(), as: UTF8.self))
+            }
+        }
+        #expect(expected.count > 50)
+        let serve = Serve()
+        defer { serve.remove() }
+        let requestsSent = requests, linesSent = lines, wanted = expected
+        try await serve.run { c, _ in
+            for r in requestsSent { #expect(try await c.call(.post, "/v1/requests", body: r).status == 201) }
+            // In batches of 50 lines, as a client would post them.
+            var i = 0
+            while i < linesSent.count {
+                let batch = linesSent[i..<min(linesSent.count, i + 50)].joined(separator: "\n")
+                #expect(try await c.call(.post, "/v1/fixes", body: batch).json?.objectValue?["rejected"] == .number(0))
+                i += 50
+            }
+            let got = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body).map(\.data)
+            #expect(got.sorted() == wanted.sorted())
+        }
+    }
+}
