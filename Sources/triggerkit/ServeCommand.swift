@@ -21,7 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
         "clock": "wall", "tenants": [{"id": "acme", "tokenHashes": ["<sha256 hex>"], \
         "limits": {"maxBodyBytes": 8388608, "maxRequests": 1000000, "maxDevices": 1000000}, \
         "webhooks": [{"url": "http://127.0.0.1:9000/hook", "secret": "s3cret"}]}], \
-        "snapshotEvery": 50000, "margin": 0, "dwell": 0, "deliveredLimitPerDevice": 100}
+        "snapshotEvery": 5000000, "margin": 0, "dwell": 0, "deliveredLimitPerDevice": 100}
         """
     )
 
@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Dwell before a crossing is confirmed, seconds.", valueName: "SECONDS"))
     var dwell: Double?
 
-    @Option(name: .customLong("snapshot-every"), help: ArgumentHelp("Save a snapshot after this many inputs (default 50000).", valueName: "N"))
+    @Option(name: .customLong("snapshot-every"), help: ArgumentHelp("Save a snapshot once this many fixes were journaled since the last one, a change counting as 100 (default 5000000).", valueName: "N"))
     var snapshotEvery: Int?
 
     @Option(name: .customLong("hash-token"), help: ArgumentHelp("Print the SHA-256 of a token (for the config) and exit.", valueName: "TOKEN"))
