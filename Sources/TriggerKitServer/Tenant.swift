@@ -73,133 +73,153 @@ final class Tenant: Sendable {
         if let why = failure {
             return inputs.map { _ in .rejected(APIError(.serviceUnavailable, "storeFailed", "the tenant's store failed (\(why)); restart the server")) }
         }
-        let mode = self.mode, clock = self.clock, limits = self.limits, store = self.store, tenant = id
-        let result = await center.atomically { c -> (outcomes: [TenantOutcome], events: [(seq: Int64, device: String?, body: Data, eventId: String)], error: String?) in
-            var outcomes: [TenantOutcome] = []
-            outcomes.reserveCapacity(inputs.count)
-            var journal: [(kind: Int, body: Data)] = []
-            var fixLines = Data()
-            var delivered: [DeliveredNotification] = []
-            let encoder = JSONEncoder()
-            func entry(_ e: JournalEntry) {
-                if let d = try? encoder.encode(e) { journal.append((Self.journalKindEntry, d)) }
-            }
-            func newDevice(_ d: String?) -> Bool {
-                guard let d else { return false }
-                return self.devices.withLock { set in
-                    if set.contains(d) { return false }
-                    if set.count >= limits.maxDevices { return true }
-                    set.insert(d)
-                    return false
-                }
-            }
-            for input in inputs {
-                switch input {
-                case .add(var r):
-                    if newDevice(r.device) {
-                        outcomes.append(.rejected(APIError(.tooManyRequests, "tooManyDevices", "the tenant has \(limits.maxDevices) devices, its limit")))
-                        continue
-                    }
-                    if c.requestCount >= limits.maxRequests, c.request(withIdentifier: r.identifier) == nil {
-                        outcomes.append(.rejected(APIError(.tooManyRequests, "tooManyRequests", "the tenant has \(limits.maxRequests) pending requests, its limit")))
-                        continue
-                    }
-                    if r.addedAt == nil { r.addedAt = clock.now }
-                    do throws(RequestError) {
-                        let warnings = try c.add(r)
-                        entry(.add(r))
-                        outcomes.append(.ok(warnings: warnings))
-                    } catch {
-                        outcomes.append(.rejected(APIError(request: error)))
-                    }
-                case .remove(let ids):
-                    c.removePendingRequests(withIdentifiers: ids)
-                    entry(.remove(ids))
-                    outcomes.append(.ok(warnings: []))
-                case .removeDelivered(let ids):
-                    if let ids { c.removeDeliveredNotifications(withIdentifiers: ids) } else { c.removeAllDeliveredNotifications() }
-                    entry(.removeDelivered(ids))
-                    outcomes.append(.ok(warnings: []))
-                case .settings(let device, let s):
-                    if newDevice(device) {
-                        outcomes.append(.rejected(APIError(.tooManyRequests, "tooManyDevices", "the tenant has \(limits.maxDevices) devices, its limit")))
-                        continue
-                    }
-                    c.setNotificationSettings(s, forDevice: device)
-                    entry(.settings(device: device, s))
-                    outcomes.append(.ok(warnings: []))
-                case .categories(let list):
-                    c.setNotificationCategories(list)
-                    entry(.categories(list))
-                    outcomes.append(.ok(warnings: []))
-                case .respond(let response):
-                    let outcome = c.respond(response)
-                    entry(.respond(response))
-                    outcomes.append(.responded(outcome))
-                case .fix(let fix, let line):
-                    if newDevice(fix.device) {
-                        outcomes.append(.rejected(APIError(.tooManyRequests, "tooManyDevices", "the tenant has \(limits.maxDevices) devices, its limit")))
-                        continue
-                    }
-                    if mode == .stream { clock.advance(to: fix.date) }
-                    do throws(FixError) {
-                        delivered += try c.receive(fix)
-                        fixLines.append(line)
-                        fixLines.append(0x0A)
-                        outcomes.append(.ok(warnings: []))
-                    } catch {
-                        outcomes.append(.rejected(APIError(.unprocessableContent, "invalidFix", error.description)))
-                    }
-                case .clock(let d):
-                    guard mode == .stream else {
-                        outcomes.append(.rejected(APIError(.conflict, "wallClock", "the server runs on the wall clock (--clock stream moves time with the data)")))
-                        continue
-                    }
-                    clock.advance(to: d)
-                    delivered += c.deliverDue()
-                    entry(.clock(d))
-                    outcomes.append(.ok(warnings: []))
-                case .tick:
-                    let due = c.deliverDue()
-                    if !due.isEmpty {
-                        delivered += due
-                        journal.append((Self.journalKindTick, Data()))
-                    }
-                    outcomes.append(.ok(warnings: []))
-                }
-            }
-            if !fixLines.isEmpty { journal.append((Self.journalKindFixes, fixLines)) }
-            guard !journal.isEmpty || !delivered.isEmpty else { return (outcomes, [], nil) }
-            var rendered: [(eventId: String, device: String?, body: Data)] = []
-            rendered.reserveCapacity(delivered.count)
-            for d in delivered {
-                var w = JSONWriter()
-                d.write(to: &w)
-                w.bytes.removeLast()  // the newline
-                rendered.append((d.eventId, d.device, Data(w.bytes)))
-            }
-            do {
-                let seqs = try store.record(at: Timestamp.millis(clock.now), inputs: journal, events: rendered)
-                var events: [(seq: Int64, device: String?, body: Data, eventId: String)] = []
-                for (i, s) in seqs.enumerated() where s > 0 {
-                    events.append((s, rendered[i].device, rendered[i].body, rendered[i].eventId))
-                }
-                return (outcomes, events, nil)
-            } catch {
-                Logger(label: "triggerkit.serve").error("store failed", metadata: ["tenant": "\(tenant)", "error": "\(error)"])
-                return (outcomes.map { _ in .rejected(APIError(.serviceUnavailable, "storeFailed", "could not record: \(error)")) }, [], "\(error)")
-            }
-        }
+        let result = await center.atomically { c in self.step(inputs, on: c, replaying: false) }
         if let error = result.error { failed.withLock { $0 = error } }
-        if !result.events.isEmpty {
-            hub.publish(result.events.map { EventHub.Event(seq: $0.seq, device: $0.device, body: $0.body) })
-            metrics.events(tenant: id, count: result.events.count)
-        }
+        publish(result.events)
         // Replay cost, in fix units: a change of requests, settings or categories weighs 100
         // fixes (a fix replays in ~2 us, a request add in ~20 us plus its validation).
         let weight = inputs.reduce(0) { n, i in if case .fix = i { n + 1 } else { n + 100 } }
         sinceSnapshot.withLock { $0 += weight }
         return result.outcomes
+    }
+
+    typealias RecordedEvent = (seq: Int64, device: String?, body: Data)
+
+    /// One step on the center's actor: applies the inputs, then records the accepted ones
+    /// (unless replaying the journal) and the events they caused in one transaction.
+    private func step(_ inputs: [TenantInput], on c: isolated TriggerCenter, replaying: Bool)
+        -> (outcomes: [TenantOutcome], events: [RecordedEvent], error: String?) {
+        var outcomes: [TenantOutcome] = []
+        outcomes.reserveCapacity(inputs.count)
+        var journal: [(kind: Int, body: Data)] = []
+        var fixLines = Data()
+        var delivered: [DeliveredNotification] = []
+        let encoder = JSONEncoder()
+        for input in inputs {
+            // A replay only re-counts devices: its inputs passed the limits when accepted.
+            if let refusal = overLimit(input, on: c), !replaying {
+                outcomes.append(.rejected(refusal))
+                continue
+            }
+            let (outcome, entry) = perform(input, on: c, into: &delivered)
+            outcomes.append(outcome)
+            if case .rejected = outcome { continue }
+            switch entry {
+            case .line(let line):
+                fixLines.append(line)
+                fixLines.append(0x0A)
+            case .entry(let e):
+                if let d = try? encoder.encode(e) { journal.append((Self.journalKindEntry, d)) }
+            case .tick:
+                journal.append((Self.journalKindTick, Data()))
+            case .nothing: break
+            }
+        }
+        if !fixLines.isEmpty { journal.append((Self.journalKindFixes, fixLines)) }
+        if replaying { journal.removeAll() }
+        guard !journal.isEmpty || !delivered.isEmpty else { return (outcomes, [], nil) }
+        var rendered: [(eventId: String, device: String?, body: Data)] = []
+        rendered.reserveCapacity(delivered.count)
+        for d in delivered {
+            var w = JSONWriter()
+            d.write(to: &w)
+            w.bytes.removeLast()  // the newline
+            rendered.append((d.eventId, d.device, Data(w.bytes)))
+        }
+        do {
+            let seqs = try store.record(at: Timestamp.millis(clock.now), inputs: journal, events: rendered)
+            var events: [RecordedEvent] = []
+            for (i, s) in seqs.enumerated() where s > 0 { events.append((s, rendered[i].device, rendered[i].body)) }
+            return (outcomes, events, nil)
+        } catch {
+            Logger(label: "triggerkit.serve").error("store failed", metadata: ["tenant": "\(id)", "error": "\(error)"])
+            return (outcomes.map { _ in .rejected(APIError(.serviceUnavailable, "storeFailed", "could not record: \(error)")) }, [], "\(error)")
+        }
+    }
+
+    /// The tenant's limits on requests and devices: a refusal, or nil.
+    private func overLimit(_ input: TenantInput, on c: isolated TriggerCenter) -> APIError? {
+        let device: String?
+        switch input {
+        case .add(let r):
+            if c.requestCount >= limits.maxRequests, c.request(withIdentifier: r.identifier) == nil {
+                return APIError(.tooManyRequests, "tooManyRequests", "the tenant has \(limits.maxRequests) requests, its limit")
+            }
+            device = r.device
+        case .settings(let d, _): device = d
+        case .fix(let f, _): device = f.device
+        default: device = nil
+        }
+        guard let device else { return nil }
+        let full = devices.withLock { set -> Bool in
+            if set.contains(device) { return false }
+            if set.count >= limits.maxDevices { return true }
+            set.insert(device)
+            return false
+        }
+        return full ? APIError(.tooManyRequests, "tooManyDevices", "the tenant has \(limits.maxDevices) devices, its limit") : nil
+    }
+
+    /// What the journal keeps of an applied input.
+    private enum JournalItem {
+        case line(Data)
+        case entry(JournalEntry)
+        case tick
+        case nothing
+    }
+
+    /// Applies one input to the center (the same way live and in a replay).
+    private func perform(_ input: TenantInput, on c: isolated TriggerCenter, into delivered: inout [DeliveredNotification])
+        -> (TenantOutcome, JournalItem) {
+        switch input {
+        case .add(var r):
+            if r.addedAt == nil { r.addedAt = clock.now }
+            do throws(RequestError) {
+                return (.ok(warnings: try c.add(r)), .entry(.add(r)))
+            } catch {
+                return (.rejected(APIError(request: error)), .nothing)
+            }
+        case .remove(let ids):
+            c.removePendingRequests(withIdentifiers: ids)
+            return (.ok(warnings: []), .entry(.remove(ids)))
+        case .removeDelivered(let ids):
+            if let ids { c.removeDeliveredNotifications(withIdentifiers: ids) } else { c.removeAllDeliveredNotifications() }
+            return (.ok(warnings: []), .entry(.removeDelivered(ids)))
+        case .settings(let device, let s):
+            c.setNotificationSettings(s, forDevice: device)
+            return (.ok(warnings: []), .entry(.settings(device: device, s)))
+        case .categories(let list):
+            c.setNotificationCategories(list)
+            return (.ok(warnings: []), .entry(.categories(list)))
+        case .respond(let response):
+            return (.responded(c.respond(response)), .entry(.respond(response)))
+        case .fix(let fix, let line):
+            if mode == .stream { clock.advance(to: fix.date) }
+            do throws(FixError) {
+                delivered += try c.receive(fix)
+                return (.ok(warnings: []), .line(line))
+            } catch {
+                return (.rejected(APIError(.unprocessableContent, "invalidFix", error.description)), .nothing)
+            }
+        case .clock(let d):
+            guard mode == .stream else {
+                return (.rejected(APIError(.conflict, "wallClock", "the server runs on the wall clock (--clock stream moves time with the data)")), .nothing)
+            }
+            clock.advance(to: d)
+            delivered += c.deliverDue()
+            return (.ok(warnings: []), .entry(.clock(d)))
+        case .tick:
+            let due = c.deliverDue()
+            delivered += due
+            return (.ok(warnings: []), due.isEmpty ? .nothing : .tick)
+        }
+    }
+
+    /// Sends recorded events to the live SSE connections.
+    private func publish(_ events: [RecordedEvent]) {
+        guard !events.isEmpty else { return }
+        hub.publish(events.map { EventHub.Event(seq: $0.seq, device: $0.device, body: $0.body) })
+        metrics.events(tenant: id, count: events.count)
     }
 
     /// Saves a snapshot when enough was journaled since the last one (or always, at
@@ -255,7 +275,7 @@ final class Tenant: Sendable {
                 guard let e = try? JSONDecoder().decode(JournalEntry.self, from: row.body) else { continue }
                 inputs = [e.input]
             }
-            _ = await tenant.replay(inputs)
+            await tenant.replay(inputs)
         }
         if mode == .wall { clock.goLive() }
         return tenant
@@ -263,42 +283,9 @@ final class Tenant: Sendable {
 
     /// Applies journaled inputs again without journaling them (their events, already in the
     /// outbox, are ignored there; any that are not are recorded and sent).
-    private func replay(_ inputs: [TenantInput]) async -> Int {
-        let store = self.store, mode = self.mode, clock = self.clock
-        let events = await center.atomically { c -> [(seq: Int64, device: String?, body: Data, eventId: String)] in
-            var delivered: [DeliveredNotification] = []
-            for input in inputs {
-                switch input {
-                case .add(let r): _ = try? c.add(r)
-                case .remove(let ids): c.removePendingRequests(withIdentifiers: ids)
-                case .removeDelivered(let ids):
-                    if let ids { c.removeDeliveredNotifications(withIdentifiers: ids) } else { c.removeAllDeliveredNotifications() }
-                case .settings(let d, let s): c.setNotificationSettings(s, forDevice: d)
-                case .categories(let list): c.setNotificationCategories(list)
-                case .respond(let r): _ = c.respond(r)
-                case .fix(let f, _):
-                    if mode == .stream { clock.advance(to: f.date) }
-                    if let d = try? c.receive(f) { delivered += d }
-                case .clock(let d):
-                    clock.advance(to: d)
-                    delivered += c.deliverDue()
-                case .tick: delivered += c.deliverDue()
-                }
-            }
-            guard !delivered.isEmpty else { return [] }
-            let rendered = delivered.map { d -> (eventId: String, device: String?, body: Data) in
-                var w = JSONWriter()
-                d.write(to: &w)
-                w.bytes.removeLast()
-                return (d.eventId, d.device, Data(w.bytes))
-            }
-            guard let seqs = try? store.record(at: Timestamp.millis(clock.now), inputs: [], events: rendered) else { return [] }
-            return seqs.enumerated().filter { $0.element > 0 }.map { (i, s) in (s, rendered[i].device, rendered[i].body, rendered[i].eventId) }
-        }
-        if !events.isEmpty {
-            hub.publish(events.map { EventHub.Event(seq: $0.seq, device: $0.device, body: $0.body) })
-        }
-        return events.count
+    private func replay(_ inputs: [TenantInput]) async {
+        let result = await center.atomically { c in self.step(inputs, on: c, replaying: true) }
+        publish(result.events)
     }
 
     /// The fix inputs of a journaled batch of fix lines.

@@ -142,20 +142,7 @@ struct ServeContractTests {
             lines.append(#"{"device":"d\#(Int.random(in: 0..<3, using: &rng))","t":"\#(Timestamp.string(millis: t))","lat":\#(lat),"lon":-74}"#)
         }
         // `run`'s engine on the same input, rendered as `run` renders.
-        let set = RequestsFile.parse(requests.joined(separator: "\n"), options: ValidationOptions(now: Timestamp.date(millis: Timestamp.parseMillis(Serve.t0)!)))
-        #expect(set.errorCount == 0)
-        let evaluator = StreamEvaluator(requests: set.requests, options: StreamOptions(now: Timestamp.date(millis: Timestamp.parseMillis(Serve.t0)!)))
-        var expected: [String] = []
-        var events: [FiredEvent] = []
-        for l in lines {
-            events.removeAll()
-            try evaluator.process(StreamLineParser.parse(l), into: &events)
-            for e in events {
-                var w = JSONWriter()
-                evaluator.write(e, format: .json, to: &w)
-                expected.append(String(decoding: w.bytes.dropLast(), as: UTF8.self))
-            }
-        }
+        let expected = try runReference(requests: requests, lines: lines)
         #expect(expected.count > 50)
         let serve = Serve()
         defer { serve.remove() }

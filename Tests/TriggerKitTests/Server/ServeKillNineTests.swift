@@ -72,25 +72,6 @@ struct ServeKillNineTests {
         }
     }
 
-    /// `run`'s engine over the lines, rendered as `run` renders.
-    static func reference(requests: [String], lines: [String]) throws -> [String] {
-        let t0 = Timestamp.date(millis: Timestamp.parseMillis(Serve.t0)!)
-        let set = RequestsFile.parse(requests.joined(separator: "\n"), options: ValidationOptions(now: t0))
-        let evaluator = StreamEvaluator(requests: set.requests, options: StreamOptions(now: t0))
-        var out: [String] = []
-        var events: [FiredEvent] = []
-        for l in lines {
-            events.removeAll()
-            try evaluator.process(StreamLineParser.parse(l), into: &events)
-            for e in events {
-                var w = JSONWriter()
-                evaluator.write(e, format: .json, to: &w)
-                out.append(String(decoding: w.bytes.dropLast(), as: UTF8.self))
-            }
-        }
-        return out
-    }
-
     @Test func killedDuringIngestionThenRestartedLosesNothing() async throws {
         let binary = try #require(Self.binary, "the triggerkit binary is built by `swift test`")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("serve-kill-\(UUID().uuidString)").path
@@ -133,8 +114,8 @@ struct ServeKillNineTests {
         let recovered = sseEvents(stream)
         let eventIds = recovered.compactMap { (try? JSONValue.parse($0.data))?.objectValue?["eventId"]?.stringValue }
         #expect(Set(eventIds).count == eventIds.count, "an event was recorded twice")
-        let withAcknowledged = try Self.reference(requests: requests, lines: Array(batches.prefix(acknowledged).joined()))
-        let withInFlight = try Self.reference(requests: requests, lines: Array(batches.prefix(13).joined()))
+        let withAcknowledged = try runReference(requests: requests, lines: Array(batches.prefix(acknowledged).joined()))
+        let withInFlight = try runReference(requests: requests, lines: Array(batches.prefix(13).joined()))
         #expect(withAcknowledged.count > 50)
         let got = recovered.map(\.data).sorted()
         // The in-flight batch is one transaction: applied whole or not at all.
@@ -153,7 +134,7 @@ struct ServeKillNineTests {
             #expect(s == 200)
         }
         let (_, all) = try await second.call("GET", "/v1/events?after=0&follow=false")
-        let everything = try Self.reference(requests: requests, lines: Array(batches.joined()))
+        let everything = try runReference(requests: requests, lines: Array(batches.joined()))
         #expect(sseEvents(all).map(\.data).sorted() == everything.sorted())
     }
 }

@@ -100,3 +100,23 @@ func sseEvents(_ text: String) -> [(id: Int64, data: String)] {
     }
     return out
 }
+
+/// `run`'s engine over the same requests and lines, each event rendered as `run` prints it.
+func runReference(requests: [String], lines: [String]) throws -> [String] {
+    let t0 = Timestamp.date(millis: Timestamp.parseMillis(Serve.t0)!)
+    let set = RequestsFile.parse(requests.joined(separator: "\n"), options: ValidationOptions(now: t0))
+    precondition(set.errorCount == 0, "reference requests must be valid")
+    let evaluator = StreamEvaluator(requests: set.requests, options: StreamOptions(now: t0))
+    var out: [String] = []
+    var events: [FiredEvent] = []
+    for l in lines {
+        events.removeAll()
+        try evaluator.process(StreamLineParser.parse(l), into: &events)
+        for e in events {
+            var w = JSONWriter()
+            evaluator.write(e, format: .json, to: &w)
+            out.append(String(decoding: w.bytes.dropLast(), as: UTF8.self))
+        }
+    }
+    return out
+}
