@@ -10,9 +10,8 @@ enum FixReader {
         case clock(Date)
     }
 
-    static func parse(_ line: Data) throws(APIError) -> Line {
-        let parsed: Result<StreamLine, StreamLineError> = line.withUnsafeBytes { raw in
-            let b = raw.bindMemory(to: UInt8.self)
+    static func parse(_ line: ArraySlice<UInt8>) throws(APIError) -> Line {
+        let parsed: Result<StreamLine, StreamLineError> = line.withUnsafeBufferPointer { b in
             do throws(StreamLineError) {
                 return .success(try StreamLineParser.parse(b))
             } catch {

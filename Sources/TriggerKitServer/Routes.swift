@@ -273,11 +273,14 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
             var slice = raw
             if slice.last == 0x0D { slice = slice.dropLast() }
             if slice.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            let data = Data(slice)
             do throws(APIError) {
-                guard String(validating: slice, as: UTF8.self) != nil else { throw APIError(.badRequest, "invalidLine", "not valid UTF-8") }
-                switch try FixReader.parse(data) {
-                case .fix(let f): fixes.append((f.date, fixes.count, .fix(f, line: data), lineNo))
+                // The reader checks the UTF-8 of what it keeps (the device id); the journal keeps
+                // the line verbatim, so the whole line must be valid.
+                guard slice.allSatisfy({ $0 < 0x80 }) || String(validating: slice, as: UTF8.self) != nil else {
+                    throw APIError(.badRequest, "invalidLine", "not valid UTF-8")
+                }
+                switch try FixReader.parse(slice) {
+                case .fix(let f): fixes.append((f.date, fixes.count, .fix(f, line: slice), lineNo))
                 case .clock(let d): fixes.append((d, fixes.count, .clock(d), lineNo))
                 }
             } catch {

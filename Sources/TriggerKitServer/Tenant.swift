@@ -12,7 +12,7 @@ enum TenantInput: Sendable {
     case categories([NotificationCategory])
     case respond(NotificationResponse)
     /// A fix with the line it came from (kept verbatim in the journal).
-    case fix(LocationFix, line: Data)
+    case fix(LocationFix, line: ArraySlice<UInt8>)
     /// Stream mode: move the clock.
     case clock(Date)
     /// Wall mode: deliver what the clock made due.
@@ -92,7 +92,7 @@ final class Tenant: Sendable {
         var outcomes: [TenantOutcome] = []
         outcomes.reserveCapacity(inputs.count)
         var journal: [(kind: Int, body: Data)] = []
-        var fixLines = Data()
+        var fixLines: [UInt8] = []
         var delivered: [DeliveredNotification] = []
         let encoder = JSONEncoder()
         for input in inputs {
@@ -106,7 +106,7 @@ final class Tenant: Sendable {
             if case .rejected = outcome { continue }
             switch entry {
             case .line(let line):
-                fixLines.append(line)
+                fixLines.append(contentsOf: line)
                 fixLines.append(0x0A)
             case .entry(let e):
                 if let d = try? encoder.encode(e) { journal.append((Self.journalKindEntry, d)) }
@@ -115,7 +115,7 @@ final class Tenant: Sendable {
             case .nothing: break
             }
         }
-        if !fixLines.isEmpty { journal.append((Self.journalKindFixes, fixLines)) }
+        if !fixLines.isEmpty { journal.append((Self.journalKindFixes, Data(fixLines))) }
         if replaying { journal.removeAll() }
         guard !journal.isEmpty || !delivered.isEmpty else { return (outcomes, [], nil) }
         var rendered: [(eventId: String, device: String?, body: Data)] = []
@@ -162,7 +162,7 @@ final class Tenant: Sendable {
 
     /// What the journal keeps of an applied input.
     private enum JournalItem {
-        case line(Data)
+        case line(ArraySlice<UInt8>)
         case entry(JournalEntry)
         case tick
         case nothing
@@ -291,8 +291,9 @@ final class Tenant: Sendable {
     /// The fix inputs of a journaled batch of fix lines.
     static func fixInputs(_ body: Data) -> [TenantInput] {
         var out: [TenantInput] = []
-        for line in body.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            if case .fix(let f)? = try? FixReader.parse(Data(line)) { out.append(.fix(f, line: Data(line))) }
+        let bytes = [UInt8](body)
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            if case .fix(let f)? = try? FixReader.parse(line) { out.append(.fix(f, line: line)) }
         }
         return out
     }
