@@ -69,12 +69,21 @@ public struct ServerConfiguration: Sendable, Codable {
     public func validate() throws(ConfigurationError) {
         guard (0...65535).contains(port) else { throw ConfigurationError("port must be in 0...65535, not \(port)") }
         guard !tenants.isEmpty else { throw ConfigurationError("no tenants: add one in the config file or with --tenant ID=SHA256") }
+        guard snapshotEvery > 0 else { throw ConfigurationError("snapshotEvery must be > 0, not \(snapshotEvery)") }
+        guard margin.isFinite, margin >= 0, margin <= 100_000 else { throw ConfigurationError("margin must be in 0...100000 metres, not \(margin)") }
+        guard dwell.isFinite, dwell >= 0, dwell <= 86_400 * 366 else { throw ConfigurationError("dwell must be in 0...31622400 seconds, not \(dwell)") }
+        if let a = maxAccuracy, !(a.isFinite && a > 0) { throw ConfigurationError("maxAccuracy must be a positive number of metres, not \(a)") }
+        guard (0...100_000).contains(deliveredLimitPerDevice) else {
+            throw ConfigurationError("deliveredLimitPerDevice must be in 0...100000, not \(deliveredLimitPerDevice)")
+        }
+        try limits.validate(field: "limits")
         var ids = Set<String>(), hashes = Set<String>()
         for t in tenants {
             guard !t.id.isEmpty, t.id.utf8.count <= 64, t.id.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
                 throw ConfigurationError("tenant id \"\(t.id)\" must be 1-64 letters, digits, '-' or '_'")
             }
             guard ids.insert(t.id).inserted else { throw ConfigurationError("tenant id \"\(t.id)\" appears twice") }
+            try t.limits?.validate(field: "tenant \"\(t.id)\" limits")
             guard !t.tokenHashes.isEmpty else { throw ConfigurationError("tenant \"\(t.id)\" has no tokenHashes") }
             for h in t.tokenHashes {
                 guard h.utf8.count == 64, h.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
@@ -141,6 +150,14 @@ public struct TenantLimits: Sendable, Codable {
     public init() {}
 
     enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents }
+
+    func validate(field: String) throws(ConfigurationError) {
+        for (name, v, most) in [("maxBodyBytes", maxBodyBytes, 1 << 30), ("maxRequests", maxRequests, 100_000_000),
+                                ("maxDevices", maxDevices, 100_000_000), ("sseBufferEvents", sseBufferEvents, 10_000_000),
+                                ("outboxEvents", outboxEvents, 1_000_000_000)] {
+            guard (1...most).contains(v) else { throw ConfigurationError("\(field).\(name) must be in 1...\(most), not \(v)") }
+        }
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

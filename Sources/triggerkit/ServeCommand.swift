@@ -19,7 +19,8 @@ struct ServeCommand: AsyncParsableCommand {
 
         Config file: {"host": "127.0.0.1", "port": 8080, "dataDirectory": "triggerkit-data", \
         "clock": "wall", "tenants": [{"id": "acme", "tokenHashes": ["<sha256 hex>"], \
-        "limits": {"maxBodyBytes": 8388608, "maxRequests": 1000000, "maxDevices": 1000000}, \
+        "limits": {"maxBodyBytes": 8388608, "maxRequests": 1000000, "maxDevices": 1000000, \
+        "sseBufferEvents": 10000, "outboxEvents": 1000000}, \
         "webhooks": [{"url": "http://127.0.0.1:9000/hook", "secret": "s3cret"}]}], \
         "snapshotEvery": 5000000, "margin": 0, "dwell": 0, "deliveredLimitPerDevice": 100}
         """

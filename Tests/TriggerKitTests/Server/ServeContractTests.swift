@@ -161,3 +161,36 @@ struct ServeContractTests {
         }
     }
 }
+
+@Suite("serve: configuration")
+struct ServeConfigurationTests {
+    @Test func aConfigFileIsReadAndEveryBadValueIsNamed() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("serve-config-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let good = #"{"port": 0, "clock": "stream", "start": "2026-11-23T08:00:00Z", "tenants": [{"id": "acme", "tokenHashes": ["\#(tokenHash("t"))"], "limits": {"maxRequests": 5}, "webhooks": [{"url": "http://127.0.0.1:9/hook", "secret": "s"}]}], "margin": 20}"#
+        try good.write(toFile: path, atomically: true, encoding: .utf8)
+        let c = try ServerConfiguration.load(path: path)
+        #expect(c.clock == .stream)
+        #expect(c.tenants.first?.limits?.maxRequests == 5)
+        #expect(c.tenants.first?.limits?.maxBodyBytes == TenantLimits().maxBodyBytes)
+        #expect(c.margin == 20)
+        try c.validate()
+        let bad: [(String, (inout ServerConfiguration) -> Void)] = [
+            ("port", { $0.port = 70_000 }),
+            ("no tenants", { $0.tenants = [] }),
+            ("tenant id", { $0.tenants[0].id = "a b" }),
+            ("token hash", { $0.tenants[0].tokenHashes = ["xyz"] }),
+            ("webhook url", { $0.tenants[0].webhooks = [WebhookConfiguration(url: "ftp://x", secret: "s")] }),
+            ("limits.maxBodyBytes", { $0.limits.maxBodyBytes = 0 }),
+            ("maxRequests", { $0.tenants[0].limits?.maxRequests = -1 }),
+            ("margin", { $0.margin = .nan }),
+            ("snapshotEvery", { $0.snapshotEvery = 0 }),
+        ]
+        for (field, change) in bad {
+            var copy = c
+            change(&copy)
+            #expect(throws: ConfigurationError.self, "\(field)") { try copy.validate() }
+            do { try copy.validate() } catch { #expect(error.description.contains(field), "\(error.description)") }
+        }
+    }
+}
