@@ -1003,6 +1003,11 @@ enum OpenAPIDocument {
        "schema": {
         "type": "string"
        }
+      },
+      "text/plain": {
+       "schema": {
+        "type": "string"
+       }
       }
      },
      "description": "{\"device\": \"d1\", \"t\": \"2026-11-21T09:00:00Z\", \"lat\": 40.7, \"lon\": -73.9, \"acc\": 8.5} per line"
