@@ -64,7 +64,7 @@ public enum TriggerKitServer {
             centerConfig.maxFixLead = .infinity
             centerConfig.catchUp = .everyFire
         }
-        let start = configuration.start ?? Date()
+        let start = configuration.start
         var state = ServerState(tenantsByTokenHash: [:], tenants: [], metrics: metrics)
         var dispatchers: [WebhookDispatcher] = []
         for t in configuration.tenants {

@@ -249,14 +249,16 @@ final class Tenant: Sendable {
     /// Restores the tenant from its store: the snapshot, then the journal after it, replayed
     /// at its recorded times (events already in the outbox are not sent again).
     static func open(id: String, limits: TenantLimits, configuration: CenterConfiguration, store: TenantStore, mode: ClockMode,
-                     start: Date, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
+                     start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
         let snapshot = try store.loadSnapshot()
         let journal = try store.journal(after: snapshot?.journalSeq ?? 0)
+        // The clock resumes where the data left it (never at today's date for a stream-clock
+        // tenant restarted without --start); a fresh tenant starts at `start`, else now.
         var clockStart = start
         let restored = try snapshot.map { try JSONDecoder().decode(CenterSnapshot.self, from: $0.body) }
-        if let first = journal.first { clockStart = Timestamp.date(millis: first.at) }
-        if let restored, let t = restored.evaluator.streamTime { clockStart = max(clockStart, Timestamp.date(millis: t)) }
-        let clock = ServerClock(start: clockStart)
+        if let restored, let t = restored.evaluator.streamTime { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: t)) }
+        if let first = journal.first { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: first.at)) }
+        let clock = ServerClock(start: clockStart ?? Date())
         let center = try restored.map { try TriggerCenter(restoring: $0, configuration: configuration, clock: clock) }
             ?? TriggerCenter(configuration: configuration, clock: clock)
         let tenant = Tenant(id: id, limits: limits, center: center, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)

@@ -193,4 +193,20 @@ struct ServeAPITests {
             #expect(Array(after.prefix(before.count)).map(\.id) == before.map(\.id))
         }
     }
+
+    @Test func aStreamClockResumesAtTheDataTimeNotTheWallClock() async throws {
+        var serve = Serve()
+        serve.configuration.start = Timestamp.date(millis: Timestamp.parseMillis("2020-01-01T00:00:00Z")!)
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            let moved = try await c.call(.post, "/v1/clock", body: #"{"t":"2020-06-01T00:00:00Z"}"#)
+            #expect(moved.json?.objectValue?["now"] == .string("2020-06-01T00:00:00Z"))
+        }
+        // Restarted without a start date (from its snapshot): the 2020 replay goes on in 2020.
+        serve.configuration.start = nil
+        try await serve.run { c, _ in
+            let stats = try await c.call(.get, "/v1/stats")
+            #expect(stats.json?.objectValue?["clock"] == .string("2020-06-01T00:00:00Z"))
+        }
+    }
 }
