@@ -2,6 +2,7 @@
 """Load test for `triggerkit serve` on loopback (issue 10).
 
 Starts the release binary (--clock stream, a fresh data directory), adds REQUESTS requests
+(in arrays of 1,000)
 (circles spread over a 1 x 1 degree square, a tenth of them repeating 60-3600 s intervals),
 then posts fixes from DEVICES devices walking about 20 m per fix, in NDJSON batches of BATCH
 lines, while one SSE connection reads every event. Reports:
@@ -47,6 +48,8 @@ def main():
     ap.add_argument("--fixes", type=int, default=1_000_000)
     ap.add_argument("--batch", type=int, default=2000)
     ap.add_argument("--connections", type=int, default=3, help="clients posting at once")
+    ap.add_argument("--settle", type=float, default=15,
+                    help="seconds to wait after adding the requests (the snapshot they cause is taken then)")
     ap.add_argument("--seconds", type=float, default=120, help="wall limit of the posting phase")
     a = ap.parse_args()
 
@@ -66,7 +69,8 @@ def main():
     if port is None:
         server.kill()
         sys.exit("server did not start")
-    threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+    log = open(os.path.join(tempfile.gettempdir(), "serve-load.log"), "wb")
+    threading.Thread(target=lambda: [log.write(l) or log.flush() for l in server.stderr], daemon=True).start()
     auth = {"Authorization": "Bearer " + token}
 
     def conn():
@@ -77,6 +81,16 @@ def main():
         c = conn()
         t = time.time()
         rng = random.Random(7)
+        chunk = []
+
+        def flush():
+            c.request("POST", "/v1/requests", json.dumps(chunk), auth)
+            r = c.getresponse()
+            payload = r.read()
+            if r.status != 200 or json.loads(payload)["rejected"] != 0:
+                sys.exit(f"requests: {r.status} {payload[:300]}")
+            chunk.clear()
+
         for i in range(a.requests):
             if i % 10 == 9:
                 body = {"identifier": f"r{i}", "content": {"title": "t"}, "addedAt": iso(T0),
@@ -88,12 +102,13 @@ def main():
                         "trigger": {"type": "location", "repeats": True, "region": {
                             "identifier": f"z{i}", "center": {"latitude": lat, "longitude": lon},
                             "radius": 50 + (i * 13) % 400, "notifyOnEntry": True, "notifyOnExit": True}}}
-            c.request("POST", "/v1/requests", json.dumps(body), auth)
-            r = c.getresponse()
-            r.read()
-            if r.status not in (200, 201):
-                sys.exit(f"request {i}: {r.status}")
+            chunk.append(body)
+            if len(chunk) == 1000:
+                flush()
+        if chunk:
+            flush()
         add_s = time.time() - t
+        time.sleep(a.settle)
 
         # SSE reader: arrival time of every event, by (device, date) for location events.
         arrivals = {}
@@ -205,8 +220,8 @@ def main():
         def pct(xs, p):
             return xs[min(len(xs) - 1, int(len(xs) * p))] * 1000 if xs else float("nan")
 
-        print(f"serve load: {a.requests:,} requests ({add_s:.1f} s to add one by one: {a.requests / add_s:,.0f}/s), "
-              f"{a.devices:,} devices, batches of {a.batch:,} from {a.connections} connections")
+        print(f"serve load: {a.requests:,} requests ({add_s:.1f} s to add in arrays of 1,000: {a.requests / add_s:,.0f}/s), "
+              f"{a.devices:,} devices, batches of {a.batch:,} from {a.connections} connections, {a.settle:g} s settle")
         print(f"| measure | value |")
         print(f"|---|---:|")
         print(f"| fixes posted | {posted:,} in {post_s:.1f} s ({accepted:,} accepted) |")

@@ -262,7 +262,7 @@ enum OpenAPIDocument {
   },
   "/v1/requests": {
    "post": {
-    "summary": "Add a request, or replace the one with the same identifier (its trigger state starts afresh)",
+    "summary": "Add a request, or replace the one with the same identifier (its trigger state starts afresh); a JSON array adds several in one step, each with its own result",
     "responses": {
      "201": {
       "description": "Added",
@@ -289,11 +289,57 @@ enum OpenAPIDocument {
       }
      },
      "200": {
-      "description": "Replaced",
+      "description": "Replaced; or, for an array, each request's result",
       "content": {
        "application/json": {
         "schema": {
-         "type": "object"
+         "type": "object",
+         "properties": {
+          "identifier": {
+           "type": "string"
+          },
+          "replaced": {
+           "type": "boolean"
+          },
+          "warnings": {
+           "type": "array",
+           "items": {
+            "type": "string"
+           }
+          },
+          "accepted": {
+           "type": "integer"
+          },
+          "rejected": {
+           "type": "integer"
+          },
+          "results": {
+           "type": "array",
+           "items": {
+            "type": "object",
+            "properties": {
+             "index": {
+              "type": "integer"
+             },
+             "identifier": {
+              "type": "string"
+             },
+             "status": {
+              "type": "integer"
+             },
+             "warnings": {
+              "type": "array",
+              "items": {
+               "type": "string"
+              }
+             },
+             "error": {
+              "type": "object"
+             }
+            }
+           }
+          }
+         }
         }
        }
       }
@@ -325,7 +371,17 @@ enum OpenAPIDocument {
      "content": {
       "application/json": {
        "schema": {
-        "$ref": "#/components/schemas/Request"
+        "oneOf": [
+         {
+          "$ref": "#/components/schemas/Request"
+         },
+         {
+          "type": "array",
+          "items": {
+           "$ref": "#/components/schemas/Request"
+          }
+         }
+        ]
        }
       }
      }
@@ -943,7 +999,7 @@ enum OpenAPIDocument {
   },
   "/v1/fixes": {
    "post": {
-    "summary": "Fixes: one JSON object per line (NDJSON), as `triggerkit run` reads them; a batch is evaluated in order of t; per-line errors",
+    "summary": "Fixes: one JSON object per line (NDJSON), as `triggerkit run` reads them; a batch is evaluated in order of t; per-line errors, and the lines of stale fixes (older than their device's latest: accepted, changed nothing)",
     "responses": {
      "200": {
       "description": "Result",
@@ -973,6 +1029,12 @@ enum OpenAPIDocument {
               "type": "string"
              }
             }
+           }
+          },
+          "stale": {
+           "type": "array",
+           "items": {
+            "type": "integer"
            }
           }
          }

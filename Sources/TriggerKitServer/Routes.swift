@@ -95,6 +95,45 @@ func outcomeError(_ outcomes: [TenantOutcome]) -> APIError? {
     return nil
 }
 
+/// `POST /v1/requests` with a JSON array: each request added (or refused) on its own, in
+/// order, in one step; the answer lists each one's result.
+func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response {
+    var results: [JSONValue?] = Array(repeating: nil, count: items.count)
+    var inputs: [TenantInput] = []
+    var positions: [Int] = []
+    for (i, item) in items.enumerated() {
+        var warnings: [String] = []
+        do throws(RequestError) {
+            inputs.append(.add(try NotificationRequest(json: item, warnings: &warnings)))
+            positions.append(i)
+        } catch {
+            let e = APIError(request: error)
+            results[i] = .object(["index": .number(Double(i)), "status": .number(Double(e.status.code)),
+                                  "error": .object(["code": .string(e.code), "message": .string(e.message)])])
+        }
+    }
+    let outcomes = inputs.isEmpty ? [] : await tenant.apply(inputs)
+    var accepted = 0
+    for (k, o) in outcomes.enumerated() {
+        let i = positions[k]
+        guard case .add(let r) = inputs[k] else { continue }
+        switch o {
+        case .rejected(let e):
+            if e.status == .serviceUnavailable { throw e }
+            results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(Double(e.status.code)),
+                                  "error": .object(["code": .string(e.code), "message": .string(e.message)])])
+        case .ok(let w):
+            accepted += 1
+            results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(200),
+                                  "warnings": .array(w.map(JSONValue.string))])
+        default: break
+        }
+    }
+    tenant.metrics.requests(tenant: tenant.id, accepted: accepted, rejected: items.count - accepted)
+    return jsonResponse(.object(["accepted": .number(Double(accepted)), "rejected": .number(Double(items.count - accepted)),
+                                 "results": .array(results.map { $0 ?? .null })]))
+}
+
 func buildRouter(server: ServerState) -> Router<ServeContext> {
     let router = Router(context: ServeContext.self)
     router.add(middleware: MetricsMiddleware())
@@ -117,6 +156,7 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
     v1.post("requests") { request, context -> Response in
         let tenant = try context.current
         let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        if case .array(let items) = json { return try await addRequests(items, tenant: tenant) }
         var warnings: [String] = []
         let r: NotificationRequest
         do throws(RequestError) {
@@ -295,20 +335,26 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
         }
         let outcomes = inputs.isEmpty ? [] : await tenant.apply(inputs)
         var accepted = 0
+        var stale: [JSONValue] = []
         for (i, o) in outcomes.enumerated() {
-            if case .rejected(let e) = o {
+            switch o {
+            case .rejected(let e):
                 if e.status == .serviceUnavailable { throw e }
                 errors.append(.object(["line": .number(Double(lines[i])), "code": .string(e.code), "message": .string(e.message)]))
-            } else {
+            case .stale:
+                accepted += 1
+                stale.append(.number(Double(lines[i])))
+            default:
                 accepted += 1
             }
         }
+        stale.sort { ($0.numberValue ?? 0) < ($1.numberValue ?? 0) }
         errors.sort { ($0.objectValue?["line"]?.numberValue ?? 0) < ($1.objectValue?["line"]?.numberValue ?? 0) }
         tenant.metrics.fixes(tenant: tenant.id, accepted: accepted, rejected: errors.count)
         let elapsed = ContinuousClock.now - started
         tenant.metrics.fixBatch(tenant: tenant.id, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         return jsonResponse(.object(["accepted": .number(Double(accepted)), "rejected": .number(Double(errors.count)),
-                                     "errors": .array(errors)]),
+                                     "errors": .array(errors), "stale": .array(stale)]),
                             status: accepted == 0 && !errors.isEmpty ? .badRequest : .ok)
     }
     v1.post("clock") { request, context -> Response in

@@ -22,6 +22,8 @@ enum TenantInput: Sendable {
 /// What one input did.
 enum TenantOutcome: Sendable {
     case ok(warnings: [String])
+    /// A fix older than its device's latest: recorded, changed nothing.
+    case stale
     case responded(ResponseOutcome)
     case rejected(APIError)
 }
@@ -197,7 +199,7 @@ final class Tenant: Sendable {
             if mode == .stream { clock.advance(to: fix.date) }
             do throws(FixError) {
                 delivered += try c.receive(fix)
-                return (.ok(warnings: []), .line(line))
+                return (c.lastFixWasStale ? .stale : .ok(warnings: []), .line(line))
             } catch {
                 return (.rejected(APIError(.unprocessableContent, "invalidFix", error.description)), .nothing)
             }
@@ -239,8 +241,12 @@ final class Tenant: Sendable {
         }
         guard let taken else { return }
         do {
+            let started = ContinuousClock.now
             let body = try JSONEncoder().encode(taken.snapshot)
             try store.saveSnapshot(body, journalSeq: taken.seq)
+            Logger(label: "triggerkit.serve").info("snapshot saved", metadata: [
+                "tenant": "\(id)", "bytes": "\(body.count)", "requests": "\(taken.snapshot.requests.count)",
+                "delivered": "\(taken.snapshot.delivered.count)", "seconds": "\(ContinuousClock.now - started)"])
         } catch {
             Logger(label: "triggerkit.serve").error("snapshot failed", metadata: ["tenant": "\(id)", "error": "\(error)"])
         }

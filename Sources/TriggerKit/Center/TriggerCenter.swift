@@ -187,6 +187,10 @@ public actor TriggerCenter {
         try? e.process(.clock(t), into: &scratch)
     }
 
+    /// Whether the last fix ``receive(_:)`` took was older than its device's latest (stale:
+    /// counted, changed nothing). For callers that report it per fix (the HTTP server).
+    package private(set) var lastFixWasStale = false
+
     /// Evaluates one fix (first delivering the time fires due by the clock).
     ///
     /// - Throws: ``FixError``; nothing changes then.
@@ -207,7 +211,9 @@ public actor TriggerCenter {
         try? e.process(.fix(Fix(device: fix.device, t: Timestamp.millis(fix.date), latitude: fix.latitude,
                                 longitude: fix.longitude, accuracy: fix.horizontalAccuracy)), into: &scratch)
         counters.fixes += 1
-        counters.staleFixes += evaluator.stats.stale - before.stale
+        let stale = evaluator.stats.stale - before.stale
+        counters.staleFixes += stale
+        lastFixWasStale = stale > 0
         return publish()
     }
 

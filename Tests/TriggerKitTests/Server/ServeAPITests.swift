@@ -209,4 +209,35 @@ struct ServeAPITests {
             #expect(stats.json?.objectValue?["clock"] == .string("2020-06-01T00:00:00Z"))
         }
     }
+
+    @Test func anArrayOfRequestsIsAddedInOneStepEachWithItsResult() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, state in
+            let body = "[" + [Sample.every("a", 60), #"{"identifier":"bad","content":{"title":"x"},"trigger":{"type":"timeInterval","timeInterval":5,"repeats":true}}"#,
+                              #"{"identifier":3}"#, Sample.circle("b", device: "d1")].joined(separator: ",") + "]"
+            let a = try await c.call(.post, "/v1/requests", body: body)
+            #expect(a.status == 200)
+            #expect(a.json?.objectValue?["accepted"] == .number(2))
+            let results = a.json?.objectValue?["results"]?.arrayValue ?? []
+            #expect(results.map { $0.objectValue?["status"]?.numberValue ?? 0 } == [200, 422, 422, 200])
+            #expect(results[1].objectValue?["error"]?.objectValue?["code"] == .string("invalidTrigger"))
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            #expect(await acme.center.requestCount == 2)
+        }
+    }
+
+    @Test func staleFixesAreReportedByLine() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            #expect(try await c.call(.post, "/v1/fixes", body: #"{"device":"d1","t":"2026-11-23T08:10:00Z","lat":40.7,"lon":-74}"#).status == 200)
+            // Line 2 is older than d1's latest: accepted, changed nothing, reported.
+            let lines = #"{"device":"d2","t":"2026-11-23T08:01:00Z","lat":40.7,"lon":-74}"# + "\n" + #"{"device":"d1","t":"2026-11-23T08:05:00Z","lat":40.7,"lon":-74}"#
+            let a = try await c.call(.post, "/v1/fixes", body: lines)
+            #expect(a.json?.objectValue?["accepted"] == .number(2))
+            #expect(a.json?.objectValue?["stale"] == .array([.number(2)]))
+            #expect(try await c.call(.get, "/v1/stats").json?.objectValue?["staleFixes"] == .number(1))
+        }
+    }
 }
