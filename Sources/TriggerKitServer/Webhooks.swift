@@ -53,7 +53,8 @@ final class WebhookDispatcher: Sendable {
         let log = Logger(label: "triggerkit.webhooks")
         var cursor = (try? store.webhookCursor(url: hook.url)) ?? 0
         while !Task.isCancelled {
-            guard let rows = try? store.events(after: cursor, device: nil, limit: batchLimit), !rows.isEmpty else {
+            guard let rows = try? store.events(after: cursor, device: nil, limit: batchLimit),
+                  let firstSeq = rows.first?.seq, let last = rows.last?.seq else {
                 try? await Task.sleep(for: .milliseconds(Int64(idlePoll * 1000)))
                 continue
             }
@@ -74,7 +75,7 @@ final class WebhookDispatcher: Sendable {
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.headers.add(name: "X-TriggerKit-Signature", value: "sha256=" + signature)
                 request.headers.add(name: "X-TriggerKit-Tenant", value: tenant)
-                request.headers.add(name: "X-TriggerKit-Events", value: "\(rows.first!.seq)-\(rows.last!.seq)")
+                request.headers.add(name: "X-TriggerKit-Events", value: "\(firstSeq)-\(last)")
                 request.body = .bytes(ByteBuffer(bytes: body))
                 do {
                     let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
@@ -93,14 +94,13 @@ final class WebhookDispatcher: Sendable {
                 try? await Task.sleep(for: .milliseconds(Int64(min(delay, 300) * 1000)))
             }
             if Task.isCancelled && !delivered { return }
-            let last = rows.last!.seq
             if delivered {
                 metrics.webhook(tenant: tenant, result: "ok")
                 try? store.setWebhookCursor(url: hook.url, seq: last)
             } else {
                 metrics.webhook(tenant: tenant, result: "dead")
                 log.warning("webhook batch dead-lettered", metadata: ["tenant": "\(tenant)", "url": "\(hook.url)", "reason": "\(lastError)"])
-                try? store.deadLetter(url: hook.url, from: rows.first!.seq, to: last, attempts: attempt, reason: lastError,
+                try? store.deadLetter(url: hook.url, from: firstSeq, to: last, attempts: attempt, reason: lastError,
                                       at: Timestamp.millis(Date()), body: body)
             }
             cursor = last

@@ -1,0 +1,161 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+@_spi(Engine) import TriggerKit
+
+/// Fixes, the stream clock, counters, webhook dead letters and the event stream.
+func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
+    // MARK: fixes and time
+    v1.post("fixes") { request, context -> Response in
+        let tenant = try context.current
+        let started = ContinuousClock.now
+        let body = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+        var inputs: [TenantInput] = []
+        var lines: [Int] = []
+        var errors: [JSONValue] = []
+        var lineNo = 0
+        var fixes: [(t: Date, index: Int, input: TenantInput, line: Int)] = []
+        for raw in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            lineNo += 1
+            var slice = raw
+            if slice.last == 0x0D { slice = slice.dropLast() }
+            if slice.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do throws(APIError) {
+                // The reader checks the UTF-8 of what it keeps (the device id); the journal keeps
+                // the line verbatim, so the whole line must be valid.
+                guard slice.allSatisfy({ $0 < 0x80 }) || String(validating: slice, as: UTF8.self) != nil else {
+                    throw APIError(.badRequest, "invalidLine", "not valid UTF-8")
+                }
+                switch try FixReader.parse(slice) {
+                case .fix(let f): fixes.append((f.date, fixes.count, .fix(f, line: slice), lineNo))
+                case .clock(let d): fixes.append((d, fixes.count, .clock(d), lineNo))
+                }
+            } catch {
+                errors.append(.object(["line": .number(Double(lineNo)), "code": .string(error.code), "message": .string(error.message)]))
+            }
+        }
+        // One batch is evaluated in order of t (stable: equal times keep their order).
+        fixes.sort { $0.t != $1.t ? $0.t < $1.t : $0.index < $1.index }
+        for f in fixes {
+            inputs.append(f.input)
+            lines.append(f.line)
+        }
+        let outcomes = inputs.isEmpty ? [] : await tenant.apply(inputs)
+        var accepted = 0
+        var stale: [JSONValue] = []
+        for (i, o) in outcomes.enumerated() {
+            switch o {
+            case .rejected(let e):
+                if e.status == .serviceUnavailable { throw e }
+                errors.append(.object(["line": .number(Double(lines[i])), "code": .string(e.code), "message": .string(e.message)]))
+            case .stale:
+                accepted += 1
+                stale.append(.number(Double(lines[i])))
+            default:
+                accepted += 1
+            }
+        }
+        stale.sort { ($0.numberValue ?? 0) < ($1.numberValue ?? 0) }
+        errors.sort { ($0.objectValue?["line"]?.numberValue ?? 0) < ($1.objectValue?["line"]?.numberValue ?? 0) }
+        tenant.metrics.fixes(tenant: tenant.id, accepted: accepted, rejected: errors.count)
+        let elapsed = ContinuousClock.now - started
+        tenant.metrics.fixBatch(tenant: tenant.id, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return jsonResponse(.object(["accepted": .number(Double(accepted)), "rejected": .number(Double(errors.count)),
+                                     "errors": .array(errors), "stale": .array(stale)]),
+                            status: accepted == 0 && !errors.isEmpty ? .badRequest : .ok)
+    }
+    v1.post("clock") { request, context -> Response in
+        let tenant = try context.current
+        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        guard case .object(let o) = json, let t = o["t"] else { throw APIError(.unprocessableContent, "invalidClock", "send {\"t\": date}") }
+        var ms: Int64?
+        switch t {
+        case .string(let s): ms = Timestamp.parseMillis(s)
+        case .number(let n) where n.isFinite && abs(n) < 1e12: ms = Int64((n * 1000).rounded())
+        default: ms = nil
+        }
+        guard let ms, RequestLimits.isSupported(millis: ms) else {
+            throw APIError(.unprocessableContent, "invalidClock", "\"t\" must be an ISO 8601 date or seconds since 1970 within 0001-9999")
+        }
+        if let e = outcomeError(await tenant.apply([.clock(Timestamp.date(millis: ms))])) { throw e }
+        return jsonResponse(.object(["now": dateString(tenant.clock.now)]))
+    }
+    v1.get("stats") { _, context -> Response in
+        let tenant = try context.current
+        let s = await tenant.center.statistics
+        return jsonResponse(.object([
+            "delivered": .number(Double(s.delivered)), "suppressed": .number(Double(s.suppressed)),
+            "fixes": .number(Double(s.fixes)), "staleFixes": .number(Double(s.staleFixes)),
+            "rejectedFixes": .number(Double(s.rejectedFixes)), "historyDropped": .number(Double(s.historyDropped)),
+            "pendingRequests": .number(Double(s.pendingRequests)), "sseSubscribers": .number(Double(tenant.hub.subscriberCount)),
+            "clock": dateString(tenant.clock.now),
+        ]))
+    }
+    v1.get("webhooks/dead") { _, context -> Response in
+        let tenant = try context.current
+        let rows = try tenant.store.deadLetters(limit: 1000)
+        return jsonResponse(.object(["dead": .array(rows.map { r in
+            .object(["url": .string(r.url), "fromEvent": .number(Double(r.fromSeq)), "toEvent": .number(Double(r.toSeq)),
+                     "attempts": .number(Double(r.attempts)), "reason": .string(r.reason),
+                     "at": .string(Timestamp.string(millis: r.at))])
+        })]))
+    }
+
+    // MARK: events (Server-Sent Events)
+    v1.get("events") { request, context -> Response in
+        let tenant = try context.current
+        let device = request.uri.queryParameters.get("device")
+        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? Int.max
+        // follow=false: end after the stored events (a poll) instead of waiting for new ones.
+        let follow = request.uri.queryParameters.get("follow") != "false"
+        var after: Int64 = 0
+        let header: String? = request.headers[lastEventIDField] ?? request.uri.queryParameters.get("after").map { String($0) }
+        if let h = header {
+            guard let v = Int64(h.trimmingCharacters(in: .whitespaces)), v >= 0 else {
+                throw APIError(.badRequest, "invalidRequest", "Last-Event-ID must be an event number")
+            }
+            after = v
+        } else if request.uri.queryParameters.get("from") == "now" {
+            after = (try? tenant.store.lastEventSeq()) ?? 0
+        }
+        // Subscribe first, then replay the outbox: nothing falls between the two.
+        let live = tenant.hub.subscribe(device: device)
+        let resumeAfter = after
+        let store = tenant.store
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            var sent = 0
+            var last = resumeAfter
+            func send(_ seq: Int64, _ body: Data) async throws {
+                var b = ByteBuffer(string: "id: \(seq)\nevent: delivered\ndata: ")
+                b.writeBytes(body)
+                b.writeString("\n\n")
+                try await writer.write(b)
+                last = seq
+                sent += 1
+            }
+            try await writer.write(ByteBuffer(string: ": triggerkit events\n\n"))
+            let oldest = (try? store.oldestEvent()) ?? 0
+            if resumeAfter > 0, oldest > resumeAfter + 1 {
+                try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(resumeAfter + 1),\"to\":\(oldest - 1)}\n\n"))
+            }
+            while sent < limit {
+                let rows = (try? store.events(after: last, device: device, limit: min(1000, limit - sent))) ?? []
+                if rows.isEmpty { break }
+                for r in rows { try await send(r.seq, r.body) }
+            }
+            if sent < limit && follow {
+                try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    for await e in live where e.seq > last {
+                        try await send(e.seq, e.body)
+                        if sent >= limit { break }
+                    }
+                }
+            }
+            try await writer.finish(nil)
+        })
+    }
+}

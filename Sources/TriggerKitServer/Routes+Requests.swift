@@ -1,0 +1,193 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+@_spi(Engine) import TriggerKit
+
+/// `POST /v1/requests` with a JSON array: each request added (or refused) on its own, in
+/// order, in one step; the answer lists each one's result.
+func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response {
+    var results: [JSONValue?] = Array(repeating: nil, count: items.count)
+    var inputs: [TenantInput] = []
+    var positions: [Int] = []
+    for (i, item) in items.enumerated() {
+        var warnings: [String] = []
+        do throws(RequestError) {
+            inputs.append(.add(try NotificationRequest(json: item, warnings: &warnings)))
+            positions.append(i)
+        } catch {
+            let e = APIError(request: error)
+            results[i] = .object(["index": .number(Double(i)), "status": .number(Double(e.status.code)),
+                                  "error": .object(["code": .string(e.code), "message": .string(e.message)])])
+        }
+    }
+    let outcomes = inputs.isEmpty ? [] : await tenant.apply(inputs)
+    var accepted = 0
+    for (k, o) in outcomes.enumerated() {
+        let i = positions[k]
+        guard case .add(let r) = inputs[k] else { continue }
+        switch o {
+        case .rejected(let e):
+            if e.status == .serviceUnavailable { throw e }
+            results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(Double(e.status.code)),
+                                  "error": .object(["code": .string(e.code), "message": .string(e.message)])])
+        case .ok(let w):
+            accepted += 1
+            results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(200),
+                                  "warnings": .array(w.map(JSONValue.string))])
+        default: break
+        }
+    }
+    tenant.metrics.requests(tenant: tenant.id, accepted: accepted, rejected: items.count - accepted)
+    return jsonResponse(.object(["accepted": .number(Double(accepted)), "rejected": .number(Double(items.count - accepted)),
+                                 "results": .array(results.map { $0 ?? .null })]))
+}
+
+/// Requests, delivered notifications, settings, categories and responses.
+func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
+    // MARK: requests
+    v1.post("requests") { request, context -> Response in
+        let tenant = try context.current
+        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        if case .array(let items) = json { return try await addRequests(items, tenant: tenant) }
+        var warnings: [String] = []
+        let r: NotificationRequest
+        do throws(RequestError) {
+            r = try NotificationRequest(json: json, warnings: &warnings)
+        } catch {
+            tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
+            throw APIError(request: error)
+        }
+        let replaced = await tenant.center.request(withIdentifier: r.identifier) != nil
+        let outcomes = await tenant.apply([.add(r)])
+        if let e = outcomeError(outcomes) {
+            tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
+            throw e
+        }
+        tenant.metrics.requests(tenant: tenant.id, accepted: 1, rejected: 0)
+        if case .ok(let w)? = outcomes.first { warnings += w }
+        return jsonResponse(.object(["identifier": .string(r.identifier), "replaced": .bool(replaced),
+                                     "warnings": .array(warnings.map(JSONValue.string))]),
+                            status: replaced ? .ok : .created)
+    }
+    v1.get("requests") { request, context -> Response in
+        let tenant = try context.current
+        let device = request.uri.queryParameters.get("device")
+        let list = await tenant.center.pendingRequests(device: device)
+        return jsonResponse(.object(["requests": .array(list.map(\.json))]))
+    }
+    v1.get("requests/:id") { _, context -> Response in
+        let tenant = try context.current
+        let id = try parameter(context, "id")
+        guard let r = await tenant.center.request(withIdentifier: id) else {
+            throw APIError(.notFound, "notFound", "no request \"\(id)\"")
+        }
+        return jsonResponse(r.json)
+    }
+    v1.delete("requests/:id") { _, context -> Response in
+        let tenant = try context.current
+        let id = try parameter(context, "id")
+        guard await tenant.center.request(withIdentifier: id) != nil else {
+            throw APIError(.notFound, "notFound", "no request \"\(id)\"")
+        }
+        if let e = outcomeError(await tenant.apply([.remove([id])])) { throw e }
+        return Response(status: .noContent)
+    }
+    v1.get("requests/:id/next") { _, context -> Response in
+        let tenant = try context.current
+        let id = try parameter(context, "id")
+        guard await tenant.center.request(withIdentifier: id) != nil else {
+            throw APIError(.notFound, "notFound", "no request \"\(id)\"")
+        }
+        let next = await tenant.center.nextTriggerDate(forIdentifier: id)
+        return jsonResponse(.object(["identifier": .string(id), "next": next.map(dateString) ?? .null]))
+    }
+    v1.get("upcoming") { request, context -> Response in
+        let tenant = try context.current
+        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? 10
+        guard (1...RequestLimits.maximumQueryCount).contains(limit) else {
+            throw APIError(.badRequest, "invalidRequest", "limit must be in 1...\(RequestLimits.maximumQueryCount)")
+        }
+        let fires = await tenant.center.upcomingFires(limit: limit, device: request.uri.queryParameters.get("device"))
+        return jsonResponse(.object(["fires": .array(fires.map { f in
+            var o: [String: JSONValue] = ["identifier": .string(f.identifier), "date": dateString(f.date)]
+            if let d = f.device { o["device"] = .string(d) }
+            return .object(o)
+        })]))
+    }
+
+    // MARK: delivered
+    v1.get("delivered") { request, context -> Response in
+        let tenant = try context.current
+        let list = await tenant.center.deliveredNotifications(device: request.uri.queryParameters.get("device"))
+        return rawArrayResponse(key: "delivered", items: list.map { d in
+            var w = JSONWriter()
+            d.write(to: &w)
+            w.bytes.removeLast()
+            return w.bytes
+        })
+    }
+    v1.delete("delivered/:id") { _, context -> Response in
+        let tenant = try context.current
+        if let e = outcomeError(await tenant.apply([.removeDelivered([try parameter(context, "id")])])) { throw e }
+        return Response(status: .noContent)
+    }
+    v1.delete("delivered") { _, context -> Response in
+        let tenant = try context.current
+        if let e = outcomeError(await tenant.apply([.removeDelivered(nil)])) { throw e }
+        return Response(status: .noContent)
+    }
+
+    // MARK: settings and categories
+    v1.get("devices/:device/settings") { _, context -> Response in
+        let tenant = try context.current
+        return jsonResponse(await tenant.center.notificationSettings(forDevice: try parameter(context, "device")).json)
+    }
+    v1.put("devices/:device/settings") { request, context -> Response in
+        let tenant = try context.current
+        let device = try parameter(context, "device")
+        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        let settings: NotificationSettings
+        do throws(SettingsError) {
+            settings = try NotificationSettings(json: json)
+        } catch {
+            throw APIError(.unprocessableContent, "invalidSettings", error.reason)
+        }
+        if let e = outcomeError(await tenant.apply([.settings(device: device, settings)])) { throw e }
+        return jsonResponse(settings.json)
+    }
+    v1.get("categories") { _, context -> Response in
+        let tenant = try context.current
+        return jsonResponse(.object(["categories": .array(await tenant.center.notificationCategories().map(\.json))]))
+    }
+    v1.put("categories") { request, context -> Response in
+        let tenant = try context.current
+        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        let list: [NotificationCategory]
+        do throws(SettingsError) {
+            list = try NotificationCategory.list(json: json)
+        } catch {
+            throw APIError(.unprocessableContent, "invalidCategories", error.reason)
+        }
+        if let e = outcomeError(await tenant.apply([.categories(list)])) { throw e }
+        return jsonResponse(.object(["categories": .array(list.map(\.json))]))
+    }
+    v1.post("responses") { request, context -> Response in
+        let tenant = try context.current
+        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        guard case .object(let o) = json, case .string(let id)? = o["identifier"], case .string(let action)? = o["action"] else {
+            throw APIError(.unprocessableContent, "invalidResponse", "a response needs \"identifier\" and \"action\" (strings); \"device\" is optional")
+        }
+        var device: String?
+        if let d = o["device"] {
+            guard case .string(let s) = d else { throw APIError(.unprocessableContent, "invalidResponse", "\"device\" must be a string") }
+            device = s
+        }
+        let full = action == "default" ? NotificationResponse.defaultActionIdentifier
+            : action == "dismiss" ? NotificationResponse.dismissActionIdentifier : action
+        let outcomes = await tenant.apply([.respond(NotificationResponse(requestIdentifier: id, device: device, actionIdentifier: full))])
+        if let e = outcomeError(outcomes) { throw e }
+        guard case .responded(let outcome)? = outcomes.first else { throw APIError(.internalServerError, "internal", "no outcome") }
+        return jsonResponse(outcome.json)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+@_spi(Engine) import TriggerKit
+
+/// The request context: Hummingbird's, plus the tenant the bearer token named.
+struct ServeContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    var tenant: Tenant?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        tenant = nil
+    }
+
+    /// The authenticated tenant (every `/v1` route has one).
+    var current: Tenant {
+        get throws(APIError) {
+            guard let tenant else { throw APIError(.unauthorized, "unauthorized", "missing bearer token") }
+            return tenant
+        }
+    }
+}
+
+/// `Authorization: Bearer <token>`: the token's SHA-256 names the tenant; anything else is a
+/// 401 with a JSON error (the same answer for a missing, malformed or unknown token).
+struct BearerAuth: RouterMiddleware {
+    typealias Context = ServeContext
+    let tenantsByTokenHash: [String: Tenant]
+
+    func handle(_ request: Request, context: ServeContext, next: (Request, ServeContext) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.utf8.count > 7,
+              header.prefix(7).lowercased() == "bearer " else {
+            return try APIError(.unauthorized, "unauthorized", "send Authorization: Bearer <token>").response(from: request, context: context)
+        }
+        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        guard let tenant = tenantsByTokenHash[tokenHash(token)] else {
+            return try APIError(.unauthorized, "unauthorized", "unknown token").response(from: request, context: context)
+        }
+        var context = context
+        context.tenant = tenant
+        return try await next(request, context)
+    }
+}
+
+let lastEventIDField = HTTPField.Name("Last-Event-ID")!
+
+/// Reads the whole body within the tenant's limit (413 beyond it) as a JSON value (400 for
+/// invalid UTF-8 or JSON).
+func readJSON(_ request: Request, limit: Int) async throws -> JSONValue {
+    let bytes = try await readBody(request, limit: limit)
+    guard String(validating: bytes, as: UTF8.self) != nil else { throw APIError.badJSON("the body is not valid UTF-8") }
+    let parsed: Result<JSONValue, JSONSyntaxError> = bytes.withUnsafeBufferPointer { b in
+        do throws(JSONSyntaxError) { return .success(try JSONValue.parse(b)) } catch { return .failure(error) }
+    }
+    switch parsed {
+    case .success(let v): return v
+    case .failure(let e): throw APIError.badJSON(e.description)
+    }
+}
+
+func readBody(_ request: Request, limit: Int) async throws -> [UInt8] {
+    do {
+        let buffer = try await request.body.collect(upTo: limit)
+        return Array(buffer.readableBytesView)
+    } catch is NIOTooManyBytesError {
+        throw APIError(.contentTooLarge, "payloadTooLarge", "the body is larger than this tenant's limit of \(limit) bytes")
+    }
+}
+
+/// A path parameter, percent-decoded.
+func parameter(_ context: ServeContext, _ name: String) throws -> String {
+    guard let raw = context.parameters.get(name) else { throw APIError(.badRequest, "invalidRequest", "missing \(name)") }
+    return raw.removingPercentEncoding ?? raw
+}
+
+func dateString(_ d: Date) -> JSONValue { .string(Timestamp.string(millis: Timestamp.millis(d))) }
+
+/// A JSON response whose `key` holds already rendered JSON values.
+func rawArrayResponse(key: String, items: [[UInt8]]) -> Response {
+    var bytes = Array("{\"\(key)\":[".utf8)
+    for (i, item) in items.enumerated() {
+        if i > 0 { bytes.append(0x2C) }
+        bytes.append(contentsOf: item)
+    }
+    bytes.append(contentsOf: Array("]}".utf8))
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+}
+
+func outcomeError(_ outcomes: [TenantOutcome]) -> APIError? {
+    for o in outcomes { if case .rejected(let e) = o { return e } }
+    return nil
+}
