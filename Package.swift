@@ -59,7 +59,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
+            ],
+            resources: [.embedInCode("openapi.json")]
         ),
         .executableTarget(
             name: "triggerkit",
