@@ -240,4 +240,25 @@ struct ServeAPITests {
             #expect(try await c.call(.get, "/v1/stats").json?.objectValue?["staleFixes"] == .number(1))
         }
     }
+
+    @Test func onTheWallClockTimeTriggersFireWithoutAnyFix() async throws {
+        var serve = Serve(clock: .wall)
+        serve.configuration.start = nil
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            // Added 59.5 s ago, every 60 s: due half a second from now.
+            let added = Timestamp.string(millis: Timestamp.millis(Date()) - 59_500)
+            let r = #"{"identifier":"tick","content":{"title":"t"},"addedAt":"\#(added)","trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#
+            #expect(try await c.call(.post, "/v1/requests", body: r).status == 201)
+            // Stream-clock-only routes refuse.
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2030-01-01T00:00:00Z"}"#).status == 409)
+            var delivered: [JSONValue] = []
+            for _ in 0..<100 where delivered.isEmpty {  // at most 5 s
+                try await Task.sleep(for: .milliseconds(50))
+                delivered = try await c.call(.get, "/v1/delivered").json?.objectValue?["delivered"]?.arrayValue ?? []
+            }
+            #expect(delivered.count == 1)
+            #expect(sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body).count == 1)
+        }
+    }
 }
