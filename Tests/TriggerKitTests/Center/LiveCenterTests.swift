@@ -254,4 +254,36 @@ struct CenterSnapshotTests {
             #expect(o1 == o2 && o1.applied)
         }
     }
+
+    @Test func snapshotsStoreADeliveredRequestOnceAndStillReadFormat1() async throws {
+        let c = Center()
+        try await c.add(LiveCenterTests.every("a", 60, device: "d1"))
+        try await c.add(LiveCenterTests.every("b", 60))
+        _ = await c.advance(to: LiveCenterTests.t0.addingTimeInterval(3600))
+        // A delivery of a request since replaced keeps its own copy.
+        try await c.add(LiveCenterTests.every("b", 120))
+        _ = await c.advance(to: LiveCenterTests.t0.addingTimeInterval(3720))
+        let snap = await c.center.snapshot()
+        #expect(snap.delivered.count > 100)
+        let v2 = try JSONEncoder().encode(snap)
+        // Format 1: every delivery with its whole request.
+        var old = try #require(try JSONSerialization.jsonObject(with: v2) as? [String: Any])
+        old["formatVersion"] = 1
+        old["delivered"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(snap.delivered))
+        let v1 = try JSONSerialization.data(withJSONObject: old)
+        // Request "a" (never replaced) is stored once in format 2, once per delivery in 1.
+        func copies(_ data: Data) -> Int { String(decoding: data, as: UTF8.self).components(separatedBy: #""title":"a""#).count - 1 }
+        let deliveriesOfA = snap.delivered.filter { $0.request.identifier == "a" }.count
+        #expect(deliveriesOfA == 62)  // every 60 s up to 3,720 s
+        #expect(copies(v2) == 1)
+        #expect(copies(v1) == 1 + deliveriesOfA)
+        #expect(v2.count < v1.count)
+        for data in [v2, v1] {
+            let back = try JSONDecoder().decode(CenterSnapshot.self, from: data)
+            #expect(back.delivered == snap.delivered)
+            #expect(back.requests == snap.requests)
+        }
+        let replaced = try JSONDecoder().decode(CenterSnapshot.self, from: v2).delivered.filter { $0.request.identifier == "b" }
+        #expect(Set(replaced.map { ($0.request.trigger == LiveCenterTests.every("b", 60).trigger) }) == [true, false])
+    }
 }
