@@ -25,7 +25,7 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
     var accepted = 0
     for (k, o) in outcomes.enumerated() {
         let i = positions[k]
-        guard case .add(let r) = inputs[k] else { continue }
+        guard case .change(.add(let r)) = inputs[k] else { continue }
         switch o {
         case .rejected(let e):
             if e.status == .serviceUnavailable { throw e }

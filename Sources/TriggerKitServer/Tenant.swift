@@ -5,18 +5,32 @@ import Synchronization
 
 /// One change or fix for a tenant, already read and shape-checked (the center validates).
 enum TenantInput: Sendable {
+    /// A change, journaled as its JSON.
+    case change(TenantChange)
+    /// A fix with the line it came from (journaled verbatim).
+    case fix(LocationFix, line: ArraySlice<UInt8>)
+    /// Wall mode: deliver what the clock made due (journaled as a marker when it did).
+    case tick
+
+    static func add(_ r: NotificationRequest) -> Self { .change(.add(r)) }
+    static func remove(_ ids: [String]) -> Self { .change(.remove(ids)) }
+    static func removeDelivered(_ ids: [String]?) -> Self { .change(.removeDelivered(ids)) }
+    static func settings(device: String, _ s: NotificationSettings) -> Self { .change(.settings(device: device, s)) }
+    static func categories(_ list: [NotificationCategory]) -> Self { .change(.categories(list)) }
+    static func respond(_ r: NotificationResponse) -> Self { .change(.respond(r)) }
+    static func clock(_ d: Date) -> Self { .change(.clock(d)) }
+}
+
+/// A change of a tenant's requests, history, settings, categories or (stream mode) clock.
+enum TenantChange: Sendable, Codable {
     case add(NotificationRequest)
     case remove([String])
     case removeDelivered([String]?)
     case settings(device: String, NotificationSettings)
     case categories([NotificationCategory])
     case respond(NotificationResponse)
-    /// A fix with the line it came from (kept verbatim in the journal).
-    case fix(LocationFix, line: ArraySlice<UInt8>)
     /// Stream mode: move the clock.
     case clock(Date)
-    /// Wall mode: deliver what the clock made due.
-    case tick
 }
 
 /// What one input did.
@@ -143,12 +157,12 @@ final class Tenant: Sendable {
     private func overLimit(_ input: TenantInput, on c: isolated TriggerCenter) -> APIError? {
         let device: String?
         switch input {
-        case .add(let r):
+        case .change(.add(let r)):
             if c.requestCount >= limits.maxRequests, c.request(withIdentifier: r.identifier) == nil {
                 return APIError(.tooManyRequests, "tooManyRequests", "the tenant has \(limits.maxRequests) requests, its limit")
             }
             device = r.device
-        case .settings(let d, _): device = d
+        case .change(.settings(let d, _)): device = d
         case .fix(let f, _): device = f.device
         default: device = nil
         }
@@ -165,7 +179,7 @@ final class Tenant: Sendable {
     /// What the journal keeps of an applied input.
     private enum JournalItem {
         case line(ArraySlice<UInt8>)
-        case entry(JournalEntry)
+        case entry(TenantChange)
         case tick
         case nothing
     }
@@ -173,28 +187,30 @@ final class Tenant: Sendable {
     /// Applies one input to the center (the same way live and in a replay).
     private func perform(_ input: TenantInput, on c: isolated TriggerCenter, into delivered: inout [DeliveredNotification])
         -> (TenantOutcome, JournalItem) {
+        // What the journal keeps of a change applied as given.
+        let journaled: JournalItem = if case .change(let change) = input { .entry(change) } else { .nothing }
         switch input {
-        case .add(var r):
+        case .change(.add(var r)):
             if r.addedAt == nil { r.addedAt = clock.now }
             do throws(RequestError) {
                 return (.ok(warnings: try c.add(r)), .entry(.add(r)))
             } catch {
                 return (.rejected(APIError(request: error)), .nothing)
             }
-        case .remove(let ids):
+        case .change(.remove(let ids)):
             c.removePendingRequests(withIdentifiers: ids)
-            return (.ok(warnings: []), .entry(.remove(ids)))
-        case .removeDelivered(let ids):
+            return (.ok(warnings: []), journaled)
+        case .change(.removeDelivered(let ids)):
             if let ids { c.removeDeliveredNotifications(withIdentifiers: ids) } else { c.removeAllDeliveredNotifications() }
-            return (.ok(warnings: []), .entry(.removeDelivered(ids)))
-        case .settings(let device, let s):
+            return (.ok(warnings: []), journaled)
+        case .change(.settings(let device, let s)):
             c.setNotificationSettings(s, forDevice: device)
-            return (.ok(warnings: []), .entry(.settings(device: device, s)))
-        case .categories(let list):
+            return (.ok(warnings: []), journaled)
+        case .change(.categories(let list)):
             c.setNotificationCategories(list)
-            return (.ok(warnings: []), .entry(.categories(list)))
-        case .respond(let response):
-            return (.responded(c.respond(response)), .entry(.respond(response)))
+            return (.ok(warnings: []), journaled)
+        case .change(.respond(let response)):
+            return (.responded(c.respond(response)), journaled)
         case .fix(let fix, let line):
             if mode == .stream { clock.advance(to: fix.date) }
             do throws(FixError) {
@@ -203,13 +219,13 @@ final class Tenant: Sendable {
             } catch {
                 return (.rejected(APIError(.unprocessableContent, "invalidFix", error.description)), .nothing)
             }
-        case .clock(let d):
+        case .change(.clock(let d)):
             guard mode == .stream else {
                 return (.rejected(APIError(.conflict, "wallClock", "the server runs on the wall clock (--clock stream moves time with the data)")), .nothing)
             }
             clock.advance(to: d)
             delivered += c.deliverDue()
-            return (.ok(warnings: []), .entry(.clock(d)))
+            return (.ok(warnings: []), journaled)
         case .tick:
             let due = c.deliverDue()
             delivered += due
@@ -280,8 +296,8 @@ final class Tenant: Sendable {
             case journalKindFixes: inputs = Self.fixInputs(row.body)
             case journalKindTick: inputs = [.tick]
             default:
-                guard let e = try? JSONDecoder().decode(JournalEntry.self, from: row.body) else { continue }
-                inputs = [e.input]
+                guard let change = try? JSONDecoder().decode(TenantChange.self, from: row.body) else { continue }
+                inputs = [.change(change)]
             }
             await tenant.replay(inputs)
         }
@@ -318,29 +334,6 @@ final class Tenant: Sendable {
             if wait > 0 { try? await Task.sleep(for: .milliseconds(Int64(wait * 1000) + 1)) }
             if Task.isCancelled { break }
             if let next, next <= Date() { _ = await apply([.tick]) }
-        }
-    }
-}
-
-/// A journaled change (fixes are journaled as their lines).
-enum JournalEntry: Codable, Sendable {
-    case add(NotificationRequest)
-    case remove([String])
-    case removeDelivered([String]?)
-    case settings(device: String, NotificationSettings)
-    case categories([NotificationCategory])
-    case respond(NotificationResponse)
-    case clock(Date)
-
-    var input: TenantInput {
-        switch self {
-        case .add(let r): .add(r)
-        case .remove(let ids): .remove(ids)
-        case .removeDelivered(let ids): .removeDelivered(ids)
-        case .settings(let d, let s): .settings(device: d, s)
-        case .categories(let c): .categories(c)
-        case .respond(let r): .respond(r)
-        case .clock(let d): .clock(d)
         }
     }
 }

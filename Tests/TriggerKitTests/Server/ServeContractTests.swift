@@ -70,53 +70,51 @@ struct ServeContractTests {
 
     @Test func webhooksRetryUntilTheReceiverSucceedsThenDeadLetter() async throws {
         let receiver = Receiver(failures: 2, secret: "s3cret")
-        let hookApp = Application(router: receiver.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await hookApp.test(.live) { hook in
-            let port = try #require(hook.port)
-            let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: "s3cret")])
-            defer { serve.remove() }
-            var tuning = TriggerKitServer.Tuning()
-            tuning.webhookBaseDelay = 0.02
-            tuning.webhookMaxAttempts = 5
-            try await serve.run(tuning: tuning) { c, _ in
-                #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
-                #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:05:00Z"}"#).status == 200)
-                let events = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body)
-                #expect(events.count == 5)
-                // Bounded wait: the dispatcher retries with 20, 40 ms... then delivers.
-                for _ in 0..<200 where receiver.state.withLock({ $0.accepted.count }) < 5 {
-                    try await Task.sleep(for: .milliseconds(25))
-                }
-                let s = receiver.state.withLock { $0 }
-                #expect(s.calls >= 3)
-                #expect(s.badSignatures == 0)
-                let ids = events.compactMap { (try? JSONValue.parse($0.data))?.objectValue?["eventId"]?.stringValue }
-                #expect(Set(s.accepted) == Set(ids))
-                #expect(try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"] == .array([]))
+        try await Self.withWebhook(to: receiver, baseDelay: 0.02, attempts: 5) { c in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:05:00Z"}"#).status == 200)
+            let events = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body)
+            #expect(events.count == 5)
+            // Bounded wait: the dispatcher retries with 20, 40 ms... then delivers.
+            for _ in 0..<200 where receiver.state.withLock({ $0.accepted.count }) < 5 {
+                try await Task.sleep(for: .milliseconds(25))
             }
+            let s = receiver.state.withLock { $0 }
+            #expect(s.calls >= 3)
+            #expect(s.badSignatures == 0)
+            let ids = events.compactMap { (try? JSONValue.parse($0.data))?.objectValue?["eventId"]?.stringValue }
+            #expect(Set(s.accepted) == Set(ids))
+            #expect(try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"] == .array([]))
         }
         // A receiver that never succeeds: the batch is dead-lettered after the last attempt.
         let never = Receiver(failures: .max, secret: "s3cret")
-        let neverApp = Application(router: never.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await neverApp.test(.live) { hook in
+        try await Self.withWebhook(to: never, baseDelay: 0.01, attempts: 3) { c in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
+            var dead: [JSONValue] = []
+            for _ in 0..<200 where dead.isEmpty {
+                try await Task.sleep(for: .milliseconds(25))
+                dead = try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"]?.arrayValue ?? []
+            }
+            #expect(dead.first?.objectValue?["attempts"] == .number(3))
+            #expect(dead.first?.objectValue?["reason"] == .string("status 500"))
+            #expect(never.state.withLock { $0.calls } == 3)
+        }
+    }
+
+    /// A server whose tenant "acme" has one webhook to `receiver` (a live app on its own
+    /// port), retrying after `baseDelay` doubling, `attempts` times.
+    static func withWebhook(to receiver: Receiver, baseDelay: Double, attempts: Int,
+                            _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let hookApp = Application(router: receiver.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await hookApp.test(.live) { hook in
             let port = try #require(hook.port)
-            let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: "s3cret")])
+            let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: receiver.secret)])
             defer { serve.remove() }
             var tuning = TriggerKitServer.Tuning()
-            tuning.webhookBaseDelay = 0.01
-            tuning.webhookMaxAttempts = 3
-            try await serve.run(tuning: tuning) { c, _ in
-                #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
-                #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
-                var dead: [JSONValue] = []
-                for _ in 0..<200 where dead.isEmpty {
-                    try await Task.sleep(for: .milliseconds(25))
-                    dead = try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"]?.arrayValue ?? []
-                }
-                #expect(dead.first?.objectValue?["attempts"] == .number(3))
-                #expect(dead.first?.objectValue?["reason"] == .string("status 500"))
-                #expect(never.state.withLock { $0.calls } == 3)
-            }
+            tuning.webhookBaseDelay = baseDelay
+            tuning.webhookMaxAttempts = attempts
+            try await serve.run(tuning: tuning) { c, _ in try await body(c) }
         }
     }
 
