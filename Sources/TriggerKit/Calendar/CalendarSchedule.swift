@@ -120,13 +120,16 @@ import Foundation
     func nextFire(afterMillis ref: Int64, consultingFoundation: Bool) -> Int64? {
         // Other calendars first: the native pattern's ranges are the Gregorian ones (Hebrew
         // has a month 13, Japanese eras run past 1), so they must not refuse those.
-        if let foreign { return foreign.next(afterMillis: ref) }
+        if let foreign {
+            CalendarFallbacks.record(.otherCalendar)
+            return foreign.next(afterMillis: ref)
+        }
         if pattern.impossibilityBox != nil { return nil }
         guard RequestLimits.isSupported(millis: ref) else { return nil }
         guard zone.covers(ref), ref < Self.nativeEnd,
               pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= ZoneTable.defaultYears.upperBound,
               pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < ZoneTable.defaultYears.upperBound
-        else { return foundationNext(afterMillis: ref) }
+        else { return foundationNext(afterMillis: ref, .outsideTables) }
         let seg = zone.segment(atUTC: ref)
         let wallRef = ref + zone.offsets[seg]
         var from = wallRef + 1
@@ -136,7 +139,7 @@ import Foundation
             // steps by days or months (a day, month or year is set); an hour-stepping search
             // that has passed the gap does not.
             // Wall times of the gap just passed land after the transition, possibly after ref.
-            if !zone.regular[k] { return foundationNext(afterMillis: ref) }
+            if !zone.regular[k] { return foundationNext(afterMillis: ref, .irregularTransition) }
             from = zone.wallLow[k]
         }
         var unusual = false
@@ -147,13 +150,13 @@ import Foundation
             // On the day of an offset change that is not one hour on the hour (where the
             // search starts or ends), Foundation has answers no simple rule reproduces
             // (Lord Howe: `hour 1` matches 01:30). Days away from it are not affected.
-            return foundationNext(afterMillis: ref)
+            return foundationNext(afterMillis: ref, .irregularTransition)
         }
         if unusual && consultingFoundation {
             // The answer is a wall time in a gap or a rolled-over day, in a case whose
             // Foundation rule was not measured (see ``gapAnsweredNatively(wall:)`` and
             // ``rolloverNeedsFoundation(day:)``): Foundation itself answers them.
-            return foundationNext(afterMillis: ref)
+            return foundationNext(afterMillis: ref, .unmodelledMix)
         }
         if pattern.hasMarchFirstHabit && consultingFoundation && realOccurrenceIsFoundations(first, wallRef: wallRef) {
             // Native: Foundation's search finds this real occurrence (or skips it: exception (a)).
@@ -162,7 +165,7 @@ import Foundation
         if pattern.needsFoundationCheck && consultingFoundation {
             // Foundation's answer is the contract, except where it skips a real occurrence:
             // then the earlier real one (the native search only yields real matches) wins.
-            let f = foundationNext(afterMillis: ref)
+            let f = foundationNext(afterMillis: ref, .unmodelledMix)
             guard let first else { return f }
             guard let f else { return first }
             return Swift.min(first, f)
@@ -173,7 +176,7 @@ import Foundation
     private func firstDate(from: Int64, ref: Int64, wallRef: Int64, segment seg: Int, unusual: inout Bool) -> Int64? {
         switch search(fromWall: from, ref: ref, wallRef: wallRef, unusual: &unusual) {
         case .fallback:
-            return foundationNext(afterMillis: ref)
+            return foundationNext(afterMillis: ref, .irregularTransition)
         case .none:
             if let k = zone.foldAhead(ofUTC: ref, segment: seg) {
                 return secondPass(fold: k, ref: ref, wallRef: wallRef, firstPass: nil)
@@ -193,11 +196,11 @@ import Foundation
     /// The reference lies in the first pass of a fold: wall times already shown will repeat,
     /// so their second occurrences compete with the first search's answer.
     private func secondPass(fold k: Int, ref: Int64, wallRef: Int64, firstPass: Int64?) -> Int64? {
-        if !zone.regular[k] { return foundationNext(afterMillis: ref) }
+        if !zone.regular[k] { return foundationNext(afterMillis: ref, .irregularTransition) }
         if !pattern.allowsSecondOccurrence { return firstPass }
         var unusual = false
         switch search(fromWall: zone.wallLow[k], ref: ref, wallRef: wallRef, unusual: &unusual) {
-        case .fallback: return foundationNext(afterMillis: ref)
+        case .fallback: return foundationNext(afterMillis: ref, .irregularTransition)
         case .none: return firstPass
         case .found(let t): return firstPass.map { min($0, t) } ?? t
         }
@@ -266,8 +269,9 @@ import Foundation
         }
     }
 
-    /// Foundation's answer, for what the tables do not cover.
-    func foundationNext(afterMillis ref: Int64) -> Int64? {
+    /// Foundation's answer, for what the tables do not cover; counted under `reason`.
+    func foundationNext(afterMillis ref: Int64, _ reason: CalendarFallbacks.Reason) -> Int64? {
+        CalendarFallbacks.record(reason)
         var cal = CalendarNames.calendar(iso ? .iso8601 : .gregorian, firstWeekday: Int(pattern.firstWeekday),
                                          minimumDaysInFirstWeek: Int(pattern.minimumDaysInFirstWeek))
         cal.timeZone = zone.timeZone

@@ -1,0 +1,55 @@
+import Synchronization
+
+/// How often the calendar engine has asked Foundation instead of answering natively, since
+/// the process started (or the last ``reset()``), by reason.
+///
+/// The native engine covers the Gregorian and ISO 8601 calendars; Foundation answers only
+/// for other calendars and rare component mixes. Benchmarks and `triggerkit next` report these
+/// counts so that a fallback on a common trigger shows up as a number, not as a slow run.
+/// Counting takes a lock per fallback, noise beside the fallback itself (10-100 us).
+@_spi(Engine) public enum CalendarFallbacks {
+    /// Why Foundation answered.
+    public enum Reason: Int, CaseIterable, Sendable, CustomStringConvertible {
+        /// A calendar other than Gregorian or ISO 8601 (Hebrew, Japanese, ...).
+        case otherCalendar
+        /// A reference or fixed year outside the zone tables (before 1900, after 2150).
+        case outsideTables
+        /// An offset change that is not a whole hour on the hour near the answer
+        /// (Lord Howe's half hour, Troll's two hours, St. John's 00:01).
+        case irregularTransition
+        /// A component mix whose Foundation rules the engine does not model.
+        case unmodelledMix
+
+        public var description: String {
+            switch self {
+            case .otherCalendar: "other calendar"
+            case .outsideTables: "outside the zone tables"
+            case .irregularTransition: "irregular offset change"
+            case .unmodelledMix: "unmodelled component mix"
+            }
+        }
+    }
+
+    // A fallback costs 10-100 us, so a lock per count is noise.
+    private static let counts = Mutex([Int](repeating: 0, count: Reason.allCases.count))
+
+    /// Records one fallback.
+    static func record(_ reason: Reason) {
+        counts.withLock { $0[reason.rawValue] += 1 }
+    }
+
+    /// The number of fallbacks for `reason`.
+    public static func count(_ reason: Reason) -> Int {
+        counts.withLock { $0[reason.rawValue] }
+    }
+
+    /// The number of fallbacks of every reason.
+    public static var total: Int {
+        Reason.allCases.reduce(0) { $0 + count($1) }
+    }
+
+    /// Sets every count to zero.
+    public static func reset() {
+        counts.withLock { $0 = [Int](repeating: 0, count: Reason.allCases.count) }
+    }
+}
