@@ -31,8 +31,23 @@ public enum RandomTriggers {
         "iso8601:weekOfYear+weekday+hour", "firstWeekday:weekOfYear+weekday+hour",
     ]
 
-    /// A random case: (kind, trigger, reference epoch ms in 1970-2100).
-    public static func make(_ g: inout SplitMix64) -> (kind: String, trigger: CalendarTrigger, after: Int64) {
+    /// Zones whose offset changes are unusual: midnight repeated or skipped (Havana, Santiago,
+    /// Asuncion, Sao Paulo), half-hour or 2-hour shifts (Lord Howe, Troll), 02:45 (Chatham),
+    /// Ramadan reversals (Casablanca), negative DST (Dublin), odd offsets (Kathmandu, St. John's),
+    /// a skipped day (Apia).
+    public static let hardZones = [
+        "America/Havana", "America/Santiago", "America/Asuncion", "America/Sao_Paulo", "Australia/Lord_Howe",
+        "Antarctica/Troll", "Pacific/Chatham", "Africa/Casablanca", "Europe/Dublin", "Asia/Kathmandu",
+        "America/St_Johns", "Pacific/Apia", "Asia/Gaza", "Asia/Tehran", "America/Godthab", "Africa/Cairo",
+    ].compactMap { TimeZone(identifier: $0) }
+
+    /// Every zone of the tz database Foundation knows (about 600).
+    public static let allZones: [TimeZone] = TimeZone.knownTimeZoneIdentifiers.compactMap { TimeZone(identifier: $0) }
+
+    /// A random case: (kind, trigger, reference epoch ms in 1970-2100), drawn from `kinds` and
+    /// `zones` (default: the corpus's mixes and zones).
+    public static func make(_ g: inout SplitMix64, kinds: [String] = RandomTriggers.kinds,
+                            zones: [TimeZone] = RandomTriggers.zones) -> (kind: String, trigger: CalendarTrigger, after: Int64) {
         let kind = kinds[Int(g.next() % UInt64(kinds.count))]
         let zone = zones[Int(g.next() % UInt64(zones.count))]
         let lo = Int64(0), hi = Int64(4_102_444_800_000)  // 1970 ... 2100

@@ -3,19 +3,28 @@ import Foundation
 import BenchSupport
 
 // Differential run: N random triggers and reference dates, TriggerKit against Foundation.
-// Usage: CalendarDifferential [cases=100000] [seed=1]
+// Usage: CalendarDifferential [cases=100000] [seed=1] [all-zones|hard-zones|corpus-zones] [kind,kind,...]
 // Differences are classed by pattern family, which side is earlier, and whether TriggerKit's
 // date shows every set component (Foundation's dateComponents in the trigger's calendar/zone).
 let args = CommandLine.arguments
 let count = args.count > 1 ? Int(args[1]) ?? 100_000 : 100_000
 let seed = args.count > 2 ? UInt64(args[2]) ?? 1 : 1
+let zoneSet = args.count > 3 ? args[3] : "corpus-zones"
+let zones: [TimeZone]
+switch zoneSet {
+case "all-zones": zones = RandomTriggers.allZones
+case "hard-zones": zones = RandomTriggers.hardZones
+default: zones = RandomTriggers.zones
+}
+let kinds = args.count > 4 ? args[4].split(separator: ",").map(String.init) : RandomTriggers.kinds
 var g = SplitMix64(seed: seed)
+CalendarFallbacks.reset()
 var mismatches: [String: Int] = [:]
 var examples: [String: [String]] = [:]
 var perKind: [String: Int] = [:]
 let start = nowNanos()
 for i in 0..<count {
-    let (kind, trigger, after) = RandomTriggers.make(&g)
+    let (kind, trigger, after) = RandomTriggers.make(&g, kinds: kinds, zones: zones)
     perKind[kind, default: 0] += 1
     let s = CalendarSchedule(trigger, floatingTimeZone: TimeZone(identifier: "UTC")!)
     let native = s.nextFire(afterMillis: after)
@@ -37,6 +46,8 @@ for i in 0..<count {
     }
 }
 let total = mismatches.values.reduce(0, +)
+print("zones: \(zoneSet) (\(zones.count)), kinds: \(kinds.count)")
+print("Foundation fallbacks: \(CalendarFallbacks.total) (" + CalendarFallbacks.Reason.allCases.map { "\($0): \(CalendarFallbacks.count($0))" }.joined(separator: ", ") + ")")
 print("cases: \(count), seed: \(seed), differences: \(total) (\(String(format: "%.3f", Double(total) * 100 / Double(count)))%), \((nowNanos() - start) / 1_000_000) ms")
 print("| class | differences | example |")
 print("|---|---:|---|")

@@ -130,6 +130,9 @@ import Foundation
               pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= ZoneTable.defaultYears.upperBound,
               pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < ZoneTable.defaultYears.upperBound
         else { return foundationNext(afterMillis: ref, .outsideTables) }
+        if consultingFoundation, pattern.needsFoundationCheck, let search = FoundationSearch(zone: zone, pattern: pattern) {
+            return reconciled(search, afterMillis: ref)
+        }
         let seg = zone.segment(atUTC: ref)
         let wallRef = ref + zone.offsets[seg]
         var from = wallRef + 1
@@ -267,6 +270,21 @@ import Foundation
                 tod = t + 1
             }
         }
+    }
+
+    /// Foundation's answer for a month-relative pattern (re-enacted natively), except where it
+    /// skips a real occurrence: then the earlier real one wins (contract exception (a)).
+    private func reconciled(_ search: FoundationSearch, afterMillis ref: Int64) -> Int64? {
+        let foundation: Int64?
+        do {
+            foundation = try search.next(after: ref)
+        } catch {
+            return foundationNext(afterMillis: ref, .unmodelledMix)
+        }
+        let real = nextFire(afterMillis: ref, consultingFoundation: false)
+        guard let real else { return foundation }
+        guard let foundation else { return real }
+        return Swift.min(real, foundation)
     }
 
     /// Foundation's answer, for what the tables do not cover; counted under `reason`.

@@ -1,0 +1,316 @@
+/// The field-by-field walks of Foundation's search (`_matchingDate` and its
+/// `dateAfterMatching...` helpers) and the calendar primitives they use, on wall-clock day
+/// numbers and the zone's offset table.
+extension FoundationSearch {
+    // MARK: Primitives
+
+    @inline(__always) func wallDay(_ t: Int64) -> Int {
+        Int(CivilDate.floorDiv(t + zone.offset(atUTC: t), Self.msDay))
+    }
+
+    /// Milliseconds since wall-clock midnight.
+    @inline(__always) func wallTime(_ t: Int64) -> Int64 {
+        let w = t + zone.offset(atUTC: t)
+        return w - CivilDate.floorDiv(w, Self.msDay) * Self.msDay
+    }
+
+    @inline(__always) func hour(of t: Int64) -> Int { Int(wallTime(t) / Self.msHour) }
+    @inline(__always) func minute(of t: Int64) -> Int { Int(wallTime(t) / Self.msMinute % 60) }
+    @inline(__always) func second(of t: Int64) -> Int { Int(wallTime(t) / 1000 % 60) }
+    @inline(__always) func month(of t: Int64) -> Int { CivilDate.ymd(days: wallDay(t)).month }
+
+    /// The first instant of wall day `d` (Foundation walks back second by second to it):
+    /// midnight, or the end of a gap that swallows midnight, or the first of two midnights.
+    func dayStart(_ d: Int) -> Int64 {
+        let w = Int64(d) * Self.msDay
+        switch zone.resolve(wall: w) {
+        case .unique(let t): return t
+        case .fold(let first, _, _): return first
+        case .gap:
+            // The transition instant: the first one whose wall clock is past the gap.
+            let k = zone.wallLow.upperBound(of: w) - 1
+            return zone.transitions[k]
+        }
+    }
+
+    /// Start of the wall-clock hour holding `t`, read with `t`'s own offset (as Foundation does).
+    @inline(__always) func hourStart(_ t: Int64) -> Int64 {
+        let off = zone.offset(atUTC: t)
+        return CivilDate.floorDiv(t + off, Self.msHour) * Self.msHour - off
+    }
+
+    @inline(__always) func minuteStart(_ t: Int64) -> Int64 { CivilDate.floorDiv(t, Self.msMinute) * Self.msMinute }
+    @inline(__always) func secondStart(_ t: Int64) -> Int64 { CivilDate.floorDiv(t, 1000) * 1000 }
+
+    /// Week of the month of day `d` under the calendar's week rules (0 before week 1).
+    func weekOfMonth(day d: Int) -> Int {
+        let first = d - CivilDate.ymd(days: d).day + 1
+        let start = monthWeek1Start(first)
+        return d < start ? 0 : (d - start) / 7 + 1
+    }
+
+    private func weekPosition(_ d: Int) -> Int { (CivilDate.weekday(days: d) - firstWeekday + 7) % 7 }
+
+    private func monthWeek1Start(_ first: Int) -> Int {
+        let back = weekPosition(first)
+        return 7 - back >= minimumDaysInFirstWeek ? first - back : first - back + 7
+    }
+
+    /// End of the `unit` interval holding `t` (the start of the next one).
+    func intervalEnd(_ unit: Unit, of t: Int64) -> Int64 {
+        switch unit {
+        case .year:
+            return dayStart(CivilDate.days(year: CivilDate.ymd(days: wallDay(t)).year + 1, month: 1, day: 1))
+        case .month:
+            let (y, m, _) = CivilDate.ymd(days: wallDay(t))
+            return dayStart(m == 12 ? CivilDate.days(year: y + 1, month: 1, day: 1) : CivilDate.days(year: y, month: m + 1, day: 1))
+        case .weekOfMonth, .weekday, .ordinal:
+            let d = wallDay(t)
+            return dayStart(d - weekPosition(d) + 7)
+        case .day:
+            return dayStart(wallDay(t) + 1)
+        case .hour:
+            return hourStart(t) + Self.msHour
+        case .minute:
+            return minuteStart(t) + Self.msMinute
+        case .second:
+            return secondStart(t) + 1000
+        }
+    }
+
+    /// Foundation's `add(.day, n)` (and weeks): the same wall time `n` days later; a wall time
+    /// in a gap keeps the old offset, one in a fold takes its first occurrence.
+    func addDays(_ n: Int, to t: Int64) -> Int64 {
+        let off = zone.offset(atUTC: t)
+        let w = t + off + Int64(n) * Self.msDay
+        switch zone.resolve(wall: w) {
+        case .unique(let u): return u
+        case .fold(let first, _, _): return first
+        case .gap: return w - off
+        }
+    }
+
+    /// Foundation's `add(.month, n)`: the day capped to the target month's length.
+    func addMonths(_ n: Int, to t: Int64) -> Int64 {
+        let day = wallDay(t)
+        let time = wallTime(t)
+        let (y, m, d) = CivilDate.ymd(days: day)
+        let total = y * 12 + (m - 1) + n
+        let (ny, nm) = (total / 12, total % 12 + 1)
+        let nd = min(d, CivilDate.daysInMonth(year: ny, month: nm))
+        let w = Int64(CivilDate.days(year: ny, month: nm, day: nd)) * Self.msDay + time
+        switch zone.resolve(wall: w) {
+        case .unique(let u): return u
+        case .fold(let first, _, _): return first
+        case .gap(let shifted, _): return shifted
+        }
+    }
+
+    /// Foundation's `date(from:)` for the adjusted components of a month-level pattern (year
+    /// and month set): the day its resolution picks, at the set time fields.
+    func date(from f: Fields) -> Int64? {
+        guard let y = f.year, let m = f.month else { return nil }
+        let first = CivilDate.days(year: y, month: m, day: 1)
+        var dayOfMonth: Int
+        if let d = f.day {
+            dayOfMonth = d
+        } else if let o = f.ordinal, let wd = f.weekday {
+            dayOfMonth = (wd - CivilDate.weekday(days: first) + 7) % 7 + 1 + (o - 1) * 7
+        } else if let wom = f.weekOfMonth, let wd = f.weekday {
+            let dow = (wd - firstWeekday + 7) % 7
+            let firstPosition = weekPosition(first)
+            dayOfMonth = dow - firstPosition + 1
+            if 7 - firstPosition < minimumDaysInFirstWeek { dayOfMonth += 7 }
+            dayOfMonth += (wom - 1) * 7
+        } else {
+            dayOfMonth = 1
+        }
+        let seconds = Int64((f.hour ?? 0) * 3600 + (f.minute ?? 0) * 60 + (f.second ?? 0))
+        let w = Int64(first + dayOfMonth - 1) * Self.msDay + seconds * 1000
+        switch zone.resolve(wall: w) {
+        case .unique(let u): return u
+        case .fold(let first, _, _): return first
+        case .gap(let shifted, _): return shifted
+        }
+    }
+
+    // MARK: The walks
+
+    /// Foundation's `_matchingDate(after:matching:)`: each set field, highest first, moves the
+    /// search date to the first later date where that field matches.
+    func matchingDate(after t: Int64, _ f: Fields) throws(Unsupported) -> Int64 {
+        var r = t
+        if let y = f.year, CivilDate.ymd(days: wallDay(r)).year != y {
+            r = dayStart(CivilDate.days(year: y, month: 1, day: 1))
+        }
+        if let m = f.month {
+            var (y, mm, _) = CivilDate.ymd(days: wallDay(r))
+            if mm != m {
+                repeat {
+                    mm += 1
+                    if mm > 12 { mm = 1; y += 1 }
+                } while mm != m
+                r = dayStart(CivilDate.days(year: y, month: mm, day: 1))
+            }
+        }
+        if let w = f.weekOfMonth { r = try afterWeekOfMonth(r, w) }
+        if let o = f.ordinal { r = afterOrdinal(r, o, weekday: f.weekday) }
+        if let wd = f.weekday {
+            let d0 = wallDay(r)
+            if CivilDate.weekday(days: d0) != wd {
+                r = dayStart(d0 + (wd - CivilDate.weekday(days: d0) + 7) % 7)
+            }
+        }
+        if let d = f.day { r = afterDay(r, d) }
+        if let h = f.hour { r = try afterHour(r, h) }
+        if let m = f.minute { r = try afterMinute(r, m) }
+        if let s = f.second { r = try afterSecond(r, s, original: t, minute: f.minute) }
+        return r
+    }
+
+    private func afterWeekOfMonth(_ t: Int64, _ target: Int) throws(Unsupported) -> Int64 {
+        var wom = weekOfMonth(day: wallDay(t))
+        if wom == target { return t }
+        var r = t
+        var guardSteps = 0
+        repeat {
+            let d = wallDay(r)
+            let weekStart = d - weekPosition(d)
+            var advanceDaily = target == 1
+            if advanceDaily {
+                let (y, m, _) = CivilDate.ymd(days: d)
+                let first = CivilDate.days(year: y, month: m, day: 1)
+                let last = first + CivilDate.daysInMonth(year: y, month: m) - 1
+                let weeks = weekOfMonth(day: last) + 1 - weekOfMonth(day: first)
+                advanceDaily = wom == weeks
+            }
+            var next: Int64
+            if advanceDaily {
+                var day = weekStart
+                while CivilDate.ymd(days: day).day != 1 { day += 1 }
+                next = dayStart(day)
+            } else {
+                next = dayStart(weekStart + 7)
+            }
+            wom = weekOfMonth(day: wallDay(next))
+            guard next > r else { throw Unsupported(site: #line) }
+            r = next
+            guardSteps += 1
+            if guardSteps > 400 { throw Unsupported(site: #line) }
+        } while wom != target
+        return r
+    }
+
+    private func afterOrdinal(_ t: Int64, _ target: Int, weekday: Int?) -> Int64 {
+        let d0 = wallDay(t)
+        func ordinal(_ d: Int) -> Int { (CivilDate.ymd(days: d).day - 1) / 7 + 1 }
+        if ordinal(d0) == target { return t }
+        var d = d0 + 1
+        while ordinal(d) != target { d += 1 }
+        guard let weekday, CivilDate.weekday(days: d) != weekday else { return dayStart(d) }
+        // The first day with the ordinal has another weekday: walk days from the search date
+        // until both match (a real occurrence).
+        var e = d0 + 1
+        while !(CivilDate.weekday(days: e) == weekday && ordinal(e) == target) { e += 1 }
+        return dayStart(e)
+    }
+
+    private func afterDay(_ t: Int64, _ target: Int) -> Int64 {
+        let d0 = wallDay(t)
+        let (_, m0, dd0) = CivilDate.ymd(days: d0)
+        if dd0 == target { return dayStart(d0) }
+        var d = d0
+        while true {
+            d += 1
+            let (_, m, dd) = CivilDate.ymd(days: d)
+            // Foundation stops once the month number is two away (December to January counts
+            // as eleven) and steps back one day.
+            if abs(m - m0) >= 2 { return dayStart(d - 1) }
+            if dd == target { return dayStart(d) }
+        }
+    }
+
+    private func afterHour(_ t: Int64, _ target: Int) throws(Unsupported) -> Int64 {
+        var r = t
+        var adjusted = false
+        var dateHour = hour(of: r)
+        if target == 0 {
+            // A day without hour 0 (a gap at midnight) starts at its first hour: that is a match.
+            let begin = dayStart(wallDay(r))
+            let firstHour = hour(of: begin)
+            if firstHour != 0 && dateHour == firstHour { adjusted = true }
+        }
+        if target != dateHour && !adjusted {
+            let start = hourStart(r)
+            let steps = Int64((target - dateHour + 24) % 24)
+            if !zone.hasTransition(from: start, to: start + (steps + 1) * Self.msHour) {
+                // No offset change on the way: Foundation's hour-by-hour walk, in one jump.
+                return start + steps * Self.msHour
+            }
+            var count = 0
+            repeat {
+                let last = r
+                let found = hourStart(r)
+                let previousHour = dateHour
+                let next = found + Self.msHour
+                dateHour = hour(of: next)
+                if dateHour - previousHour == 2 || (previousHour == 23 && dateHour == 1) {
+                    // A skipped hour: Foundation stays before it and counts the hour as passed.
+                    dateHour -= 1
+                    r = found
+                } else {
+                    r = next
+                }
+                if r == last && previousHour == dateHour { throw Unsupported(site: #line) }
+                count += 1
+                if count > 60 { throw Unsupported(site: #line) }
+            } while target != dateHour
+            return r
+        }
+        return adjusted ? r : hourStart(r)
+    }
+
+    private func afterMinute(_ t: Int64, _ target: Int) throws(Unsupported) -> Int64 {
+        let current = minute(of: t)
+        if current == target { return minuteStart(t) }
+        let start = minuteStart(t)
+        let steps = Int64((target - current + 60) % 60)
+        let end = start + steps * Self.msMinute
+        if zone.offset(atUTC: t) % Self.msMinute == 0 && !zone.hasTransition(from: t, to: end) { return end }
+        var r = t
+        var count = 0
+        repeat {
+            r = minuteStart(r) + Self.msMinute
+            count += 1
+            if count > 10_000 { throw Unsupported(site: #line) }
+        } while minute(of: r) != target
+        return r
+    }
+
+    private func afterSecond(_ t: Int64, _ target: Int, original: Int64, minute wanted: Int?) throws(Unsupported) -> Int64 {
+        let current = second(of: t)
+        if current == target { return secondStart(t) }
+        let start = secondStart(t)
+        let steps = Int64((target - current + 60) % 60)
+        var r = start + steps * 1000
+        if zone.offset(atUTC: t) % 1000 != 0 || zone.hasTransition(from: t, to: r) {
+            r = t
+            var count = 0
+            repeat {
+                r = secondStart(r) + 1000
+                count += 1
+                if count > 10_000 { throw Unsupported(site: #line) }
+            } while second(of: r) != target
+        }
+        if original < r, let wanted {
+            // Crossed into a later minute than the pattern's: back up minute by minute.
+            var count = 0
+            while minute(of: r) > wanted {
+                r = minuteStart(r) - Self.msMinute
+                count += 1
+                if count > 100 { throw Unsupported(site: #line) }
+            }
+        }
+        return r
+    }
+}

@@ -1,0 +1,252 @@
+/// Foundation's own search for the next date, re-enacted natively for month-relative patterns.
+///
+/// The contract's answer is what `Calendar.nextDate(after:matching:matchingPolicy:
+/// .nextTimePreservingSmallerComponents, repeatedTimePolicy: .first, direction: .forward)`
+/// computes (Gregorian calendar). For `weekdayOrdinal`, `weekOfMonth` and weekday-with-day
+/// patterns that answer is not always a real occurrence: Foundation's search walks days, weeks
+/// and months field by field and, when a candidate lands in February with a mismatched
+/// month-relative field, answers March 1st at the reference's time of day. No closed rule
+/// reproduces when that happens, so this type follows the search itself, step by step, as
+/// swift-foundation 6.3.1 performs it (`Calendar_Enumerate.swift`: the enumeration loop of at
+/// most 101 steps, the per-field `dateAfterMatching...` walks, the mismatch handling and the
+/// bump to the next higher unit), on the zone's ``ZoneTable`` instead of ICU-style calendar
+/// calls: wall days are day numbers, offsets come from the table. Where Foundation steps one
+/// hour, minute or second at a time the search jumps in closed form unless an offset change
+/// lies in the way (then it steps as Foundation does).
+///
+/// Scope (``init(zone:pattern:)`` answers `nil` otherwise): Gregorian / ISO 8601 patterns
+/// whose set fields are among month, day, weekday, weekdayOrdinal (1-5), weekOfMonth, hour,
+/// minute and second, not month and day together. Instants are epoch milliseconds.
+///
+/// Accuracy: exact against Foundation on `CalendarFoundationSearchTests` and the differential
+/// tool (`CalendarDifferential`); where Foundation's search would stop with an error or a
+/// non-advancing step, ``next(after:)`` throws and the caller asks Foundation itself.
+struct FoundationSearch {
+    /// The trigger's own fields (not the engine's resolved pattern), as Foundation sees them.
+    struct Fields {
+        var year: Int?
+        var month: Int?
+        var day: Int?
+        var weekday: Int?
+        var ordinal: Int?
+        var weekOfMonth: Int?
+        var hour: Int?
+        var minute: Int?
+        var second: Int?
+    }
+
+    /// Foundation's units, in the order of its `highestSetUnit` for mismatches.
+    enum Unit: Int, Comparable {
+        case year, month, day, hour, minute, second, weekday, ordinal, weekOfMonth
+        static func < (a: Unit, b: Unit) -> Bool { a.rawValue < b.rawValue }
+
+        /// Foundation's `nextHigherUnit` (year has none: the caller keeps it).
+        var nextHigher: Unit {
+            switch self {
+            case .year, .month: .year
+            case .day, .ordinal, .weekOfMonth: .month
+            case .hour: .day
+            case .minute: .hour
+            case .second: .minute
+            case .weekday: .weekOfMonth
+            }
+        }
+    }
+
+    /// The search met a case outside the re-enacted scope (Foundation answers instead).
+    struct Unsupported: Error { var site: Int = #line }
+
+    let zone: ZoneTable
+    let fields: Fields
+    let firstWeekday: Int
+    let minimumDaysInFirstWeek: Int
+
+    static let msDay: Int64 = 86_400_000
+    static let msHour: Int64 = 3_600_000
+    static let msMinute: Int64 = 60_000
+
+    init?(zone: ZoneTable, pattern p: CalendarPattern) {
+        guard p.year == CalendarPattern.unset32, p.yearForWeekOfYear == CalendarPattern.unset32, p.era < 0,
+              p.dayOfYear < 0, p.weekOfYear < 0, p.nanosecond < 0 else { return nil }
+        let c = p.dateComponents
+        guard c.weekdayOrdinal.map({ (1...5).contains($0) }) ?? true, !(c.month != nil && c.day != nil) else { return nil }
+        self.zone = zone
+        fields = Fields(month: c.month, day: c.day, weekday: c.weekday, ordinal: c.weekdayOrdinal,
+                        weekOfMonth: c.weekOfMonth, hour: c.hour, minute: c.minute, second: c.second)
+        firstWeekday = Int(p.firstWeekday)
+        minimumDaysInFirstWeek = Int(p.minimumDaysInFirstWeek)
+    }
+
+    /// Foundation's next date strictly after `start` (epoch ms), or `nil` where its search
+    /// gives up (101 steps without a result).
+    func next(after start: Int64) throws(Unsupported) -> Int64? {
+        var searching = start
+        for _ in 0...100 {
+            let (result, newSearch) = try step(from: searching, start: start)
+            if let result { return result }
+            searching = newSearch
+        }
+        return nil
+    }
+
+    /// One round of Foundation's enumeration: a candidate from `searching`, its mismatches
+    /// corrected, the verdict, and where the next round searches from.
+    private func step(from searching: Int64, start: Int64) throws(Unsupported) -> (Int64?, Int64) {
+        let toMatch = adjusted(fields, searching: searching)
+        let candidate = try matchingDate(after: searching, toMatch)
+        var match: Int64? = candidate
+        var forwardDST = false, leapDay = false
+        let mismatched = mismatches(candidate, toMatch)
+        if let bailed = mismatched.first {
+            var handled = false
+            if mismatched.count == 1, bailed == .hour, let shifted = forwardDSTAdjusted(candidate) {
+                match = shifted
+                forwardDST = true
+                handled = true
+            }
+            if !handled {
+                let next = bailed.nextHigher
+                if bailed == .year || next == .year {
+                    // With month and day to match, a day the month lacks; else the candidate stays.
+                    if toMatch.month != nil && toMatch.day != nil {
+                        match = try missingDayAdjusted(searching: searching, start: start, toMatch)
+                        leapDay = match != nil
+                    }
+                } else if next == .month, month(of: candidate) == 2 {
+                    // "A day February lacks": the start of March plus the reference's hour,
+                    // minute and second, added as a duration.
+                    let year = CivilDate.ymd(days: wallDay(candidate)).year
+                    let local = wallTime(start)
+                    let seconds = local / 1000
+                    match = dayStart(CivilDate.days(year: year, month: 3, day: 1)) + seconds * 1000
+                    leapDay = true
+                } else {
+                    match = try matchingDate(after: intervalEnd(next, of: searching), fields)
+                }
+            }
+        }
+        guard let match else { return (nil, bumped(searching, match: nil)) }
+        let exact = mismatches(match, fields).isEmpty
+        let newSearch = bumped(searching, match: match)
+        if match < start {
+            var resume = newSearch
+            if highestSetUnit(toMatch) == .hour {
+                // A repeated hour: the next round searches its second pass.
+                let h = hour(of: match)
+                let later = match + Self.msHour
+                if hour(of: later) == h { resume = later }
+            }
+            return (nil, resume)
+        }
+        if !exact && !(forwardDST || leapDay) { return (nil, newSearch) }
+        if match == start { return (nil, newSearch) }
+        return (match, newSearch)
+    }
+
+    /// Foundation's `_adjustedComponents`: a month-level pattern searches in the year of the
+    /// search date (or the next), a day-level one in its month when the day is still ahead.
+    private func adjusted(_ f: Fields, searching s: Int64) -> Fields {
+        var a = f
+        if f.month != nil {
+            a.year = CivilDate.ymd(days: wallDay(s)).year
+            if let d = date(from: a), s > d { a.year! += 1 }
+        } else if let d = f.day {
+            let (_, m, dd) = CivilDate.ymd(days: wallDay(s))
+            if d > dd { a.month = m }
+        }
+        return a
+    }
+
+    private func highestSetUnit(_ f: Fields) -> Unit? {
+        if f.year != nil { return .year }
+        if f.month != nil { return .month }
+        if f.day != nil { return .day }
+        if f.hour != nil { return .hour }
+        if f.minute != nil { return .minute }
+        if f.second != nil { return .second }
+        if f.weekday != nil { return .weekday }
+        if f.ordinal != nil { return .ordinal }
+        if f.weekOfMonth != nil { return .weekOfMonth }
+        return nil
+    }
+
+    private func lowestSetUnit(_ f: Fields) -> Unit? {
+        if f.weekOfMonth != nil { return .weekOfMonth }
+        if f.ordinal != nil { return .ordinal }
+        if f.weekday != nil { return .weekday }
+        if f.second != nil { return .second }
+        if f.minute != nil { return .minute }
+        if f.hour != nil { return .hour }
+        if f.day != nil { return .day }
+        if f.month != nil { return .month }
+        if f.year != nil { return .year }
+        return nil
+    }
+
+    /// The units of `f` that instant `t` does not show, highest first.
+    private func mismatches(_ t: Int64, _ f: Fields) -> [Unit] {
+        let day = wallDay(t)
+        let time = wallTime(t)
+        let (y, m, d) = CivilDate.ymd(days: day)
+        var out: [Unit] = []
+        if let v = f.year, v != y { out.append(.year) }
+        if let v = f.month, v != m { out.append(.month) }
+        if let v = f.day, v != d { out.append(.day) }
+        if let v = f.hour, v != Int(time / Self.msHour) { out.append(.hour) }
+        if let v = f.minute, v != Int(time / Self.msMinute % 60) { out.append(.minute) }
+        if let v = f.second, v != Int(time / 1000 % 60) { out.append(.second) }
+        if let v = f.weekday, v != CivilDate.weekday(days: day) { out.append(.weekday) }
+        if let v = f.ordinal, v != (d - 1) / 7 + 1 { out.append(.ordinal) }
+        if let v = f.weekOfMonth, v != weekOfMonth(day: day) { out.append(.weekOfMonth) }
+        return out
+    }
+
+    /// Foundation's `_adjustedDateForMismatchedHour`: a candidate whose hour alone is wrong
+    /// because the hour does not exist (spring forward) moves one hour later when it lies
+    /// before the gap and stays when it lies after it.
+    private func forwardDSTAdjusted(_ t: Int64) -> Int64? {
+        let start = hourStart(t)
+        let current = hour(of: start)
+        let next = hour(of: start + Self.msHour)
+        if next - current > 1 || (current == 23 && next > 0) { return t + Self.msHour }
+        let previous = hour(of: start - 1000)
+        if current - previous > 1 || (previous == 23 && current > 0) { return t }
+        return nil
+    }
+
+    /// Foundation's `_adjustedDateForMismatchedLeapMonthOrDay` (Gregorian, preserving smaller
+    /// units), for a day-level pattern whose adjusted month lacks the day: the 1st of the
+    /// following month at the pattern's time (or the reference's where unset), if that date
+    /// matches the other fields; `nil` otherwise (the round finds nothing).
+    private func missingDayAdjusted(searching: Int64, start: Int64, _ toMatch: Fields) throws(Unsupported) -> Int64? {
+        guard let month = toMatch.month, let day = toMatch.day else { return nil }
+        let (sy, sm, sd) = CivilDate.ymd(days: wallDay(searching))
+        guard sd != day || sm != month else { return nil }
+        if month == 2 && fields.month == 2 { throw Unsupported(site: #line) }
+        var copy = toMatch
+        let time = wallTime(start)
+        copy.hour = toMatch.hour ?? Int(time / Self.msHour)
+        copy.minute = toMatch.minute ?? Int(time / Self.msMinute % 60)
+        copy.second = toMatch.second ?? Int(time / 1000 % 60)
+        copy.year = toMatch.year.map { Swift.max($0, sy) } ?? sy
+        copy.month = month == 12 ? 1 : month + 1
+        copy.day = 1
+        let inner = try matchingDate(after: searching, copy)
+        return mismatches(inner, copy).isEmpty ? inner : nil
+    }
+
+    /// Foundation's `bumpedDateUpToNextHigherUnitInComponents`: where the next round searches.
+    private func bumped(_ searching: Int64, match: Int64?) -> Int64 {
+        guard let highest = highestSetUnit(fields), let lowest = lowestSetUnit(fields) else { return searching }
+        let result = intervalEnd(highest.nextHigher, of: searching)
+        guard let match, match >= result else { return result }
+        switch lowest {
+        case .weekOfMonth, .ordinal: return addDays(7, to: match)
+        case .weekday, .day: return addDays(1, to: match)
+        case .hour: return match + Self.msHour
+        case .minute: return match + Self.msMinute
+        case .second: return match + 1000
+        case .month, .year: return addMonths(lowest == .year ? 12 : 1, to: match)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// The re-enacted Foundation search (`FoundationSearch`) against Foundation itself, raw: no
+/// reconciliation with real occurrences, so every one of its answers must be Foundation's,
+/// including the ones that are not real occurrences ("March 1st" answers, skipped months).
+/// Month-relative patterns in the zones with the hardest offset changes, references biased
+/// to January-February and to whole hours, chains of 8.
+@Suite struct CalendarFoundationSearchTests {
+    static let zones = [
+        "America/Havana", "America/Santiago", "America/Asuncion", "America/Sao_Paulo", "Australia/Lord_Howe",
+        "Antarctica/Troll", "Pacific/Chatham", "Africa/Casablanca", "Europe/Dublin", "Asia/Kathmandu",
+        "America/St_Johns", "Pacific/Apia", "America/New_York", "Europe/Berlin", "Asia/Tokyo", "Australia/Sydney",
+    ].compactMap { TimeZone(identifier: $0) }
+
+    static func components(kind: Int, _ g: inout CalendarDifferentialTests.Rng) -> DateComponents {
+        var c = DateComponents()
+        let hours = [0, 1, 2, 3, 23, g.next(24)]
+        switch kind {
+        case 0: c.weekday = 1 + g.next(7); c.weekdayOrdinal = 1 + g.next(5); c.hour = hours[g.next(6)]; c.minute = 15 * g.next(4)
+        case 1: c.weekday = 1 + g.next(7); c.weekdayOrdinal = 1 + g.next(5)
+        case 2: c.month = 1 + g.next(12); c.weekday = 1 + g.next(7); c.weekdayOrdinal = 1 + g.next(5); c.hour = hours[g.next(6)]
+        case 3: c.weekOfMonth = 1 + g.next(5); c.weekday = 1 + g.next(7)
+        case 4: c.weekday = 1 + g.next(7); c.weekOfMonth = 1 + g.next(5); c.hour = hours[g.next(6)]; c.minute = g.next(60)
+        case 5: c.weekday = 1 + g.next(7); c.day = 1 + g.next(31); c.hour = hours[g.next(6)]
+        case 6: c.weekday = 1 + g.next(7); c.weekdayOrdinal = 1 + g.next(5); c.minute = g.next(60); c.second = g.next(60)
+        default: c.month = 1 + g.next(12); c.weekOfMonth = 1 + g.next(5); c.weekday = 1 + g.next(7); c.hour = hours[g.next(6)]; c.minute = 30
+        }
+        return c
+    }
+
+    @Test(arguments: 0..<8)
+    func searchIsFoundations(kind: Int) throws {
+        var g = CalendarDifferentialTests.Rng(s: UInt64(kind + 7) &* 104_729)
+        var differences: [String] = []
+        var total = 0
+        for _ in 0..<50 {
+            var c = Self.components(kind: kind, &g)
+            let tz = Self.zones[g.next(Self.zones.count)]
+            c.timeZone = tz
+            let trigger = CalendarTrigger(dateMatching: c, repeats: true)
+            let schedule = CalendarSchedule(trigger, floatingTimeZone: .gmt)
+            let search = try #require(FoundationSearch(zone: schedule.zone, pattern: schedule.pattern))
+            var ref = Int64(g.next(4_102_444_800)) * 1000
+            if g.next(2) == 0 {
+                let y = 1971 + g.next(129)
+                ref = Int64(CivilDate.days(year: y, month: 1, day: 15 + g.next(45))) * 86_400_000 + Int64(g.next(86_400_000))
+            }
+            if g.next(2) == 0 { ref -= ref % 3_600_000 }
+            for _ in 0..<8 {
+                total += 1
+                let got = try search.next(after: ref)
+                let want = CalendarEngine.foundationNextDate(trigger, after: Timestamp.date(millis: ref), floatingTimeZone: .gmt).map(Timestamp.millis)
+                if got != want {
+                    differences.append("\(tz.identifier) \(CalendarFeasibility.describe(c)) after \(Timestamp.string(millis: ref)): \(got.map { Timestamp.string(millis: $0) } ?? "nil") vs Foundation \(want.map { Timestamp.string(millis: $0) } ?? "nil")")
+                }
+                guard let next = want else { break }
+                ref = next
+            }
+        }
+        for d in differences.prefix(10) { print("difference:", d) }
+        #expect(differences.isEmpty, "kind \(kind): \(differences.count) of \(total) differ from Foundation")
+    }
+}
