@@ -130,8 +130,12 @@ import Foundation
               pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= ZoneTable.defaultYears.upperBound,
               pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < ZoneTable.defaultYears.upperBound
         else { return foundationNext(afterMillis: ref, .outsideTables) }
-        if consultingFoundation, pattern.needsFoundationCheck, let search = FoundationSearch(zone: zone, pattern: pattern) {
-            return reconciled(search, afterMillis: ref)
+        if consultingFoundation, pattern.needsFoundationCheck || pattern.rollsOverMissingDays,
+           let search = FoundationSearch(zone: zone, pattern: pattern) {
+            // Month-relative patterns and days some months lack: Foundation's own search,
+            // re-enacted (its answers there are not always real occurrences).
+            if pattern.needsFoundationCheck { return reconciled(search, afterMillis: ref) }
+            return foundationNext(afterMillis: ref, .unmodelledMix)
         }
         let seg = zone.segment(atUTC: ref)
         let wallRef = ref + zone.offsets[seg]
@@ -279,7 +283,8 @@ import Foundation
         do {
             foundation = try search.next(after: ref)
         } catch {
-            return foundationNext(afterMillis: ref, .unmodelledMix)
+            CalendarFallbacks.record(.unmodelledMix)
+            foundation = ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
         }
         let real = nextFire(afterMillis: ref, consultingFoundation: false)
         guard let real else { return foundation }
@@ -287,12 +292,29 @@ import Foundation
         return Swift.min(real, foundation)
     }
 
-    /// Foundation's answer, for what the tables do not cover; counted under `reason`.
+    /// Foundation's answer where the native rules do not apply: re-enacted natively when the
+    /// pattern is in ``FoundationSearch``'s scope and the instant in the zone's table, else
+    /// asked of Foundation and counted under `reason`.
     func foundationNext(afterMillis ref: Int64, _ reason: CalendarFallbacks.Reason) -> Int64? {
+        if reason != .outsideTables, zone.covers(ref), ref < Self.nativeEnd, let search = FoundationSearch(zone: zone, pattern: pattern) {
+            do {
+                let next = try search.next(after: ref)
+                // A fixed year: Foundation's answers outside it are not fires (contract).
+                if let next, pattern.year != CalendarPattern.unset32,
+                   CivilDate.ymd(days: Int(CivilDate.floorDiv(next + zone.offset(atUTC: next), 86_400_000))).year != Int(pattern.year) {
+                    return nil
+                }
+                return next
+            } catch {}
+        }
         CalendarFallbacks.record(reason)
+        return ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
+    }
+
+    private var foundationCalendar: Calendar {
         var cal = CalendarNames.calendar(iso ? .iso8601 : .gregorian, firstWeekday: Int(pattern.firstWeekday),
                                          minimumDaysInFirstWeek: Int(pattern.minimumDaysInFirstWeek))
         cal.timeZone = zone.timeZone
-        return ForeignCalendarSchedule.next(calendar: cal, components: pattern.dateComponents, afterMillis: ref)
+        return cal
     }
 }

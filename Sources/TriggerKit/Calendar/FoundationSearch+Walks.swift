@@ -44,27 +44,26 @@ extension FoundationSearch {
 
     /// Week of the month of day `d` under the calendar's week rules (0 before week 1).
     func weekOfMonth(day d: Int) -> Int {
-        let first = d - CivilDate.ymd(days: d).day + 1
-        let start = monthWeek1Start(first)
-        return d < start ? 0 : (d - start) / 7 + 1
+        weeks.weekOfMonth(dayNumber: d, firstOfMonth: d - CivilDate.ymd(days: d).day + 1)
     }
 
-    private func weekPosition(_ d: Int) -> Int { (CivilDate.weekday(days: d) - firstWeekday + 7) % 7 }
+    private func weekPosition(_ d: Int) -> Int { weeks.weekPosition(d) }
 
-    private func monthWeek1Start(_ first: Int) -> Int {
-        let back = weekPosition(first)
-        return 7 - back >= minimumDaysInFirstWeek ? first - back : first - back + 7
+    private func yearForWeekOfYear(day d: Int) -> Int {
+        weeks.weekOfYear(dayNumber: d, year: CivilDate.ymd(days: d).year).year
     }
 
     /// End of the `unit` interval holding `t` (the start of the next one).
     func intervalEnd(_ unit: Unit, of t: Int64) -> Int64 {
         switch unit {
-        case .year:
+        case .year, .dayOfYear:
             return dayStart(CivilDate.days(year: CivilDate.ymd(days: wallDay(t)).year + 1, month: 1, day: 1))
+        case .yearForWeekOfYear:
+            return dayStart(weeks.week1Start(yearForWeekOfYear(day: wallDay(t)) + 1))
         case .month:
             let (y, m, _) = CivilDate.ymd(days: wallDay(t))
             return dayStart(m == 12 ? CivilDate.days(year: y + 1, month: 1, day: 1) : CivilDate.days(year: y, month: m + 1, day: 1))
-        case .weekOfMonth, .weekday, .ordinal:
+        case .weekOfMonth, .weekday, .ordinal, .weekOfYear:
             let d = wallDay(t)
             return dayStart(d - weekPosition(d) + 7)
         case .day:
@@ -106,6 +105,24 @@ extension FoundationSearch {
         }
     }
 
+    /// Foundation's `add(.yearForWeekOfYear, 1)`: the same week number, weekday and wall time
+    /// one week-year later (week 53 of a year without one runs into the next).
+    func addWeekYear(to t: Int64) -> Int64 {
+        let day = wallDay(t)
+        let (wy, w, _) = weeks.weekOfYear(dayNumber: day, year: CivilDate.ymd(days: day).year)
+        let target = weeks.week1Start(wy + 1) + (w - 1) * 7 + weekPosition(day)
+        let wall = Int64(target) * Self.msDay + wallTime(t)
+        switch zone.resolve(wall: wall) {
+        case .unique(let u): return u
+        case .fold(let first, _, _): return first
+        case .gap(let shifted, _): return shifted
+        }
+    }
+
+    /// Foundation's `add(.year, n)`: the same wall date and time `n` years later, the day
+    /// capped to the month's length.
+    func addYears(_ n: Int, to t: Int64) -> Int64 { addMonths(12 * n, to: t) }
+
     /// Foundation's `date(from:)` for the adjusted components of a month-level pattern (year
     /// and month set): the day its resolution picks, at the set time fields.
     func date(from f: Fields) -> Int64? {
@@ -117,10 +134,10 @@ extension FoundationSearch {
         } else if let o = f.ordinal, let wd = f.weekday {
             dayOfMonth = (wd - CivilDate.weekday(days: first) + 7) % 7 + 1 + (o - 1) * 7
         } else if let wom = f.weekOfMonth, let wd = f.weekday {
-            let dow = (wd - firstWeekday + 7) % 7
+            let dow = (wd - Int(weeks.firstWeekday) + 7) % 7
             let firstPosition = weekPosition(first)
             dayOfMonth = dow - firstPosition + 1
-            if 7 - firstPosition < minimumDaysInFirstWeek { dayOfMonth += 7 }
+            if 7 - firstPosition < Int(weeks.minimumDaysInFirstWeek) { dayOfMonth += 7 }
             dayOfMonth += (wom - 1) * 7
         } else {
             dayOfMonth = 1
@@ -134,6 +151,15 @@ extension FoundationSearch {
         }
     }
 
+    /// Foundation's `date(from:)` for a wall midnight (no walk back to the day's first instant).
+    func wallInstant(day d: Int) -> Int64 {
+        switch zone.resolve(wall: Int64(d) * Self.msDay) {
+        case .unique(let u): return u
+        case .fold(let first, _, _): return first
+        case .gap(let shifted, _): return shifted
+        }
+    }
+
     // MARK: The walks
 
     /// Foundation's `_matchingDate(after:matching:)`: each set field, highest first, moves the
@@ -141,7 +167,35 @@ extension FoundationSearch {
     func matchingDate(after t: Int64, _ f: Fields) throws(Unsupported) -> Int64 {
         var r = t
         if let y = f.year, CivilDate.ymd(days: wallDay(r)).year != y {
-            r = dayStart(CivilDate.days(year: y, month: 1, day: 1))
+            r = wallInstant(day: CivilDate.days(year: y, month: 1, day: 1))
+        }
+        if let y = f.yearForWeekOfYear, yearForWeekOfYear(day: wallDay(r)) != y {
+            r = dayStart(weeks.week1Start(y))
+        }
+        if let w = f.weekOfYear {
+            var d = wallDay(r)
+            if weeks.weekOfYear(dayNumber: d, year: CivilDate.ymd(days: d).year).week != w {
+                var steps = 0
+                repeat {
+                    d = d - weekPosition(d) + 7
+                    steps += 1
+                    if steps > 200 { throw Unsupported(site: #line) }
+                } while weeks.weekOfYear(dayNumber: d, year: CivilDate.ymd(days: d).year).week != w
+                r = dayStart(d)
+            }
+        }
+        if let n = f.dayOfYear {
+            var d = wallDay(r)
+            func doy(_ d: Int) -> Int { d - CivilDate.days(year: CivilDate.ymd(days: d).year, month: 1, day: 1) + 1 }
+            if doy(d) != n {
+                var steps = 0
+                repeat {
+                    d += 1
+                    steps += 1
+                    if steps > 3000 { throw Unsupported(site: #line) }
+                } while doy(d) != n
+                r = dayStart(d)
+            }
         }
         if let m = f.month {
             var (y, mm, _) = CivilDate.ymd(days: wallDay(r))

@@ -15,8 +15,7 @@
 /// lies in the way (then it steps as Foundation does).
 ///
 /// Scope (``init(zone:pattern:)`` answers `nil` otherwise): Gregorian / ISO 8601 patterns
-/// whose set fields are among month, day, weekday, weekdayOrdinal (1-5), weekOfMonth, hour,
-/// minute and second, not month and day together. Instants are epoch milliseconds.
+/// without `era` or `nanosecond`, `weekdayOrdinal` 1-5. Instants are epoch milliseconds.
 ///
 /// Accuracy: exact against Foundation on `CalendarFoundationSearchTests` and the differential
 /// tool (`CalendarDifferential`); where Foundation's search would stop with an error or a
@@ -25,6 +24,9 @@ struct FoundationSearch {
     /// The trigger's own fields (not the engine's resolved pattern), as Foundation sees them.
     struct Fields {
         var year: Int?
+        var yearForWeekOfYear: Int?
+        var weekOfYear: Int?
+        var dayOfYear: Int?
         var month: Int?
         var day: Int?
         var weekday: Int?
@@ -37,13 +39,15 @@ struct FoundationSearch {
 
     /// Foundation's units, in the order of its `highestSetUnit` for mismatches.
     enum Unit: Int, Comparable {
-        case year, month, day, hour, minute, second, weekday, ordinal, weekOfMonth
+        case year, dayOfYear, month, day, hour, minute, second, weekday, ordinal, weekOfMonth, weekOfYear, yearForWeekOfYear
         static func < (a: Unit, b: Unit) -> Bool { a.rawValue < b.rawValue }
 
-        /// Foundation's `nextHigherUnit` (year has none: the caller keeps it).
+        /// Foundation's `nextHigherUnit`, except that the years stand for themselves (as its
+        /// search treats them).
         var nextHigher: Unit {
             switch self {
-            case .year, .month: .year
+            case .year, .month, .dayOfYear: .year
+            case .yearForWeekOfYear, .weekOfYear: .yearForWeekOfYear
             case .day, .ordinal, .weekOfMonth: .month
             case .hour: .day
             case .minute: .hour
@@ -58,23 +62,22 @@ struct FoundationSearch {
 
     let zone: ZoneTable
     let fields: Fields
-    let firstWeekday: Int
-    let minimumDaysInFirstWeek: Int
+    /// The calendar's week rules (first weekday, minimum days in the first week).
+    let weeks: CalendarPattern
 
     static let msDay: Int64 = 86_400_000
     static let msHour: Int64 = 3_600_000
     static let msMinute: Int64 = 60_000
 
     init?(zone: ZoneTable, pattern p: CalendarPattern) {
-        guard p.year == CalendarPattern.unset32, p.yearForWeekOfYear == CalendarPattern.unset32, p.era < 0,
-              p.dayOfYear < 0, p.weekOfYear < 0, p.nanosecond < 0 else { return nil }
+        guard p.era < 0, p.nanosecond < 0, p.impossibilityBox == nil else { return nil }
         let c = p.dateComponents
-        guard c.weekdayOrdinal.map({ (1...5).contains($0) }) ?? true, !(c.month != nil && c.day != nil) else { return nil }
+        guard c.weekdayOrdinal.map({ (1...5).contains($0) }) ?? true else { return nil }
         self.zone = zone
-        fields = Fields(month: c.month, day: c.day, weekday: c.weekday, ordinal: c.weekdayOrdinal,
+        fields = Fields(year: c.year, yearForWeekOfYear: c.yearForWeekOfYear, weekOfYear: c.weekOfYear, dayOfYear: c.dayOfYear,
+                        month: c.month, day: c.day, weekday: c.weekday, ordinal: c.weekdayOrdinal,
                         weekOfMonth: c.weekOfMonth, hour: c.hour, minute: c.minute, second: c.second)
-        firstWeekday = Int(p.firstWeekday)
-        minimumDaysInFirstWeek = Int(p.minimumDaysInFirstWeek)
+        weeks = p
     }
 
     /// Foundation's next date strictly after `start` (epoch ms), or `nil` where its search
@@ -107,8 +110,9 @@ struct FoundationSearch {
             if !handled {
                 let next = bailed.nextHigher
                 if bailed == .year || next == .year {
-                    // With month and day to match, a day the month lacks; else the candidate stays.
-                    if toMatch.month != nil && toMatch.day != nil {
+                    // With month and day to match and one of them wrong, a day the month
+                    // lacks; else the candidate stays.
+                    if toMatch.month != nil && toMatch.day != nil && (mismatched.contains(.month) || mismatched.contains(.day)) {
                         match = try missingDayAdjusted(searching: searching, start: start, toMatch)
                         leapDay = match != nil
                     }
@@ -147,6 +151,7 @@ struct FoundationSearch {
     /// search date (or the next), a day-level one in its month when the day is still ahead.
     private func adjusted(_ f: Fields, searching s: Int64) -> Fields {
         var a = f
+        if f.year != nil || f.dayOfYear != nil { return a }
         if f.month != nil {
             a.year = CivilDate.ymd(days: wallDay(s)).year
             if let d = date(from: a), s > d { a.year! += 1 }
@@ -159,6 +164,7 @@ struct FoundationSearch {
 
     private func highestSetUnit(_ f: Fields) -> Unit? {
         if f.year != nil { return .year }
+        if f.dayOfYear != nil { return .dayOfYear }
         if f.month != nil { return .month }
         if f.day != nil { return .day }
         if f.hour != nil { return .hour }
@@ -167,10 +173,14 @@ struct FoundationSearch {
         if f.weekday != nil { return .weekday }
         if f.ordinal != nil { return .ordinal }
         if f.weekOfMonth != nil { return .weekOfMonth }
+        if f.weekOfYear != nil { return .weekOfYear }
+        if f.yearForWeekOfYear != nil { return .yearForWeekOfYear }
         return nil
     }
 
     private func lowestSetUnit(_ f: Fields) -> Unit? {
+        if f.yearForWeekOfYear != nil { return .yearForWeekOfYear }
+        if f.weekOfYear != nil { return .weekOfYear }
         if f.weekOfMonth != nil { return .weekOfMonth }
         if f.ordinal != nil { return .ordinal }
         if f.weekday != nil { return .weekday }
@@ -179,6 +189,7 @@ struct FoundationSearch {
         if f.hour != nil { return .hour }
         if f.day != nil { return .day }
         if f.month != nil { return .month }
+        if f.dayOfYear != nil { return .dayOfYear }
         if f.year != nil { return .year }
         return nil
     }
@@ -190,6 +201,7 @@ struct FoundationSearch {
         let (y, m, d) = CivilDate.ymd(days: day)
         var out: [Unit] = []
         if let v = f.year, v != y { out.append(.year) }
+        if let v = f.dayOfYear, v != day - CivilDate.days(year: y, month: 1, day: 1) + 1 { out.append(.dayOfYear) }
         if let v = f.month, v != m { out.append(.month) }
         if let v = f.day, v != d { out.append(.day) }
         if let v = f.hour, v != Int(time / Self.msHour) { out.append(.hour) }
@@ -198,6 +210,11 @@ struct FoundationSearch {
         if let v = f.weekday, v != CivilDate.weekday(days: day) { out.append(.weekday) }
         if let v = f.ordinal, v != (d - 1) / 7 + 1 { out.append(.ordinal) }
         if let v = f.weekOfMonth, v != weekOfMonth(day: day) { out.append(.weekOfMonth) }
+        if f.weekOfYear != nil || f.yearForWeekOfYear != nil {
+            let (wy, w, _) = weeks.weekOfYear(dayNumber: day, year: y)
+            if let v = f.weekOfYear, v != w { out.append(.weekOfYear) }
+            if let v = f.yearForWeekOfYear, v != wy { out.append(.yearForWeekOfYear) }
+        }
         return out
     }
 
@@ -222,7 +239,14 @@ struct FoundationSearch {
         guard let month = toMatch.month, let day = toMatch.day else { return nil }
         let (sy, sm, sd) = CivilDate.ymd(days: wallDay(searching))
         guard sd != day || sm != month else { return nil }
-        if month == 2 && fields.month == 2 { throw Unsupported(site: #line) }
+        if month == 2 && fields.month == 2 {
+            // February asked for by the trigger itself: first look in the next leap year
+            // (Foundation adds 4 - year % 4 years, not always a leap year: 2100).
+            let inYear = addYears(4 - sy % 4, to: searching)
+            let yearStart = dayStart(CivilDate.days(year: CivilDate.ymd(days: wallDay(inYear)).year, month: 1, day: 1))
+            let inner = try matchingDate(after: yearStart, toMatch)
+            if mismatches(inner, toMatch).isEmpty { return inner }
+        }
         var copy = toMatch
         let time = wallTime(start)
         copy.hour = toMatch.hour ?? Int(time / Self.msHour)
@@ -241,8 +265,9 @@ struct FoundationSearch {
         let result = intervalEnd(highest.nextHigher, of: searching)
         guard let match, match >= result else { return result }
         switch lowest {
-        case .weekOfMonth, .ordinal: return addDays(7, to: match)
-        case .weekday, .day: return addDays(1, to: match)
+        case .weekOfMonth, .ordinal, .weekOfYear: return addDays(7, to: match)
+        case .weekday, .day, .dayOfYear: return addDays(1, to: match)
+        case .yearForWeekOfYear: return addWeekYear(to: match)
         case .hour: return match + Self.msHour
         case .minute: return match + Self.msMinute
         case .second: return match + 1000

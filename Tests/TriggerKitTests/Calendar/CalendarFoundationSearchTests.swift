@@ -25,12 +25,20 @@ import Testing
         case 4: c.weekday = 1 + g.next(7); c.weekOfMonth = 1 + g.next(5); c.hour = hours[g.next(6)]; c.minute = g.next(60)
         case 5: c.weekday = 1 + g.next(7); c.day = 1 + g.next(31); c.hour = hours[g.next(6)]
         case 6: c.weekday = 1 + g.next(7); c.weekdayOrdinal = 1 + g.next(5); c.minute = g.next(60); c.second = g.next(60)
-        default: c.month = 1 + g.next(12); c.weekOfMonth = 1 + g.next(5); c.weekday = 1 + g.next(7); c.hour = hours[g.next(6)]; c.minute = 30
+        case 7: c.month = 1 + g.next(12); c.weekOfMonth = 1 + g.next(5); c.weekday = 1 + g.next(7); c.hour = hours[g.next(6)]; c.minute = 30
+        case 8: c.hour = hours[g.next(6)]; c.minute = 15 * g.next(4)
+        case 9: c.minute = 15 * g.next(4); if g.next(2) == 0 { c.second = g.next(60) }
+        case 10: c.weekday = 1 + g.next(7); if g.next(2) == 0 { c.hour = hours[g.next(6)]; c.minute = 30 }
+        case 11: c.day = 1 + g.next(31); c.hour = hours[g.next(6)]; c.minute = g.next(60)
+        case 12: c.month = 1 + g.next(12); c.day = 1 + g.next(31); if g.next(2) == 0 { c.hour = hours[g.next(6)] }
+        case 13: c.weekOfYear = 1 + g.next(53); c.weekday = 1 + g.next(7); c.hour = hours[g.next(6)]; c.minute = 45
+        case 14: c.yearForWeekOfYear = 1975 + g.next(120); c.weekOfYear = 1 + g.next(52); c.weekday = 1 + g.next(7); c.hour = hours[g.next(6)]
+        default: c.dayOfYear = 1 + g.next(366); c.hour = hours[g.next(6)]
         }
         return c
     }
 
-    @Test(arguments: 0..<8)
+    @Test(arguments: 0..<16)
     func searchIsFoundations(kind: Int) throws {
         var g = CalendarDifferentialTests.Rng(s: UInt64(kind + 7) &* 104_729)
         var differences: [String] = []
