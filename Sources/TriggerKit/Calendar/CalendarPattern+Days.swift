@@ -52,25 +52,12 @@ extension CalendarPattern {
 
     /// A day the pattern's date fields match, at or after `from`, and no later than `limit`.
     /// `rollover` is set when the day stands for a day its month lacks (the 1st of the next
-    /// month). O(number of jumps): a few for usual triggers.
-    /// `refDay` is the reference's wall day: a rolled-over 1st it falls on is skipped when the
-    /// next year's month has the day.
-    func nextDay(from: Int, limit: Int, refDay: Int = Int.min, rollover: inout Bool) -> Int? {
+    /// month, which Foundation's search answers for such patterns). O(number of jumps): a few
+    /// for usual triggers.
+    func nextDay(from: Int, limit: Int, rollover: inout Bool) -> Int? {
         var d = from
         rollover = false
         let rolls = rollsOverMissingDays
-        if rolls, month > 0, CivilDate.ymd(days: d).day == 1 {
-            // With a month set, the 1st after it still stands for its missing day, unless the
-            // reference lies on that 1st and next year's month has the day: Foundation's search
-            // then finds that real day (from 2019-03-01 00:00:00.5, 29 February goes to
-            // 2020-02-29, skipping 2019's March 1st; from Feb 28 23:59:59.999 it does not).
-            let (py, pm, pdim) = CivilDate.ymd(days: d - 1)
-            let nextYearHasIt = refDay == d && year == Self.unset32 && Int(day) <= CivilDate.daysInMonth(year: py + 1, month: pm)
-            if Int(day) > pdim, Int(month) == pm, !nextYearHasIt, year == Self.unset32 || Int(year) == py {
-                rollover = true
-                return d
-            }
-        }
         while d <= limit {
             let (y, m, dd) = CivilDate.ymd(days: d)
             if year != Self.unset32 {

@@ -31,17 +31,4 @@ extension CalendarPattern {
             return ((h * 60 + m) * 60 + s) * 1000 + f
         }
     }
-
-    /// Time of day on the 1st of a month that stands for a day its month lacks: the trigger's
-    /// hour, minute and second where set, the reference wall time's `refTime` (whole seconds)
-    /// where not, and the trigger's millisecond. Foundation's behaviour in every case but one
-    /// (see ``CalendarSchedule/rolloverTime(day:wallRef:)``): Feb 31 04:30 after 03:59:59.999
-    /// fires on Mar 1 at 04:30:59; `{month 9, day 31, minute 10}` after 17:10:45 on Oct 1 at
-    /// 17:10:45.
-    func rolloverTime(refTime: Int) -> Int {
-        let h = timeSet & 1 != 0 ? Int(hour) : refTime / 3_600_000
-        let m = timeSet & 2 != 0 ? Int(minute) : refTime / 60_000 % 60
-        let s = timeSet & 4 != 0 ? Int(second) : refTime / 1000 % 60
-        return ((h * 60 + m) * 60 + s) * 1000 + Int(millisecond)
-    }
 }

@@ -156,28 +156,13 @@ struct CalendarPattern: Sendable, Hashable {
         impossibility = impossibility ?? staticImpossibility()
     }
 
-    /// Whether Foundation returns the second occurrence of a repeated wall time (when the
-    /// reference lies after the first): only when no field from `day` up is set (its search
-    /// then steps by hours; with a day, month or year set it steps past the repeated hour).
-    var allowsSecondOccurrence: Bool {
-        era < 0 && year == Self.unset32 && dayOfYear < 0 && month < 0 && day < 0
-    }
-
-    /// Whether Foundation's answer must be consulted: its month-stepping search for
-    /// `weekdayOrdinal` / `weekOfMonth`, and weekday-with-day mixes, has habits the native
-    /// rules do not reproduce exactly (it answers March 1st after many February matches, and
-    /// skips real occurrences after late-month ones). For these the schedule computes both
-    /// and reconciles them (see ``CalendarSchedule/nextFire(afterMillis:)``).
+    /// Whether Foundation's answer is not always a real occurrence: its month-stepping search
+    /// for `weekdayOrdinal` / `weekOfMonth`, and weekday-with-day mixes, answers March 1st after
+    /// many February candidates and skips real occurrences after late-month ones. For these
+    /// the schedule re-enacts that search and reconciles it with the real occurrence (see
+    /// ``CalendarSchedule/nextFire(afterMillis:)``).
     var needsFoundationCheck: Bool {
         weekdayOrdinal > 0 || weekOfMonth >= 0 || (weekday > 0 && day > 0)
-    }
-
-    /// Whether Foundation's answers are the real occurrences except for its "March 1st" habit
-    /// (see ``CalendarSchedule/realOccurrenceIsFoundations(_:wallRef:)``): `weekdayOrdinal`
-    /// or `weekOfMonth` patterns (with or without `weekday` and `month`), no `day`.
-    var hasMarchFirstHabit: Bool {
-        (weekdayOrdinal > 0 || weekOfMonth >= 0) && day < 0 && dayOfYear < 0 && weekOfYear < 0
-            && year == Self.unset32 && yearForWeekOfYear == Self.unset32 && era < 0
     }
 
     /// Combinations that can never match whatever the date (see ``Impossibility``).

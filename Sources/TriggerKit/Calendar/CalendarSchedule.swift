@@ -137,142 +137,61 @@ import Foundation
             if pattern.needsFoundationCheck { return reconciled(search, afterMillis: ref) }
             return foundationNext(afterMillis: ref, .unmodelledMix)
         }
-        let seg = zone.segment(atUTC: ref)
-        let wallRef = ref + zone.offsets[seg]
-        var from = wallRef + 1
-        if let k = zone.gapBehind(ofUTC: ref, segment: seg),
-           zone.wallLow[k] % Int64(CalendarPattern.msPerDay) == 0 || !pattern.allowsSecondOccurrence {
-            // Foundation looks back at the gap when it began the day, or when its search
-            // steps by days or months (a day, month or year is set); an hour-stepping search
-            // that has passed the gap does not.
-            // Wall times of the gap just passed land after the transition, possibly after ref.
-            if !zone.regular[k] { return foundationNext(afterMillis: ref, .irregularTransition) }
-            from = zone.wallLow[k]
-        }
-        var unusual = false
-        let first = firstDate(from: from, ref: ref, wallRef: wallRef, segment: seg, unusual: &unusual)
+        // Native: the first matching wall time after the reference. Near an offset change
+        // (within a day of the reference or of the answer, or a matching wall time in a gap or
+        // fold on the way) Foundation's answers follow the steps of its search, not a rule:
+        // the search is re-enacted there (``FoundationSearch``).
+        var touched = false
+        let real = realOccurrence(after: ref, touched: &touched)
+        guard consultingFoundation else { return real }
         let day = Int64(CalendarPattern.msPerDay)
-        if let f = first, consultingFoundation,
-           zone.hasIrregularTransition(from: f - day, to: f + day) || zone.hasIrregularTransition(from: ref - day, to: ref + day) {
-            // On the day of an offset change that is not one hour on the hour (where the
-            // search starts or ends), Foundation has answers no simple rule reproduces
-            // (Lord Howe: `hour 1` matches 01:30). Days away from it are not affected.
-            return foundationNext(afterMillis: ref, .irregularTransition)
-        }
-        if unusual && consultingFoundation {
-            // The answer is a wall time in a gap or a rolled-over day, in a case whose
-            // Foundation rule was not measured (see ``gapAnsweredNatively(wall:)`` and
-            // ``rolloverNeedsFoundation(day:)``): Foundation itself answers them.
+        if touched || zone.hasTransition(from: ref - day, to: ref + day)
+            || real.map({ zone.hasTransition(from: $0 - day, to: $0 + day) }) == true
+            || pattern.needsFoundationCheck || pattern.rollsOverMissingDays {
             return foundationNext(afterMillis: ref, .unmodelledMix)
         }
-        if pattern.hasMarchFirstHabit && consultingFoundation && realOccurrenceIsFoundations(first, wallRef: wallRef) {
-            // Native: Foundation's search finds this real occurrence (or skips it: exception (a)).
-            return first
-        }
-        if pattern.needsFoundationCheck && consultingFoundation {
-            // Foundation's answer is the contract, except where it skips a real occurrence:
-            // then the earlier real one (the native search only yields real matches) wins.
-            let f = foundationNext(afterMillis: ref, .unmodelledMix)
-            guard let first else { return f }
-            guard let f else { return first }
-            return Swift.min(first, f)
-        }
-        return first
-    }
-
-    private func firstDate(from: Int64, ref: Int64, wallRef: Int64, segment seg: Int, unusual: inout Bool) -> Int64? {
-        switch search(fromWall: from, ref: ref, wallRef: wallRef, unusual: &unusual) {
-        case .fallback:
-            return foundationNext(afterMillis: ref, .irregularTransition)
-        case .none:
-            if let k = zone.foldAhead(ofUTC: ref, segment: seg) {
-                return secondPass(fold: k, ref: ref, wallRef: wallRef, firstPass: nil)
-            }
-            return nil
-        case .found(let t):
-            if let k = zone.foldAhead(ofUTC: ref, segment: seg), t >= zone.transitions[k] {
-                return secondPass(fold: k, ref: ref, wallRef: wallRef, firstPass: t)
-            }
-            return t
-        }
+        return real
     }
 
     /// Instants before this are answered natively (searches need room before the table's end).
     static let nativeEnd = Int64(CivilDate.days(year: 2151, month: 1, day: 1)) * 86_400_000
 
-    /// The reference lies in the first pass of a fold: wall times already shown will repeat,
-    /// so their second occurrences compete with the first search's answer.
-    private func secondPass(fold k: Int, ref: Int64, wallRef: Int64, firstPass: Int64?) -> Int64? {
-        if !zone.regular[k] { return foundationNext(afterMillis: ref, .irregularTransition) }
-        if !pattern.allowsSecondOccurrence { return firstPass }
-        var unusual = false
-        switch search(fromWall: zone.wallLow[k], ref: ref, wallRef: wallRef, unusual: &unusual) {
-        case .fallback: return foundationNext(afterMillis: ref, .irregularTransition)
-        case .none: return firstPass
-        case .found(let t): return firstPass.map { min($0, t) } ?? t
-        }
-    }
-
-    enum Outcome { case found(Int64), none, fallback }
-
-    /// Walks matching wall times from `w0` in increasing order and returns the first whose
-    /// instant, under Foundation's gap and repeated-time rules, is later than `ref`.
-    @inline(__always)
-    private func search(fromWall w0: Int64, ref: Int64, wallRef: Int64, unusual: inout Bool) -> Outcome {
+    /// The first instant after `ref` whose wall clock shows the pattern: a real occurrence,
+    /// never a wall time in a gap, a repeated wall time at its first occurrence only, never a
+    /// day the month lacks. `touched` is set when a matching wall time fell in a gap or a fold
+    /// on the way. O(number of date jumps); no allocation.
+    func realOccurrence(after ref: Int64, touched: inout Bool) -> Int64? {
         let msPerDay = Int64(CalendarPattern.msPerDay)
+        let w0 = ref + zone.offset(atUTC: ref) + 1
         var day = Int(CivilDate.floorDiv(w0, msPerDay))
         var tod = Int(w0 - Int64(day) * msPerDay)
         let limit = Int(CivilDate.floorDiv(zone.endMillis, msPerDay)) - 2
-        let refDay = Int(CivilDate.floorDiv(wallRef, msPerDay))
         while true {
             var roll = false
-            guard let d = pattern.nextDay(from: day, limit: limit, refDay: refDay, rollover: &roll) else { return .none }
-            if d != day { tod = 0 }
-            var t: Int?
-            var rollUnusual = false
+            guard let d = pattern.nextDay(from: day, limit: limit, rollover: &roll) else { return nil }
             if roll {
-                let rt = rolloverTime(day: d, wallRef: wallRef)
-                t = rt >= tod ? rt : nil
-                rollUnusual = rolloverNeedsFoundation(day: d)
-            } else {
-                t = pattern.nextTimeOfDay(atOrAfter: tod)
-            }
-            guard let t else {
+                // The 1st standing for a day its month lacks is not an occurrence.
                 day = d + 1
                 tod = 0
                 continue
             }
-            let w = Int64(d) * msPerDay + Int64(t)
-            switch zone.resolve(wall: w) {
-            case .unique(let i):
-                if i > ref { unusual = rollUnusual; return .found(i) }
-            case .gap(let shifted, let regular):
-                if !regular { return .fallback }
-                if shifted > ref {
-                    // Unmeasured cases: Foundation answers (`unusual`).
-                    guard gapAnsweredNatively(wall: w) else { unusual = true; return .found(shifted) }
-                    if gapDaySkipped(day: d, wall: w, wallRef: wallRef) {
-                        // Foundation's week-stepping search passes over this gap day.
-                        day = d + 1
-                        tod = 0
-                        continue
-                    }
-                    return .found(shifted)
-                }
-            case .fold(let first, let second, let regular):
-                if !regular { return .fallback }
-                if first > ref { unusual = rollUnusual; return .found(first) }
-                // Foundation returns the second occurrence when the reference lies after the
-                // first; an hour-stepping search (hour not set) also when it is the first itself.
-                if first < ref || (first == ref && pattern.timeSet & 1 == 0), second > ref, pattern.allowsSecondOccurrence { return .found(second) }
-            }
-            if roll {
+            if d != day { tod = 0 }
+            guard let t = pattern.nextTimeOfDay(atOrAfter: tod) else {
                 day = d + 1
                 tod = 0
-            } else {
-                day = d
-                tod = t + 1
+                continue
             }
+            switch zone.resolve(wall: Int64(d) * msPerDay + Int64(t)) {
+            case .unique(let i):
+                if i > ref { return i }
+            case .gap:
+                touched = true
+            case .fold(let first, _):
+                touched = true
+                if first > ref { return first }
+            }
+            day = d
+            tod = t + 1
         }
     }
 
@@ -286,7 +205,8 @@ import Foundation
             CalendarFallbacks.record(.unmodelledMix)
             foundation = ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
         }
-        let real = nextFire(afterMillis: ref, consultingFoundation: false)
+        var touched = false
+        let real = realOccurrence(after: ref, touched: &touched)
         guard let real else { return foundation }
         guard let foundation else { return real }
         return Swift.min(real, foundation)

@@ -25,7 +25,7 @@ extension FoundationSearch {
         let w = Int64(d) * Self.msDay
         switch zone.resolve(wall: w) {
         case .unique(let t): return t
-        case .fold(let first, _, _): return first
+        case .fold(let first, _): return first
         case .gap:
             // The transition instant: the first one whose wall clock is past the gap.
             let k = zone.wallLow.upperBound(of: w) - 1
@@ -84,7 +84,7 @@ extension FoundationSearch {
         let w = t + off + Int64(n) * Self.msDay
         switch zone.resolve(wall: w) {
         case .unique(let u): return u
-        case .fold(let first, _, _): return first
+        case .fold(let first, _): return first
         case .gap: return w - off
         }
     }
@@ -100,8 +100,8 @@ extension FoundationSearch {
         let w = Int64(CivilDate.days(year: ny, month: nm, day: nd)) * Self.msDay + time
         switch zone.resolve(wall: w) {
         case .unique(let u): return u
-        case .fold(let first, _, _): return first
-        case .gap(let shifted, _): return shifted
+        case .fold(let first, _): return first
+        case .gap(let shifted): return shifted
         }
     }
 
@@ -114,8 +114,8 @@ extension FoundationSearch {
         let wall = Int64(target) * Self.msDay + wallTime(t)
         switch zone.resolve(wall: wall) {
         case .unique(let u): return u
-        case .fold(let first, _, _): return first
-        case .gap(let shifted, _): return shifted
+        case .fold(let first, _): return first
+        case .gap(let shifted): return shifted
         }
     }
 
@@ -146,8 +146,8 @@ extension FoundationSearch {
         let w = Int64(first + dayOfMonth - 1) * Self.msDay + seconds * 1000
         switch zone.resolve(wall: w) {
         case .unique(let u): return u
-        case .fold(let first, _, _): return first
-        case .gap(let shifted, _): return shifted
+        case .fold(let first, _): return first
+        case .gap(let shifted): return shifted
         }
     }
 
@@ -155,8 +155,8 @@ extension FoundationSearch {
     func wallInstant(day d: Int) -> Int64 {
         switch zone.resolve(wall: Int64(d) * Self.msDay) {
         case .unique(let u): return u
-        case .fold(let first, _, _): return first
-        case .gap(let shifted, _): return shifted
+        case .fold(let first, _): return first
+        case .gap(let shifted): return shifted
         }
     }
 

@@ -29,14 +29,6 @@ import Synchronization
     /// fold (offset shrinks): `wallLow[k]..<wallHigh[k]` either does not exist or occurs twice.
     let wallLow: [Int64]
     let wallHigh: [Int64]
-    /// Whether transition `k` is one the native engine reproduces (a gap or fold of one hour
-    /// starting on the hour); Foundation's answers around the others (Lord Howe's half hour,
-    /// Chatham's 02:45, Antarctica/Troll's two hours, St. John's 00:01 changes, Apia's
-    /// skipped day) are taken from Foundation, whose hour-stepping search treats them unevenly.
-    let regular: [Bool]
-    /// `irregularBefore[k]`: how many of transitions 0..<k are irregular (prefix counts).
-    let irregularBefore: [Int32]
-
     /// Years covered by default tables.
     public static let defaultYears: ClosedRange<Int> = 1900...2200
 
@@ -61,24 +53,17 @@ import Synchronization
             }
             t = next
         }
-        var lo: [Int64] = [], hi: [Int64] = [], reg: [Bool] = []
+        var lo: [Int64] = [], hi: [Int64] = []
         lo.reserveCapacity(transitions.count)
         for (k, tr) in transitions.enumerated() {
             let before = tr + offsets[k], after = tr + offsets[k + 1]
             lo.append(min(before, after))
             hi.append(max(before, after))
-            let length = abs(after - before)
-            reg.append(length == 3_600_000 && before % 3_600_000 == 0 && after % 3_600_000 == 0)
         }
         self.transitions = transitions
         self.offsets = offsets
         self.wallLow = lo
         self.wallHigh = hi
-        self.regular = reg
-        var prefix: [Int32] = [0]
-        prefix.reserveCapacity(reg.count + 1)
-        for r in reg { prefix.append(prefix[prefix.count - 1] + (r ? 0 : 1)) }
-        self.irregularBefore = prefix
         #if DEBUG
         _checkInvariants()
         #endif
@@ -93,26 +78,24 @@ import Synchronization
     @inline(__always)
     func segment(atUTC t: Int64) -> Int { transitions.upperBound(of: t) }
 
-    /// Whether an irregular offset change (not one hour on the hour: Lord Howe's half hour,
-    /// Chatham's :45, Troll's two hours) happens in [from, to]. O(log n).
-    func hasIrregularTransition(from: Int64, to: Int64) -> Bool {
-        let a = segment(atUTC: from - 1), b = segment(atUTC: to)
-        return irregularBefore[b] > irregularBefore[a]
-    }
-
     /// The UTC offset (ms) in force at `t`.
     @inline(__always)
     func offset(atUTC t: Int64) -> Int64 { offsets[segment(atUTC: t)] }
+
+    /// Whether any offset change happens in [from, to]. O(log n).
+    func hasTransition(from: Int64, to: Int64) -> Bool {
+        segment(atUTC: from - 1) != segment(atUTC: to)
+    }
 
     /// How a wall-clock instant (local epoch ms) maps to UTC.
     enum WallResolution: Equatable {
         /// The wall time occurs once.
         case unique(Int64)
         /// The wall time falls in a gap; `shifted` is it read with the offset before the gap
-        /// (wall time + gap length, Foundation's answer for regular gaps).
-        case gap(shifted: Int64, regular: Bool)
+        /// (wall time + gap length).
+        case gap(shifted: Int64)
         /// The wall time occurs twice.
-        case fold(first: Int64, second: Int64, regular: Bool)
+        case fold(first: Int64, second: Int64)
     }
 
     /// Resolves a wall-clock instant. O(log n).
@@ -123,30 +106,10 @@ import Synchronization
         if k < 0 { return .unique(w - offsets[0]) }
         if w < wallHigh[k] {
             let before = offsets[k], after = offsets[k + 1]
-            if after > before { return .gap(shifted: w - before, regular: regular[k]) }
-            return .fold(first: w - before, second: w - after, regular: regular[k])
+            if after > before { return .gap(shifted: w - before) }
+            return .fold(first: w - before, second: w - after)
         }
         return .unique(w - offsets[k + 1])
-    }
-
-    /// If `t` lies in the first pass of a fold (the wall times it shows will occur again),
-    /// the fold's transition index.
-    @inline(__always)
-    func foldAhead(ofUTC t: Int64, segment s: Int) -> Int? {
-        guard s < transitions.count else { return nil }
-        let before = offsets[s], after = offsets[s + 1]
-        guard after < before, t >= transitions[s] - (before - after) else { return nil }
-        return s
-    }
-
-    /// If `t` lies within a gap's length after the gap (where wall times of the gap land),
-    /// the gap's transition index.
-    @inline(__always)
-    func gapBehind(ofUTC t: Int64, segment s: Int) -> Int? {
-        guard s > 0 else { return nil }
-        let before = offsets[s - 1], after = offsets[s]
-        guard after > before, t < transitions[s - 1] + (after - before) else { return nil }
-        return s - 1
     }
 
     #if DEBUG
