@@ -8,6 +8,8 @@
 //   swift run -c release GeoBench                 RegionIndex queries in-process (no parsing)
 //   swift run -c release StreamBench ...          the `run` pipeline in-process vs a parse-only pass
 //   swift run -c release CenterBench [N] [CHANGES] TriggerCenter at N requests: changes while fixes stream, memory, many fires vs batch
+//   swift run -c release FoundationNext --requests F --count N   `triggerkit next` written with plain Foundation
+//                                                 (no TriggerKit): the yardstick of tools/calendar-mix-bench.py
 import PackageDescription
 
 let triggerKit: Target.Dependency = .product(name: "TriggerKit", package: "TriggerKit")
@@ -25,6 +27,8 @@ let package = Package(
         .executableTarget(name: "GeoBench", dependencies: ["BenchSupport", triggerKit]),
         .executableTarget(name: "StreamBench", dependencies: ["BenchSupport", triggerKit]),
         .executableTarget(name: "CenterBench", dependencies: [triggerKit, "BenchSupport"]),
+        // Plain Foundation on purpose: what a user would write instead of TriggerKit.
+        .executableTarget(name: "FoundationNext"),
     ],
     swiftLanguageModes: [.v6]
 )
