@@ -140,6 +140,16 @@ extension CalendarPattern {
                     d = o < O && target <= dim ? d - dd + target : d - dd + 1 + dim
                     continue
                 }
+            } else if weekdayOrdinal < 0 {
+                // Counted from the month's end: -1 covers its last 7 days, -2 the 7 before.
+                let dim = CivilDate.daysInMonth(year: y, month: m)
+                let o = -((dim - dd) / 7 + 1)
+                let O = Int(weekdayOrdinal)
+                if o != O {
+                    let first = dim + 1 + 7 * O
+                    d = dd < first && first >= 1 ? d - dd + first : d - dd + 1 + dim
+                    continue
+                }
             }
             if weekday > 0 {
                 let wd = CivilDate.weekday(days: d)

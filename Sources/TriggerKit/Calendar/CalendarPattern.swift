@@ -15,7 +15,8 @@ struct CalendarPattern: Sendable, Hashable {
     var month: Int8 = -1
     var day: Int8 = -1
     var weekday: Int8 = -1
-    var weekdayOrdinal: Int8 = -1
+    /// 1...5 from the month's start, -5...-1 from its end (-1: the last), 0: unset.
+    var weekdayOrdinal: Int8 = 0
     var weekOfMonth: Int8 = -1
     var weekOfYear: Int8 = -1
     /// Time-of-day constraints after resolution: -1 = any value.
@@ -81,12 +82,14 @@ struct CalendarPattern: Sendable, Hashable {
         }
     }
 
-    /// Valid ranges of each field; a value outside its range never matches. `weekdayOrdinal`
+    /// Valid ranges of each field; a value outside its range never matches (`weekdayOrdinal`
+    /// 0 neither). A negative `weekdayOrdinal` counts from the month's end, as Foundation's
+    /// `date(from:)` reads it (-1: the last Friday), though its `nextDate` answers nil. `weekdayOrdinal`
     /// 6 and 7 are in Foundation's range but never match (and make it loop forever).
     static let ranges: [(DateMatchingField, ClosedRange<Int>)] = [
         (.era, 0...1), (.year, 1...Int(Int32.max)), (.yearForWeekOfYear, 1...Int(Int32.max)),
         (.month, 1...12), (.weekOfYear, 1...53), (.weekOfMonth, 0...6), (.dayOfYear, 1...366), (.day, 1...31),
-        (.weekday, 1...7), (.weekdayOrdinal, 1...5), (.hour, 0...23), (.minute, 0...59), (.second, 0...59),
+        (.weekday, 1...7), (.weekdayOrdinal, -5...5), (.hour, 0...23), (.minute, 0...59), (.second, 0...59),
         (.nanosecond, 0...999_999_999), (.quarter, 1...4),
     ]
 
@@ -94,7 +97,7 @@ struct CalendarPattern: Sendable, Hashable {
         self.firstWeekday = Int8(clamping: firstWeekday)
         self.minimumDaysInFirstWeek = Int8(clamping: minimumDaysInFirstWeek)
         for (field, range) in Self.ranges {
-            if let v = field.value(in: c), !range.contains(v) {
+            if let v = field.value(in: c), !range.contains(v) || (field == .weekdayOrdinal && v == 0) {
                 impossibility = .outOfRange(field, v, range)
                 return
             }
@@ -141,7 +144,7 @@ struct CalendarPattern: Sendable, Hashable {
         if c.year != nil, c.month == nil, c.day == nil, !dayFixedOtherwise, timeBelow { day = 1; implicit |= 1 }
         // The minimum rule applies to date fields too: {month: 10} is October 1st 00:00 only,
         // {year: 2030} January 1st, a week without a weekday its first day.
-        let dayLevel = day > 0 || weekday > 0 || dayOfYear > 0 || weekdayOrdinal > 0
+        let dayLevel = day > 0 || weekday > 0 || dayOfYear > 0 || weekdayOrdinal != 0
         if !dayLevel, timeSet == 0, nanosecond < 0 {
             if weekOfYear > 0 || weekOfMonth >= 0 {
                 weekday = Int8(firstWeekday); implicit |= 4
@@ -179,8 +182,8 @@ struct CalendarPattern: Sendable, Hashable {
             if weekOfMonth >= 0, weekOfMonth > maxWeekOfMonth(month: m) || (weekOfMonth == 0 && minimumDaysInFirstWeek == 1) {
                 return .noSuchWeekOfMonth(weekOfMonth: Int(weekOfMonth), month: m)
             }
-            if weekdayOrdinal == 5, m == 2 , weekday > 0, year != Self.unset32, !CivilDate.isLeapYear(Int(year)) {
-                return .noSuchOrdinal(weekdayOrdinal: 5, month: 2)
+            if abs(weekdayOrdinal) == 5, m == 2 , weekday > 0, year != Self.unset32, !CivilDate.isLeapYear(Int(year)) {
+                return .noSuchOrdinal(weekdayOrdinal: Int(weekdayOrdinal), month: 2)
             }
             if dayOfYear > 0 {
                 // Month m covers days of year first...last in a common or leap year.
@@ -221,7 +224,7 @@ struct CalendarPattern: Sendable, Hashable {
         if month > 0, implicit & 2 == 0 { c.month = Int(month) }
         if day > 0, implicit & 1 == 0 { c.day = Int(day) }
         if weekday > 0, implicit & 4 == 0 { c.weekday = Int(weekday) }
-        if weekdayOrdinal > 0, implicit & 16 == 0 { c.weekdayOrdinal = Int(weekdayOrdinal) }
+        if weekdayOrdinal != 0, implicit & 16 == 0 { c.weekdayOrdinal = Int(weekdayOrdinal) }
         if weekOfMonth >= 0 { c.weekOfMonth = Int(weekOfMonth) }
         if weekOfYear > 0, implicit & 8 == 0 { c.weekOfYear = Int(weekOfYear) }
         if timeSet & 1 != 0 { c.hour = Int(hour) }
@@ -233,13 +236,13 @@ struct CalendarPattern: Sendable, Hashable {
 
     var hasDateFields: Bool {
         year != Self.unset32 || yearForWeekOfYear != Self.unset32 || dayOfYear > 0 || month > 0 || day > 0
-            || weekday > 0 || weekdayOrdinal > 0 || weekOfMonth >= 0 || weekOfYear > 0
+            || weekday > 0 || weekdayOrdinal != 0 || weekOfMonth >= 0 || weekOfYear > 0
     }
 
     /// Whether a day the month lacks rolls over to the 1st of the next month (Foundation's
     /// behaviour when only year, month and day fix the date).
     var rollsOverMissingDays: Bool {
-        day > 28 && dayOfYear < 0 && weekday < 0 && weekdayOrdinal < 0 && weekOfMonth < 0 && weekOfYear < 0
+        day > 28 && dayOfYear < 0 && weekday < 0 && weekdayOrdinal == 0 && weekOfMonth < 0 && weekOfYear < 0
             && yearForWeekOfYear == Self.unset32
     }
 }

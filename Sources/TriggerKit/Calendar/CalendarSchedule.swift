@@ -142,6 +142,12 @@ import Foundation
         // fold on the way) Foundation's answers follow the steps of its search, not a rule:
         // the search is re-enacted there (``FoundationSearch``).
         var touched = false
+        if pattern.weekdayOrdinal < 0 {
+            // "The last Friday": Foundation's nextDate has no answer (it counts ordinals from
+            // the month's start only); the contract's outline applies (a wall time in a gap
+            // fires at wall time + gap, a repeated one at its first occurrence).
+            return realOccurrence(after: ref, touched: &touched, shiftingGaps: true)
+        }
         let real = realOccurrence(after: ref, touched: &touched)
         guard consultingFoundation else { return real }
         let day = Int64(CalendarPattern.msPerDay)
@@ -160,7 +166,8 @@ import Foundation
     /// never a wall time in a gap, a repeated wall time at its first occurrence only, never a
     /// day the month lacks. `touched` is set when a matching wall time fell in a gap or a fold
     /// on the way. O(number of date jumps); no allocation.
-    func realOccurrence(after ref: Int64, touched: inout Bool) -> Int64? {
+    /// With `shiftingGaps`, a wall time in a gap counts, at wall time + gap length.
+    func realOccurrence(after ref: Int64, touched: inout Bool, shiftingGaps: Bool = false) -> Int64? {
         let msPerDay = Int64(CalendarPattern.msPerDay)
         let w0 = ref + zone.offset(atUTC: ref) + 1
         var day = Int(CivilDate.floorDiv(w0, msPerDay))
@@ -184,8 +191,9 @@ import Foundation
             switch zone.resolve(wall: Int64(d) * msPerDay + Int64(t)) {
             case .unique(let i):
                 if i > ref { return i }
-            case .gap:
+            case .gap(let shifted):
                 touched = true
+                if shiftingGaps && shifted > ref { return shifted }
             case .fold(let first, _):
                 touched = true
                 if first > ref { return first }
