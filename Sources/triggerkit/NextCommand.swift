@@ -35,6 +35,9 @@ struct NextCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The current time, for requests without addedAt when --after is not given. Default: the clock.", valueName: "DATE"))
     var now: String?
 
+    @Flag(help: "Print to standard error, at the end: requests, dates, time taken and how often the engine asked Foundation (by reason).")
+    var stats = false
+
     func validate() throws {
         let most = RequestLimits.maximumQueryCount
         guard (0...most).contains(count) else { throw ValidationError("--count must be between 0 and \(most)") }
@@ -42,6 +45,8 @@ struct NextCommand: ParsableCommand {
     }
 
     func run() throws {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var dateCount = 0
         let zone = try input.floatingZone()
         let afterDate = try after.map { try parseDateArgument($0, option: "--after") }
         let nowDate = try now.map { try parseDateArgument($0, option: "--now") } ?? Date()
@@ -65,7 +70,9 @@ struct NextCommand: ParsableCommand {
         if merged {
             let schedule = FireSchedule(requests: requests, defaultAddedAt: defaultStart, floatingTimeZone: zone,
                                         after: afterDate.map(Timestamp.millis))
-            for f in schedule.soonest(limit) {
+            let soonest = schedule.soonest(limit)
+            dateCount = soonest.count
+            for f in soonest {
                 let r = requests[Int(schedule.entries[Int(f.slot)].request)]
                 out.writer.raw("{\"identifier\":")
                 out.writer.string(r.identifier)
@@ -79,6 +86,7 @@ struct NextCommand: ParsableCommand {
                 let start = r.addedAt.map(Timestamp.millis) ?? defaultStart
                 let reference = afterDate.map(Timestamp.millis) ?? start
                 let dates = TimeRule(r.trigger, addedAt: start, floatingTimeZone: zone)?.fires(after: reference, count: count) ?? []
+                dateCount += dates.count
                 out.writer.raw("{\"identifier\":")
                 out.writer.string(r.identifier)
                 out.writer.raw(",\"next\":[")
@@ -93,6 +101,11 @@ struct NextCommand: ParsableCommand {
         guard out.flush() else {
             printError("error: writing to standard output failed (\(out.failure ?? "unknown"))")
             throw ExitCode(3)
+        }
+        if stats {
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+            let reasons = CalendarFallbacks.Reason.allCases.map { "\($0): \(CalendarFallbacks.count($0))" }.joined(separator: ", ")
+            printError("next: \(requests.count) requests, \(dateCount) dates, \(String(format: "%.1f", ms)) ms; Foundation fallbacks: \(CalendarFallbacks.total) (\(reasons))")
         }
         if set.errorCount > 0 { throw ExitCode(1) }
     }

@@ -3,8 +3,9 @@ import Synchronization
 /// How often the calendar engine has asked Foundation instead of answering natively, since
 /// the process started (or the last ``reset()``), by reason.
 ///
-/// The native engine covers the Gregorian and ISO 8601 calendars; Foundation answers only
-/// for other calendars and rare component mixes. Benchmarks and `triggerkit next` report these
+/// The native engine covers the Gregorian and ISO 8601 calendars from 1900 to 2150;
+/// Foundation answers only for other calendars, instants outside those years and triggers
+/// with `era` or `nanosecond`. Benchmarks and `triggerkit next` report these
 /// counts so that a fallback on a common trigger shows up as a number, not as a slow run.
 /// Counting takes a lock per fallback, noise beside the fallback itself (10-100 us).
 @_spi(Engine) public enum CalendarFallbacks {
@@ -14,17 +15,15 @@ import Synchronization
         case otherCalendar
         /// A reference or fixed year outside the zone tables (before 1900, after 2150).
         case outsideTables
-        /// An offset change that is not a whole hour on the hour near the answer
-        /// (Lord Howe's half hour, Troll's two hours, St. John's 00:01).
-        case irregularTransition
-        /// A component mix whose Foundation rules the engine does not model.
+        /// Fields the native engine does not re-enact Foundation's search for (`era`,
+        /// `nanosecond`), or a search step it does not follow (Foundation's search stopping
+        /// on a step that does not advance).
         case unmodelledMix
 
         public var description: String {
             switch self {
             case .otherCalendar: "other calendar"
             case .outsideTables: "outside the zone tables"
-            case .irregularTransition: "irregular offset change"
             case .unmodelledMix: "unmodelled component mix"
             }
         }

@@ -12,19 +12,22 @@ import Foundation
 ///   a week-year without one, ...) answer `nil` at once (``neverFires``);
 /// - `year` with a day its month lacks (2035-02-30) fires once, on the 1st of the next month.
 ///
-/// How: for the Gregorian and ISO 8601 calendars the engine works on epoch milliseconds and
+/// How, for the Gregorian and ISO 8601 calendars: the engine works on epoch milliseconds and
 /// civil day numbers. The reference instant becomes a wall-clock time through the zone's
 /// ``ZoneTable`` (binary search over its UTC-offset changes), the next matching day is found
 /// by constraint jumping (``CalendarPattern/nextDay(from:limit:rollover:)``), the time of day
-/// arithmetically, and the wall time goes back to UTC through the table, applying Foundation's
-/// rules for daylight-saving gaps (wall time + gap length) and repeated hours (first
-/// occurrence; the second only when the reference lies after the first).
+/// arithmetically, and the wall time goes back to UTC through the table: the first *real*
+/// occurrence (``realOccurrence(after:touched:shiftingGaps:)``). That is Foundation's answer
+/// away from offset changes. Where it may not be (within a day of an offset change, a matching
+/// wall time in a gap or repeated hour on the way, a day the month lacks, `weekdayOrdinal` /
+/// `weekOfMonth` / weekday-with-day patterns), the engine re-enacts Foundation's own search
+/// natively (``FoundationSearch``) and, for the month-relative patterns, keeps the earlier of
+/// its answer and the real occurrence (exception (a) above). `weekdayOrdinal` -1...-5 counts
+/// from the month's end (Foundation answers nil; see ``CalendarPattern``).
 ///
-/// Foundation answers instead (correct, about 100-1000x slower) for: other calendars
-/// (Hebrew, Islamic, Japanese, Buddhist, Chinese, ...); references outside 1900-2150 or fixed
-/// years after 2200; and wall times that fall in an irregular offset change (a gap or fold of
-/// more than an hour, or not starting on a half hour: Antarctica/Troll, St. John's before
-/// 2011, Pacific/Apia 2011), where Foundation's own rules are the contract.
+/// Foundation itself answers (counted in ``CalendarFallbacks``) only for other calendars
+/// (Hebrew, Islamic, Japanese, Buddhist, Chinese, ...), references outside 1900-2150 or fixed
+/// years after 2200, and triggers with `era` or `nanosecond`.
 ///
 /// Resolution is the millisecond: a `nanosecond` component matches the millisecond it falls in.
 ///
