@@ -74,8 +74,8 @@ public enum RandomTriggers {
             case "year": c.year = refYear + r(0...3)
             case "weekOfYear": c.weekOfYear = r(1...52)
             case "yearForWeekOfYear": c.yearForWeekOfYear = refYear + r(0...3)
-            case "weekdayOrdinal": c.weekdayOrdinal = r(1...4)
-            case "weekOfMonth": c.weekOfMonth = r(1...4)
+            case "weekdayOrdinal": c.weekdayOrdinal = r(1...5)
+            case "weekOfMonth": c.weekOfMonth = r(1...5)
             case "dayOfYear": c.dayOfYear = r(1...365)
             default: break
             }
