@@ -141,6 +141,11 @@ struct ValidationTests {
             comps(.hebrew, DateComponents(month: 13, day: 1)),
             comps(.japanese, DateComponents(era: 236, year: 10, month: 1, day: 1)),
             comps(nil, DateComponents(weekday: 2, weekOfYear: 1, yearForWeekOfYear: 2500)),
+            // Adar I exists in leap years only (7 in 19); the next one is years away.
+            comps(.hebrew, DateComponents(month: 6, day: 30)),
+            comps(.buddhist, DateComponents(year: 2580, month: 1, day: 1)),
+            comps(.islamicUmmAlQura, DateComponents(month: 9, day: 1)),
+            comps(.iso8601, DateComponents(weekday: 5, weekOfYear: 53, yearForWeekOfYear: 2032)),
         ]
         for t in cases {
             #expect(CalendarFeasibility.noDateReason(t, after: ref, floatingTimeZone: utc) == nil, "\(t.dateComponents)")
