@@ -255,33 +255,57 @@ extension FoundationSearch {
         return r
     }
 
+    /// Foundation's `dateAfterMatchingWeekdayOrdinal`: a day-by-day walk to the first day with
+    /// the ordinal and then, if the weekday differs, a walk from the search date to the first
+    /// day with both (a real occurrence). In closed form, month by month.
     private func afterOrdinal(_ t: Int64, _ target: Int, weekday: Int?) -> Int64 {
         let d0 = wallDay(t)
-        func ordinal(_ d: Int) -> Int { (CivilDate.ymd(days: d).day - 1) / 7 + 1 }
-        if ordinal(d0) == target { return t }
-        var d = d0 + 1
-        while ordinal(d) != target { d += 1 }
-        guard let weekday, CivilDate.weekday(days: d) != weekday else { return dayStart(d) }
-        // The first day with the ordinal has another weekday: walk days from the search date
-        // until both match (a real occurrence).
-        var e = d0 + 1
-        while !(CivilDate.weekday(days: e) == weekday && ordinal(e) == target) { e += 1 }
-        return dayStart(e)
+        let (y0, m0, dd0) = CivilDate.ymd(days: d0)
+        if (dd0 - 1) / 7 + 1 == target { return t }
+        let lo = 7 * (target - 1) + 1, hi = 7 * target
+        // The block of days with the ordinal, month by month from the search date's.
+        var (y, m, first) = (y0, m0, d0 - dd0 + 1)
+        var dim = CivilDate.daysInMonth(year: y, month: m)
+        var from = dd0 + 1
+        func nextMonth() {
+            first += dim
+            (y, m) = m == 12 ? (y + 1, 1) : (y, m + 1)
+            dim = CivilDate.daysInMonth(year: y, month: m)
+            from = 1
+        }
+        while Swift.max(from, lo) > Swift.min(hi, dim) { nextMonth() }
+        let firstWithOrdinal = first + Swift.max(from, lo) - 1
+        guard let weekday, CivilDate.weekday(days: firstWithOrdinal) != weekday else { return dayStart(firstWithOrdinal) }
+        (y, m, first) = (y0, m0, d0 - dd0 + 1)
+        dim = CivilDate.daysInMonth(year: y, month: m)
+        from = dd0 + 1
+        while true {
+            let start = Swift.max(from, lo), end = Swift.min(hi, dim)
+            if start <= end {
+                let k = first + start - 1
+                let x = k + (weekday - CivilDate.weekday(days: k) + 7) % 7
+                if x <= first + end - 1 { return dayStart(x) }
+            }
+            nextMonth()
+        }
     }
 
+    /// Foundation's `dateAfterMatchingDay`: a day-by-day walk to the day of the month, which
+    /// stops once the month number is two away from the start's (December to January counts
+    /// as eleven) and steps back one day. In closed form.
     private func afterDay(_ t: Int64, _ target: Int) -> Int64 {
         let d0 = wallDay(t)
-        let (_, m0, dd0) = CivilDate.ymd(days: d0)
+        let (y0, m0, dd0) = CivilDate.ymd(days: d0)
         if dd0 == target { return dayStart(d0) }
-        var d = d0
-        while true {
-            d += 1
-            let (_, m, dd) = CivilDate.ymd(days: d)
-            // Foundation stops once the month number is two away (December to January counts
-            // as eleven) and steps back one day.
-            if abs(m - m0) >= 2 { return dayStart(d - 1) }
-            if dd == target { return dayStart(d) }
-        }
+        let dim0 = CivilDate.daysInMonth(year: y0, month: m0)
+        if dd0 < target && target <= dim0 { return dayStart(d0 + target - dd0) }
+        let first1 = d0 - dd0 + dim0 + 1
+        let (y1, m1) = m0 == 12 ? (y0 + 1, 1) : (y0, m0 + 1)
+        if abs(m1 - m0) >= 2 { return dayStart(first1 - 1) }
+        let dim1 = CivilDate.daysInMonth(year: y1, month: m1)
+        if target <= dim1 { return dayStart(first1 + target - 1) }
+        // The month after next is always two or more away: back to the last day of m1.
+        return dayStart(first1 + dim1 - 1)
     }
 
     private func afterHour(_ t: Int64, _ target: Int) throws(Unsupported) -> Int64 {

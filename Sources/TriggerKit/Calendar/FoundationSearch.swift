@@ -194,26 +194,37 @@ struct FoundationSearch {
         return nil
     }
 
-    /// The units of `f` that instant `t` does not show, highest first.
-    private func mismatches(_ t: Int64, _ f: Fields) -> [Unit] {
+    /// A set of ``Unit``s as bits (no allocation on the search's hot path); ``first`` is the
+    /// highest unit in Foundation's order.
+    struct Units {
+        var bits: UInt16 = 0
+        mutating func insert(_ u: Unit) { bits |= 1 << u.rawValue }
+        func contains(_ u: Unit) -> Bool { bits & (1 << u.rawValue) != 0 }
+        var isEmpty: Bool { bits == 0 }
+        var count: Int { bits.nonzeroBitCount }
+        var first: Unit? { bits == 0 ? nil : Unit(rawValue: bits.trailingZeroBitCount) }
+    }
+
+    /// The units of `f` that instant `t` does not show.
+    private func mismatches(_ t: Int64, _ f: Fields) -> Units {
         let day = wallDay(t)
         let time = wallTime(t)
         let (y, m, d) = CivilDate.ymd(days: day)
-        var out: [Unit] = []
-        if let v = f.year, v != y { out.append(.year) }
-        if let v = f.dayOfYear, v != day - CivilDate.days(year: y, month: 1, day: 1) + 1 { out.append(.dayOfYear) }
-        if let v = f.month, v != m { out.append(.month) }
-        if let v = f.day, v != d { out.append(.day) }
-        if let v = f.hour, v != Int(time / Self.msHour) { out.append(.hour) }
-        if let v = f.minute, v != Int(time / Self.msMinute % 60) { out.append(.minute) }
-        if let v = f.second, v != Int(time / 1000 % 60) { out.append(.second) }
-        if let v = f.weekday, v != CivilDate.weekday(days: day) { out.append(.weekday) }
-        if let v = f.ordinal, v != (d - 1) / 7 + 1 { out.append(.ordinal) }
-        if let v = f.weekOfMonth, v != weekOfMonth(day: day) { out.append(.weekOfMonth) }
+        var out = Units()
+        if let v = f.year, v != y { out.insert(.year) }
+        if let v = f.dayOfYear, v != day - CivilDate.days(year: y, month: 1, day: 1) + 1 { out.insert(.dayOfYear) }
+        if let v = f.month, v != m { out.insert(.month) }
+        if let v = f.day, v != d { out.insert(.day) }
+        if let v = f.hour, v != Int(time / Self.msHour) { out.insert(.hour) }
+        if let v = f.minute, v != Int(time / Self.msMinute % 60) { out.insert(.minute) }
+        if let v = f.second, v != Int(time / 1000 % 60) { out.insert(.second) }
+        if let v = f.weekday, v != CivilDate.weekday(days: day) { out.insert(.weekday) }
+        if let v = f.ordinal, v != (d - 1) / 7 + 1 { out.insert(.ordinal) }
+        if let v = f.weekOfMonth, v != weekOfMonth(day: day) { out.insert(.weekOfMonth) }
         if f.weekOfYear != nil || f.yearForWeekOfYear != nil {
             let (wy, w, _) = weeks.weekOfYear(dayNumber: day, year: y)
-            if let v = f.weekOfYear, v != w { out.append(.weekOfYear) }
-            if let v = f.yearForWeekOfYear, v != wy { out.append(.yearForWeekOfYear) }
+            if let v = f.weekOfYear, v != w { out.insert(.weekOfYear) }
+            if let v = f.yearForWeekOfYear, v != wy { out.insert(.yearForWeekOfYear) }
         }
         return out
     }
