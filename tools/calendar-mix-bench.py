@@ -195,7 +195,7 @@ def main():
     print(f"- {os.cpu_count()} cores; {a.runs} alternating runs per tool on the whole mix, medians; "
           f"per kind {a.kind_runs} run(s) each\n")
 
-    cmd_t = [a.triggerkit, "next", "--requests", requests_path, "--count", str(a.dates)]
+    cmd_t = [a.triggerkit, "next", "--requests", requests_path, "--count", str(a.dates), "--stats"]
     cmd_f = [a.foundation, "--requests", requests_path, "--count", str(a.dates)]
     res, outs = paired(cmd_t, cmd_f, a.runs, workdir, "all", a.timeout)
     t_next = read_next(outs["T"][0])

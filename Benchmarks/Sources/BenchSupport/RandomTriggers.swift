@@ -101,11 +101,17 @@ public enum RandomTriggers {
         case (_?, nil): direction = "Foundation nil"
         case (nil, nil): direction = "?"
         }
-        let verdict: String
+        var verdict: String
         if let n = native {
             verdict = matches(trigger, n) ? "TK date matches" : "TK date does NOT match"
         } else {
             verdict = "no TK date"
+        }
+        if let f = foundation {
+            verdict += matches(trigger, f) ? ", Foundation's matches" : ", Foundation's does not match"
+        }
+        if let z = c.timeZone, z.secondsFromGMT(for: Timestamp.date(millis: after)) % 60 != 0 {
+            verdict += ", zone offset with seconds"
         }
         func nearTransition(_ t: Int64?) -> Bool {
             guard let t else { return false }

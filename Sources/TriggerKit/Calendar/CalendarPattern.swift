@@ -62,6 +62,8 @@ struct CalendarPattern: Sendable, Hashable {
 
         var description: String {
             switch self {
+            case let .outOfRange(f, v, r) where f == .weekdayOrdinal:
+                "\(f.rawValue) \(v) is outside 1...\(r.upperBound) (or \(r.lowerBound)...-1, counted from the month's end)"
             case let .outOfRange(f, v, r):
                 "\(f.rawValue) \(v) is outside \(r.lowerBound)...\(r.upperBound)"
             case .beforeCommonEra:

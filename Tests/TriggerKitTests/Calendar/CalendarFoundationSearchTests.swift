@@ -50,12 +50,7 @@ import Testing
             let trigger = CalendarTrigger(dateMatching: c, repeats: true)
             let schedule = CalendarSchedule(trigger, floatingTimeZone: .gmt)
             let search = try #require(FoundationSearch(zone: schedule.zone, pattern: schedule.pattern))
-            var ref = Int64(g.next(4_102_444_800)) * 1000
-            if g.next(2) == 0 {
-                let y = 1971 + g.next(129)
-                ref = Int64(CivilDate.days(year: y, month: 1, day: 15 + g.next(45))) * 86_400_000 + Int64(g.next(86_400_000))
-            }
-            if g.next(2) == 0 { ref -= ref % 3_600_000 }
+            var ref = g.reference()
             for _ in 0..<8 {
                 total += 1
                 let got = try search.next(after: ref)
