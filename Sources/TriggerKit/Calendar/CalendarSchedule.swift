@@ -230,6 +230,8 @@ import Foundation
         if reason != .outsideTables, zone.covers(ref), ref < Self.nativeEnd, let search = FoundationSearch(zone: zone, pattern: pattern) {
             do {
                 let next = try search.next(after: ref)
+                // Beyond the table the zone's offsets are unknown: Foundation answers.
+                guard next.map({ $0 < zone.endMillis }) ?? true else { throw FoundationSearch.Unsupported() }
                 // A fixed year: Foundation's answers outside it are not fires (contract).
                 if let next, pattern.year != CalendarPattern.unset32,
                    CivilDate.ymd(days: Int(CivilDate.floorDiv(next + zone.offset(atUTC: next), 86_400_000))).year != Int(pattern.year) {

@@ -179,7 +179,7 @@ extension FoundationSearch {
                 repeat {
                     d = d - weekPosition(d) + 7
                     steps += 1
-                    if steps > 200 { throw Unsupported(site: #line) }
+                    if steps > 200 { throw Unsupported() }
                 } while weeks.weekOfYear(dayNumber: d, year: CivilDate.ymd(days: d).year).week != w
                 r = dayStart(d)
             }
@@ -192,7 +192,7 @@ extension FoundationSearch {
                 repeat {
                     d += 1
                     steps += 1
-                    if steps > 3000 { throw Unsupported(site: #line) }
+                    if steps > 3000 { throw Unsupported() }
                 } while doy(d) != n
                 r = dayStart(d)
             }
@@ -247,10 +247,10 @@ extension FoundationSearch {
                 next = dayStart(weekStart + 7)
             }
             wom = weekOfMonth(day: wallDay(next))
-            guard next > r else { throw Unsupported(site: #line) }
+            guard next > r else { throw Unsupported() }
             r = next
             guardSteps += 1
-            if guardSteps > 400 { throw Unsupported(site: #line) }
+            if guardSteps > 400 { throw Unsupported() }
         } while wom != target
         return r
     }
@@ -339,9 +339,9 @@ extension FoundationSearch {
                 } else {
                     r = next
                 }
-                if r == last && previousHour == dateHour { throw Unsupported(site: #line) }
+                if r == last && previousHour == dateHour { throw Unsupported() }
                 count += 1
-                if count > 60 { throw Unsupported(site: #line) }
+                if count > 60 { throw Unsupported() }
             } while target != dateHour
             return r
         }
@@ -360,7 +360,7 @@ extension FoundationSearch {
         repeat {
             r = minuteStart(r) + Self.msMinute
             count += 1
-            if count > 10_000 { throw Unsupported(site: #line) }
+            if count > 10_000 { throw Unsupported() }
         } while minute(of: r) != target
         return r
     }
@@ -377,7 +377,7 @@ extension FoundationSearch {
             repeat {
                 r = secondStart(r) + 1000
                 count += 1
-                if count > 10_000 { throw Unsupported(site: #line) }
+                if count > 10_000 { throw Unsupported() }
             } while second(of: r) != target
         }
         if original < r, let wanted {
@@ -386,7 +386,7 @@ extension FoundationSearch {
             while minute(of: r) > wanted {
                 r = minuteStart(r) - Self.msMinute
                 count += 1
-                if count > 100 { throw Unsupported(site: #line) }
+                if count > 100 { throw Unsupported() }
             }
         }
         return r

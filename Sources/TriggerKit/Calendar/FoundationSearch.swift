@@ -58,7 +58,7 @@ struct FoundationSearch {
     }
 
     /// The search met a case outside the re-enacted scope (Foundation answers instead).
-    struct Unsupported: Error { var site: Int = #line }
+    struct Unsupported: Error {}
 
     let zone: ZoneTable
     let fields: Fields
