@@ -7,6 +7,8 @@ fixed seeds give byte-identical files.
   tools/gen-geo.py regions --area world --count 200000 --polygons 0.01 --out world.ndjson
   tools/gen-geo.py fixes --area metro --mode random --count 1000000 --out fixes.ndjson
   tools/gen-geo.py fixes --area metro --mode moving --devices 1000 --seconds 1000 --speed walk
+  tools/gen-geo.py fixes --area metro --mode moving --devices 1000 --seconds 1000 --speed-range 1 30
+  tools/gen-geo.py regions --count 10000 --polygons 1 --vertices 8 64 --polygon-radius 50 2000
 
 Areas: metro = around New York (40.45..40.95 N, 74.3..73.7 W), circles of 50-500 m;
 world = anywhere (uniform on the sphere), circles of 50-500 m.
@@ -44,9 +46,10 @@ def regions(args, rng, out):
         lat, lon = point(rng, args.area)
         ident = "geo-%07d" % i
         if rng.random() < args.polygons:
-            # A small convex polygon (6-12 vertices) of radius 50-500 m, closed ring.
-            r = rng.uniform(50, 500)
-            n = rng.randint(6, 12)
+            # A convex polygon (--vertices, default 6-12) of radius --polygon-radius (default
+            # 50-500 m), closed ring.
+            r = rng.uniform(*args.polygon_radius)
+            n = rng.randint(*args.vertices)
             ring = []
             for k in range(n):
                 a = 2 * math.pi * k / n
@@ -70,15 +73,16 @@ def fixes(args, rng, out):
             out.write('{"device": "d-%04d", "t": "%s", "lat": %.7f, "lon": %.7f, "acc": %.1f}\n'
                       % (i % max(1, args.devices), iso(i // max(1, args.devices)), lat, lon, rng.uniform(3, 30)))
         return
-    speed = SPEEDS[args.speed]
     state = []
     for d in range(args.devices):
         lat, lon = point(rng, args.area)
-        state.append([lat, lon, rng.uniform(0, 2 * math.pi)])
+        # Each device keeps its own typical speed: the --speed preset, or uniform in --speed-range.
+        speed = rng.uniform(*args.speed_range) if args.speed_range else SPEEDS[args.speed]
+        state.append([lat, lon, rng.uniform(0, 2 * math.pi), speed])
     for t in range(args.seconds):
         for d, s in enumerate(state):
             s[2] += rng.gauss(0, 0.15)  # heading drifts smoothly
-            v = max(0.0, rng.gauss(speed, speed * 0.2))
+            v = max(0.0, rng.gauss(s[3], s[3] * 0.2))
             s[0] += v * math.cos(s[2]) / 111_320
             s[1] += v * math.sin(s[2]) / (111_320 * max(0.01, math.cos(math.radians(s[0]))))
             if s[0] > 89.9 or s[0] < -89.9:
@@ -103,6 +107,12 @@ def main():
     ap.add_argument("--devices", type=int, default=1000)
     ap.add_argument("--seconds", type=int, default=1000, help="trace length at 1 Hz (--mode moving)")
     ap.add_argument("--speed", choices=sorted(SPEEDS), default="walk")
+    ap.add_argument("--speed-range", type=float, nargs=2, metavar=("MIN", "MAX"),
+                    help="per-device speed uniform in MIN..MAX m/s (instead of --speed)")
+    ap.add_argument("--vertices", type=int, nargs=2, default=(6, 12), metavar=("MIN", "MAX"),
+                    help="polygon vertex count range")
+    ap.add_argument("--polygon-radius", type=float, nargs=2, default=(50.0, 500.0), metavar=("MIN", "MAX"),
+                    help="polygon radius range, metres")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="-")
     args = ap.parse_args()

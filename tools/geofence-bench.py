@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Geofence pipeline, whole process against whole process (issue 12's benchmark).
+
+  tools/geofence-bench.py [--devices 1000] [--seconds 1000] [--regions 10000] [--runs 3]
+                          [--polygons] [--data /tmp/triggerkit-geo] [--triggerkit PATH]
+
+Workload (tools/gen-geo.py, fixed seeds, cached in --data): --regions circles of 50-2,000 m
+around New York (or, with --polygons, convex polygons of 8-64 vertices and the same radii),
+and --devices devices moving at 1 Hz for --seconds, each at its own speed in 1-30 m/s.
+Three commands, each a whole process reading the same files, --runs times in turn:
+  TriggerKit  triggerkit run --requests REGIONS < FIXES > out     (--margin 0 --initial fire)
+  floor       triggerkit run --requests EMPTY   < FIXES > out     (no regions: parsing, clock, I/O)
+  shapely     tools/shapely-run.py --requests REGIONS < FIXES > out
+and prints medians of wall and CPU (user + sys of the reaped child), peak memory, events, and
+the ratios shapely / TriggerKit and TriggerKit / floor (per run pair, then the median).
+Needs a release build of triggerkit and python3 with shapely 2 and numpy.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def generate(data, name, args):
+    path = os.path.join(data, name)
+    if not os.path.exists(path):
+        tmp = path + ".tmp"
+        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen-geo.py")] + args + ["--out", tmp], check=True)
+        os.replace(tmp, path)
+    return path
+
+
+def timed(cmd, stdin_path, out_path, timeout):
+    """Runs cmd with stdin from a file and stdout to a file; (wall s, cpu s, peak MiB, exit)."""
+    with open(stdin_path, "rb") as fin, open(out_path, "wb") as fout:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=subprocess.PIPE)
+        try:
+            _, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            return (float("nan"),) * 3 + (-9,)
+        wall = time.perf_counter() - t0
+    # The child is reaped by communicate(); its rusage is in RUSAGE_CHILDREN deltas.
+    return wall, None, None, p.returncode, err.decode(errors="replace")
+
+
+def run_measured(cmd, stdin_path, out_path, timeout):
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, _, _, rc, err = timed(cmd, stdin_path, out_path, timeout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    peak = after.ru_maxrss / 1024.0  # the largest child so far, MiB
+    return wall, cpu, peak, rc, err
+
+
+def count_lines(path):
+    with open(path, "rb") as fh:
+        return sum(1 for _ in fh)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--devices", type=int, default=1000)
+    ap.add_argument("--seconds", type=int, default=1000)
+    ap.add_argument("--regions", type=int, default=10000)
+    ap.add_argument("--polygons", action="store_true", help="convex polygons of 8-64 vertices instead of circles")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--data", default=os.environ.get("BENCH_DATA", "/tmp/triggerkit-geo"))
+    ap.add_argument("--triggerkit", default=os.path.join(ROOT, ".build", "release", "triggerkit"))
+    a = ap.parse_args()
+    os.makedirs(a.data, exist_ok=True)
+    shape = "polygons" if a.polygons else "circles"
+    rargs = ["regions", "--area", "metro", "--count", str(a.regions), "--min-radius", "50", "--max-radius", "2000", "--seed", "11"]
+    if a.polygons:
+        rargs += ["--polygons", "1", "--vertices", "8", "64", "--polygon-radius", "50", "2000"]
+    regions = generate(a.data, "regions-%s-%d.ndjson" % (shape, a.regions), rargs)
+    fixes = generate(a.data, "fixes-%dx%d.ndjson" % (a.devices, a.seconds),
+                     ["fixes", "--area", "metro", "--mode", "moving", "--devices", str(a.devices), "--seconds",
+                      str(a.seconds), "--speed-range", "1", "30", "--seed", "12"])
+    empty = os.path.join(a.data, "empty.ndjson")
+    open(empty, "w").close()
+    lines = count_lines(fixes)
+    tk = [a.triggerkit, "run", "--margin", "0", "--initial", "fire"]
+    commands = {
+        "TriggerKit": tk + ["--requests", regions],
+        "floor": tk + ["--requests", empty],
+        "shapely": [sys.executable, os.path.join(ROOT, "tools", "shapely-run.py"), "--requests", regions],
+    }
+    results = {k: [] for k in commands}
+    events = {}
+    for r in range(a.runs):
+        for name, cmd in commands.items():
+            out = os.path.join(a.data, "out-%s.ndjson" % name)
+            wall, cpu, peak, rc, err = run_measured(cmd, fixes, out, a.timeout)
+            if rc != 0:
+                sys.stderr.write("%s exited %d: %s\n" % (name, rc, err[-500:]))
+            results[name].append((wall, cpu, peak))
+            events[name] = count_lines(out)
+            sys.stderr.write("run %d %s: wall %.3f s cpu %.3f s\n" % (r + 1, name, wall, cpu))
+    med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), max(x[2] for x in v))
+           for k, v in results.items()}
+    print("# Geofence pipeline, whole processes: %s\n" % shape)
+    print("%d fixes (%d devices x %d s at 1 Hz, 1-30 m/s), %d %s of 50-2,000 m, %d runs each in turn, medians.\n"
+          % (lines, a.devices, a.seconds, a.regions, shape, a.runs))
+    print("| command | wall s | cpu s | ns/fix (wall) | peak MiB | output lines |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for k, (w, c, p) in med.items():
+        print("| %s | %.3f | %.3f | %.0f | %.0f | %d |" % (k, w, c, w * 1e9 / lines, p, events[k]))
+    def pair_ratio(x, y, i):
+        return statistics.median(results[x][j][i] / results[y][j][i] for j in range(a.runs))
+    print("\nshapely / TriggerKit: **%.2fx** wall, %.2fx cpu (goal >= 5x)" % (pair_ratio("shapely", "TriggerKit", 0), pair_ratio("shapely", "TriggerKit", 1)))
+    print("TriggerKit / floor: **%.2fx** wall, %.2fx cpu (goal <= 2x)" % (pair_ratio("TriggerKit", "floor", 0), pair_ratio("TriggerKit", "floor", 1)))
+    print("(peak MiB is the largest child process so far in this run, not per command.)")
+    import json
+    def keyset(path):
+        out = set()
+        with open(path) as fh:
+            for line in fh:
+                o = json.loads(line)
+                out.add((o["identifier"], o["date"], o["event"], o["device"]))
+        return out
+    t = keyset(os.path.join(a.data, "out-TriggerKit.ndjson"))
+    sh = keyset(os.path.join(a.data, "out-shapely.ndjson"))
+    print("events: TriggerKit %d, shapely %d, in both %d (the others differ by one fix: haversine, up to 0.5 %% off the WGS84 geodesic, decides a few crossings one fix earlier or later)"
+          % (len(t), len(sh), len(t & sh)))
+
+
+if __name__ == "__main__":
+    main()
