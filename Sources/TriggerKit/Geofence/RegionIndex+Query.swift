@@ -112,8 +112,9 @@
             if hi <= r - m { return RegionHit(slot: Int32(slot), inner: true, contains: true) }
             return exactHit(slot, e, latitude, lon, m)
         case .polygon:
-            return polygonCovers(polygons[Int(e.polygon)], points: &points)
-                ? RegionHit(slot: Int32(slot), inner: true, contains: true) : nil
+            // Borrowed through the buffer: copying the entry would retain its five references.
+            let covered = polygons.withUnsafeBufferPointer { polygonCovers($0, Int(e.polygon), points: &points) }
+            return covered ? RegionHit(slot: Int32(slot), inner: true, contains: true) : nil
         case .invalid:
             return nil
         }
@@ -125,14 +126,19 @@
         return RegionHit(slot: Int32(slot), inner: d <= e.radius - m, contains: d <= e.radius)
     }
 
-    private func polygonCovers(_ p: PolygonEntry, points: inout FixPoints) -> Bool {
-        guard context != nil, points.latitude >= p.minY, points.latitude <= p.maxY else { return false }
+    private func polygonCovers(_ polygons: UnsafeBufferPointer<PolygonEntry>, _ i: Int, points: inout FixPoints) -> Bool {
+        guard context != nil, points.latitude >= polygons[i].minY, points.latitude <= polygons[i].maxY else { return false }
         // The fix's longitude in the polygon's frame, plus the other name of the antimeridian
         // (a fix at -180 is at 180 too).
         for which in FixPoints.Which.allCases {
-            guard let x = points.x(which, shifted: p.shifted), x >= p.minX, x <= p.maxX else { continue }
+            guard let x = points.x(which, shifted: polygons[i].shifted), x >= polygons[i].minX, x <= polygons[i].maxX else { continue }
+            switch polygons[i].rings.covers(x: x, y: points.latitude) {
+            case .covered: return true
+            case .outside: continue
+            case .uncertain: break  // within rounding of an edge: GEOS's exact predicate decides
+            }
             do {
-                if try points.covers(p.prepared, which, x: x) { return true }
+                if try points.covers(polygons[i].prepared, which, x: x) { return true }
             } catch {
                 markGEOSFailure()
             }

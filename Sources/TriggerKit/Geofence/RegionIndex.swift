@@ -91,6 +91,8 @@
 
     struct PolygonEntry {
         var prepared: GEOSPreparedGeometry
+        /// The rings for the native test (GEOS decides only where it is uncertain).
+        var rings: PlanarRings
         /// Bounding box in the polygon's own frame (longitudes in [0, 360] when shifted).
         var minX, maxX, minY, maxY: Double
         /// Some polygon had its negative longitudes shifted by +360 (it crosses the
