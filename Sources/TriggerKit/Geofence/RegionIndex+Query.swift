@@ -126,7 +126,7 @@
         return RegionHit(slot: Int32(slot), inner: d <= e.radius - m, contains: d <= e.radius)
     }
 
-    private func polygonCovers(_ polygons: UnsafeBufferPointer<PolygonEntry>, _ i: Int, points: inout FixPoints) -> Bool {
+    func polygonCovers(_ polygons: UnsafeBufferPointer<PolygonEntry>, _ i: Int, points: inout FixPoints) -> Bool {
         guard context != nil, points.latitude >= polygons[i].minY, points.latitude <= polygons[i].maxY else { return false }
         // The fix's longitude in the polygon's frame, plus the other name of the antimeridian
         // (a fix at -180 is at 180 too).

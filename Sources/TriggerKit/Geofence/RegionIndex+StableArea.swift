@@ -106,6 +106,11 @@ import Foundation
             let dy = min(y - Double(iy) * size, Double(iy + 1) * size - y) - 1e-9
             return min(dx * kLonMin, dy * kLatMin)
         }
+        // Local copies of the index's stored arrays (one retain each): reading the class's
+        // `var` properties in the loop would pay Swift's dynamic exclusivity check per read.
+        let entries = self.entries
+        let polygons = self.polygons
+        let grid = self.grid
         var safe = Self.maximumStableRadius
         safe = min(safe, edge(LevelSummary.scale,
                               Self.cellIndex(lon + 180, scale: LevelSummary.scale),
@@ -113,6 +118,14 @@ import Foundation
         // One candidate: its hit, and how far the fix is from its nearest threshold.
         @inline(__always) func visit(_ slot: Int) {
             let e = entries[slot]
+            if e.kind == .polygon {
+                // No stable area around a polygon candidate (its threshold distance is 0).
+                if polygons.withUnsafeBufferPointer({ polygonCovers($0, Int(e.polygon), points: &points) }) {
+                    hits.append(RegionHit(slot: Int32(slot), inner: true, contains: true))
+                }
+                safe = 0
+                return
+            }
             if e.kind == .planeCircle {
                 // The common case, fused: one flat distance serves the decision and the
                 // threshold distance (the two-call path computes it twice).
