@@ -11,11 +11,20 @@
 /// not certain and the answer is ``Covering/uncertain``, for GEOS's exact predicate to decide.
 /// Elsewhere the answer is exactly GEOS's. Points that close to an edge are within about
 /// 1e-14 degrees of it (a nanometre).
+///
+/// Edges are indexed by horizontal bands of the polygon's latitude range: a point is tested
+/// only against the edges whose latitude span covers its own (the only ones the rule can
+/// count or find it on), a few per band instead of every edge.
 struct PlanarRings: Sendable {
     let xs: ContiguousArray<Double>
     let ys: ContiguousArray<Double>
     /// End (exclusive) of each closed ring in `xs` / `ys`.
     let ringEnds: ContiguousArray<Int32>
+    /// Band b holds the edges (k, k + 1) listed at `bandEdges[bandStarts[b] ..< bandStarts[b + 1]]`.
+    let bandStarts: ContiguousArray<Int32>
+    let bandEdges: ContiguousArray<Int32>
+    let minY: Double
+    let bandScale: Double
 
     enum Covering { case covered, outside, uncertain }
 
@@ -38,23 +47,57 @@ struct PlanarRings: Sendable {
         self.xs = xs
         self.ys = ys
         ringEnds = ends
+        // Edges, then about two per band on average.
+        var edges: [Int32] = []
+        var start = 0
+        for end in ends {
+            for k in start..<(Int(end) - 1) { edges.append(Int32(k)) }
+            start = Int(end)
+        }
+        let lo = ys.min() ?? 0, hi = ys.max() ?? 0
+        let bands = Swift.max(1, edges.count / 2)
+        minY = lo
+        bandScale = hi > lo ? Double(bands) / (hi - lo) : 0
+        var counts = [Int32](repeating: 0, count: bands + 1)
+        func band(_ y: Double) -> Int { Swift.min(bands - 1, Swift.max(0, Int(((y - lo) * (hi > lo ? Double(bands) / (hi - lo) : 0)).rounded(.down)))) }
+        for k in edges {
+            let (a, b) = (band(ys[Int(k)]), band(ys[Int(k) + 1]))
+            for j in Swift.min(a, b)...Swift.max(a, b) { counts[j + 1] += 1 }
+        }
+        for j in 0..<bands { counts[j + 1] += counts[j] }
+        var fill = counts
+        var listed = ContiguousArray<Int32>(repeating: 0, count: Int(counts[bands]))
+        for k in edges {
+            let (a, b) = (band(ys[Int(k)]), band(ys[Int(k) + 1]))
+            for j in Swift.min(a, b)...Swift.max(a, b) {
+                listed[Int(fill[j])] = k
+                fill[j] += 1
+            }
+        }
+        bandStarts = ContiguousArray(counts)
+        bandEdges = listed
+    }
+
+    /// The band of latitude `y` (the same monotone function the edges were listed with).
+    @inline(__always)
+    func band(_ y: Double) -> Int {
+        Swift.min(bandStarts.count - 2, Swift.max(0, Int(((y - minY) * bandScale).rounded(.down))))
     }
 
     /// Shewchuk's `ccwerrboundA`: (3 + 16 eps) eps with eps = 2^-53.
     static let orientationBound = (3.0 + 16.0 * 0x1p-53) * 0x1p-53
 
-    /// Whether the point (x, y) is covered (interior or boundary). O(number of vertices).
+    /// Whether the point (x, y) is covered (interior or boundary). O(edges in its band).
     func covers(x: Double, y: Double) -> Covering {
+        guard y >= minY else { return .outside }
+        let b = band(y)
         var crossings = 0
-        var start = 0
         return xs.withUnsafeBufferPointer { xs in
             ys.withUnsafeBufferPointer { ys in
-                for end in ringEnds {
-                    let e = Int(end)
-                    var k = start
-                    while k < e - 1 {
+                bandEdges.withUnsafeBufferPointer { edges in
+                    for i in Int(bandStarts[b])..<Int(bandStarts[b + 1]) {
+                        let k = Int(edges[i])
                         let x1 = xs[k], y1 = ys[k], x2 = xs[k + 1], y2 = ys[k + 1]
-                        k += 1
                         if x1 < x && x2 < x { continue }
                         if x == x2 && y == y2 { return .covered }
                         if y1 == y && y2 == y {
@@ -71,9 +114,8 @@ struct PlanarRings: Sendable {
                             if (det > 0) == upward { crossings += 1 }
                         }
                     }
-                    start = e
+                    return crossings & 1 == 1 ? .covered : .outside
                 }
-                return crossings & 1 == 1 ? .covered : .outside
             }
         }
     }
