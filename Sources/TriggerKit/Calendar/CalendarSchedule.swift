@@ -207,7 +207,7 @@ import Foundation
     }
 
     /// Foundation's answer for a month-relative pattern (re-enacted natively), except where it
-    /// skips a real occurrence: then the earlier real one wins (contract exception (a)).
+    /// skips a real occurrence on an earlier day: then the real one wins (contract exception (a)).
     private func reconciled(_ search: FoundationSearch, afterMillis ref: Int64) -> Int64? {
         let foundation: Int64?
         do {
@@ -220,7 +220,13 @@ import Foundation
         let real = realOccurrence(after: ref, touched: &touched)
         guard let real else { return foundation }
         guard let foundation else { return real }
-        return Swift.min(real, foundation)
+        // Foundation skipped the real occurrence only if that lies on an earlier day; a "March
+        // 1st" answer on the real occurrence's own day (at the reference's time, seconds kept)
+        // is Foundation's answer and stands.
+        let day = Int64(CalendarPattern.msPerDay)
+        let realDay = CivilDate.floorDiv(real + zone.offset(atUTC: real), day)
+        let foundationDay = CivilDate.floorDiv(foundation + zone.offset(atUTC: foundation), day)
+        return realDay < foundationDay ? real : foundation
     }
 
     /// Foundation's answer where the native rules do not apply: re-enacted natively when the
