@@ -6,8 +6,9 @@ import Foundation
 /// `Calendar.nextDate(after:matching:matchingPolicy: .nextTimePreservingSmallerComponents,
 /// repeatedTimePolicy: .first, direction: .forward)` (a result not strictly later than the
 /// reference becomes `nil`), with the contract's deliberate exceptions:
-/// - where Foundation skips a real occurrence after a late-month `weekdayOrdinal` or
-///   `weekOfMonth` match, the real occurrence is returned;
+/// - where Foundation skips a real occurrence of a `weekdayOrdinal` or `weekOfMonth` pattern
+///   (its answer lies on a later day: after late-month matches, or a "March 1st" answer past
+///   a real February date), the real occurrence is returned;
 /// - components that can never match (out-of-range values, `weekdayOrdinal` >= 6, week 53 of
 ///   a week-year without one, ...) answer `nil` at once (``neverFires``);
 /// - `year` with a day its month lacks (2035-02-30) fires once, on the 1st of the next month.
@@ -21,8 +22,9 @@ import Foundation
 /// away from offset changes. Where it may not be (within a day of an offset change, a matching
 /// wall time in a gap or repeated hour on the way, a day the month lacks, `weekdayOrdinal` /
 /// `weekOfMonth` / weekday-with-day patterns), the engine re-enacts Foundation's own search
-/// natively (``FoundationSearch``) and, for the month-relative patterns, keeps the earlier of
-/// its answer and the real occurrence (exception (a) above). `weekdayOrdinal` -1...-5 counts
+/// natively (``FoundationSearch``) and, for the month-relative patterns, answers the real
+/// occurrence instead where Foundation's answer lies on a later day (exception (a) above).
+/// `weekdayOrdinal` -1...-5 counts
 /// from the month's end (Foundation answers nil; see ``CalendarPattern``).
 ///
 /// Foundation itself answers (counted in ``CalendarFallbacks``) only for other calendars
