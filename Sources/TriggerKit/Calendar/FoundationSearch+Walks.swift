@@ -82,9 +82,14 @@ extension FoundationSearch {
             }
             var next: Int64
             if advanceDaily {
+                // Day by day from the week's first instant, keeping its wall time (01:00 when
+                // the week starts in a midnight gap: Gaza 2022-03-27 gives April 1st 01:00).
                 var day = weekStart
-                while CivilDate.ymd(days: day).day != 1 { day += 1 }
                 next = dayStart(day)
+                while CivilDate.ymd(days: day).day != 1 {
+                    next = addDays(1, to: next)
+                    day += 1
+                }
             } else {
                 next = dayStart(weekStart + 7)
             }
