@@ -12,12 +12,18 @@ struct DeviceState: Sendable {
     var pending: [PendingCrossing] = []
     /// Shared one-shot region slots that already fired for this device, sorted.
     var firedOnce: [Int32] = []
-    /// Where the device may move without any region decision changing (from the last exact
-    /// query), valid only while nothing is pending; never persisted (a restored device
-    /// simply runs its next fix through the index).
-    var stable: StableArea = .empty
-    /// The evaluator's ``StreamEvaluator/regionEpoch`` when ``stable`` was computed.
-    var stableEpoch: UInt32 = 0
+    /// The regions around the device's last rebuild (``Neighbourhood``): fixes within its area
+    /// test only its open regions. A cache, never persisted: a restored device rebuilds it on
+    /// its next fix. Valid only while ``nearEpoch`` is the evaluator's
+    /// ``StreamEvaluator/regionEpoch``.
+    var near = Neighbourhood()
+    /// The evaluator's ``StreamEvaluator/regionEpoch`` when ``near`` was built.
+    var nearEpoch: UInt32 = 0
+    /// Fixes stepped or skipped within ``near`` since it was built (sizes the next one).
+    var nearUses: UInt32 = 0
+    /// Whether the last step left nothing pending and no one-shot just fired: a fix with the
+    /// same hits would change nothing.
+    var settled = false
 }
 
 /// A crossing seen but not yet confirmed by `--dwell`: its first fix on the new side.

@@ -24,50 +24,74 @@
             stats.inaccurate += 1
             return
         }
-        // The skip rule: within the stable area of the device's last exact query, with nothing
-        // pending (the area is only kept then) and no request added since its last used fix,
-        // every decision of the step would be the same as last time, and a step that decides
-        // the same as its predecessor changes nothing. So only the clock of the device moves.
-        if skipsStableFixes, devices[Int(d)].stable.contains(latitude: fix.latitude, longitude: fix.longitude),
-           devices[Int(d)].stableEpoch == regionEpoch, appendedLocationAddedAt <= devices[Int(d)].lastUsed,
-           !locationAdded(after: devices[Int(d)].lastUsed, upTo: fix.t) {
-            devices[Int(d)].lastUsed = fix.t
-            stableSkips += 1
-            return
-        }
-        // The stable area costs a little more than the plain query; it is computed only for a
-        // device that moved less than ~5 km since its last tested fix (a teleporting device
-        // would never be inside it).
-        let last = devices[Int(d)].stable
-        var area = StableArea.empty
-        if abs(fix.latitude - last.latitude) + abs(fix.longitude - last.longitude) < 0.05 {
-            area = regionIndex.queryStableArea(latitude: fix.latitude, longitude: fix.longitude,
-                                               margin: options.margin, into: &hits)
-        } else {
-            regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
-        }
         // Move the state out of the array while stepping it: a copy would share its arrays
         // with the array's element and make every change copy them (copy-on-write).
         var state = DeviceState()
         swap(&state, &devices[Int(d)])
+        defer { swap(&state, &devices[Int(d)]) }
+        if skipsStableFixes {
+            if state.nearEpoch == regionEpoch, state.near.area.contains(latitude: fix.latitude, longitude: fix.longitude) {
+                // Within the device's neighbourhood: only its open regions are tested.
+                state.nearUses &+= 1
+                openTests &+= state.near.open.count
+                regionIndex.openDecisions(state.near, latitude: fix.latitude, longitude: fix.longitude,
+                                          margin: options.margin, into: &scratchCodes)
+                // The skip rule: the same decisions as at the last step, with nothing pending
+                // (settled) and no request added since the last used fix, decide the same as
+                // that step, and a step that decides the same as its predecessor changes
+                // nothing. So only the clock of the device moves.
+                if state.settled, scratchCodes == state.near.decisions,
+                   appendedLocationAddedAt <= state.lastUsed, !locationAdded(after: state.lastUsed, upTo: fix.t) {
+                    state.lastUsed = fix.t
+                    stableSkips += 1
+                    return
+                }
+                regionIndex.neighbourhoodHits(state.near, codes: scratchCodes, into: &hits)
+                swap(&state.near.decisions, &scratchCodes)
+            } else {
+                rebuildNeighbourhood(&state, latitude: fix.latitude, longitude: fix.longitude)
+            }
+        } else {
+            regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+        }
         let first = events.count
-        let settled = step(&state, device: d, t: fix.t, into: &events)
+        state.settled = step(&state, device: d, t: fix.t, into: &events)
         // Slots appended in place are numbered after the built ones, not by identifier: put
         // this fix's fires back in identifier order (a fresh build's slot order).
         if locations.count > builtLocationCount && events.count - first > 1 {
             events[first...].sort { ExactKey(requests[Int($0.request)].identifier) < ExactKey(requests[Int($1.request)].identifier) }
         }
         state.lastUsed = fix.t
-        state.stableEpoch = regionEpoch
-        if settled && area.radius > 0 {
-            state.stable = area
-        } else {
-            // No area, but the position, for the "moved little" test above.
-            state.stable = .empty
-            state.stable.latitude = fix.latitude
-            state.stable.longitude = fix.longitude
+    }
+
+    /// Builds the device's neighbourhood at a fix (answering its query into ``hits``). Its
+    /// radius follows the device's pace: about ``neighbourhoodFixes`` of its recent steps
+    /// (the last area's radius over the fixes it lasted), so a walker gets a small one with few
+    /// open regions and a driver a large one it does not leave at once.
+    private func rebuildNeighbourhood(_ state: inout DeviceState, latitude: Double, longitude: Double) {
+        let old = state.near.area
+        var radius = Self.firstNeighbourhoodRadius
+        if old.radius > 0, abs(latitude - old.latitude) + abs(longitude - old.longitude) < 0.05 {
+            let step = old.radius / Double(max(1, state.nearUses))
+            radius = min(Self.maximumNeighbourhoodRadius, max(Self.minimumNeighbourhoodRadius, step * Self.neighbourhoodFixes))
         }
-        swap(&state, &devices[Int(d)])
+        neighbourhoodSlots -= state.near.storedSlots
+        regionIndex.buildNeighbourhood(latitude: latitude, longitude: longitude, radius: radius, margin: options.margin,
+                                       into: &state.near, hits: &hits)
+        state.nearEpoch = regionEpoch
+        state.nearUses = 0
+        neighbourhoodBuilds &+= 1
+        neighbourhoodSlots += state.near.storedSlots
+        if neighbourhoodSlots > neighbourhoodSlotBudget { releaseNeighbourhoods(keeping: &state) }
+    }
+
+    /// The memory bound: past ``neighbourhoodSlotBudget`` slots held in all neighbourhoods,
+    /// every other device's is dropped (each rebuilds it at its next fix). Output never
+    /// depends on them.
+    private func releaseNeighbourhoods(keeping state: inout DeviceState) {
+        for i in devices.indices { devices[i].near.release() }
+        neighbourhoodSlots = state.near.storedSlots
+        neighbourhoodReleases += 1
     }
 
     /// Whether some location request's `addedAt` lies in (`lastUsed`, `t`]: its first fix

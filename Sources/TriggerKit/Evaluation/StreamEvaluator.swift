@@ -63,11 +63,27 @@ import Foundation
     /// Location slots from the build; slots from here on were appended in place (their
     /// fires in one step are put in identifier order).
     @exclusivity(unchecked) var builtLocationCount = 0
-    /// Whether fixes inside a device's ``DeviceState/stable`` area skip the region step
-    /// (tests turn it off to prove the skip changes nothing).
+    /// Whether devices keep a ``Neighbourhood`` (fixes within it test only its open regions,
+    /// and skip the region step when those decide as before); tests turn it off to prove
+    /// that changes nothing (every fix then queries the index and steps).
     @exclusivity(unchecked) var skipsStableFixes = true
     /// Fixes that skipped the region step (for tests and benchmarks).
     @exclusivity(unchecked) public internal(set) var stableSkips = 0
+    /// Slots held in all devices' neighbourhoods, and its bound: past it every neighbourhood
+    /// is dropped (8 bytes a slot at most: 16M slots, about 128 MB) and counted in
+    /// ``neighbourhoodReleases``.
+    @exclusivity(unchecked) var neighbourhoodSlots = 0
+    @exclusivity(unchecked) var neighbourhoodSlotBudget = 16 << 20
+    @exclusivity(unchecked) public internal(set) var neighbourhoodReleases = 0
+    /// Neighbourhoods built, and open regions tested for fixes within one (for benchmarks).
+    @exclusivity(unchecked) public internal(set) var neighbourhoodBuilds = 0
+    @exclusivity(unchecked) public internal(set) var openTests = 0
+    /// A device's first neighbourhood radius (metres), the bounds of later ones, and how
+    /// many of the device's recent steps a later one spans.
+    static let firstNeighbourhoodRadius = 150.0
+    static let minimumNeighbourhoodRadius = 25.0
+    static let maximumNeighbourhoodRadius = 2_000.0
+    static let neighbourhoodFixes = 10.0
 
     /// Output bytes cached per request and per device (filled on first use; see
     /// StreamEvaluator+Output.swift).
@@ -88,6 +104,7 @@ import Foundation
     @exclusivity(unchecked) var locationSlotIndex: [Int32] = []
     @exclusivity(unchecked) var scratchInside: [Int32] = []
     @exclusivity(unchecked) var scratchPending: [PendingCrossing] = []
+    @exclusivity(unchecked) var scratchCodes: [UInt8] = []
 
     /// Builds the evaluator: the region index over every location request, the schedule on
     /// the first line (when the default `addedAt` becomes known).

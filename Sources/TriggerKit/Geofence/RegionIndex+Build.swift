@@ -4,7 +4,7 @@ import Foundation
     /// The finest grid level: cells of 360/2^22 degrees, about 9.5 m.
     static let maximumLevel = 22
     /// A region is stored at the finest level where it touches at most this many cells.
-    static let maximumCellsPerRegion = 4
+    static let maximumCellsPerRegion = 16
     /// Bounding boxes are padded by this many degrees so that rounding in cell indices
     /// (notably for longitudes shifted by 360) can never drop a region.
     static let boxPadding = 1e-9

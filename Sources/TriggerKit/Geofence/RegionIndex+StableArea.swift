@@ -1,7 +1,7 @@
 import Foundation
 
-// Queries that also say how far the fix may move before any answer can change, so a stream
-// evaluator can skip the query (and the whole state step) for a device that stays put.
+// How far a fix may move before a region's decision can change: the disc a neighbourhood
+// holds for (``StableArea``) and the distance to a region's nearest threshold.
 
 /// A disc around a queried point within which ``RegionIndex`` gives the same hits, with the
 /// same ``RegionHit/inner`` and ``RegionHit/contains``, for the margin it was computed with.
@@ -71,104 +71,6 @@ import Foundation
     /// Slack for the exact geodesic's own error (Vincenty, ~0.1 mm): a decision made by it can
     /// differ from the true side of a threshold only within this distance.
     static let geodesicSlack = 1e-3
-
-    /// ``query(latitude:longitude:margin:into:)``, also returning a ``StableArea``: every
-    /// point within it gets the same hits with the same `inner` and `contains` flags.
-    ///
-    /// The radius is the minimum of: for every candidate circle in the cells read, the
-    /// distance from the fix to the nearest of its thresholds radius - margin, radius and
-    /// radius + margin (a lower bound: flat distance minus the plane's error bound, or the
-    /// haversine bracket; minus the exact geodesic's slack); the distance to the edge of every
-    /// grid cell read and of the level-summary cell (a region stored in no cell read has its
-    /// box, hence its circle, wholly outside that cell). A polygon candidate gives 0.
-    ///
-    /// - Complexity: as ``query(latitude:longitude:margin:into:)`` plus one cosine.
-    public func queryStableArea(latitude: Double, longitude: Double, margin: Double,
-                                into hits: inout [RegionHit]) -> StableArea {
-        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= Self.maximumStableLatitude else {
-            query(latitude: latitude, longitude: longitude, margin: margin, into: &hits)
-            return .empty
-        }
-        hits.removeAll(keepingCapacity: true)
-        let lon = Geodesic.unwrapDegrees(longitude)
-        let m = margin >= 0 ? min(margin, maximumMargin) : 0
-        var points = FixPoints(latitude: latitude, longitude: lon)
-        defer { if let context { points.release(context) } }
-        // Degrees to metres, from below, for any point within maximumStableRadius: meridional
-        // radius >= a(1 - e²); N cos φ >= a cos(φ_max).
-        let kLatMin = Geodesic.equatorialRadius * (1 - Geodesic.e2) * Geodesic.degree
-        let kLonMin = Geodesic.equatorialRadius * Geodesic.degree
-            * cos(min(90, abs(latitude) + StableArea.latitudeReach) * Geodesic.degree)
-        // Cell edges: 1e-9 degrees of slack for rounding in the index computation.
-        @inline(__always) func edge(_ scale: Double, _ ix: Int, _ iy: Int) -> Double {
-            let x = lon + 180, y = latitude + 90, size = 1 / scale
-            let dx = min(x - Double(ix) * size, Double(ix + 1) * size - x) - 1e-9
-            let dy = min(y - Double(iy) * size, Double(iy + 1) * size - y) - 1e-9
-            return min(dx * kLonMin, dy * kLatMin)
-        }
-        // Local copies of the index's stored arrays (one retain each): reading the class's
-        // `var` properties in the loop would pay Swift's dynamic exclusivity check per read.
-        let entries = self.entries
-        let polygons = self.polygons
-        let grid = self.grid
-        var safe = Self.maximumStableRadius
-        safe = min(safe, edge(LevelSummary.scale,
-                              Self.cellIndex(lon + 180, scale: LevelSummary.scale),
-                              Self.cellIndex(latitude + 90, scale: LevelSummary.scale)))
-        // One candidate: its hit, and how far the fix is from its nearest threshold.
-        @inline(__always) func visit(_ slot: Int) {
-            let e = entries[slot]
-            if e.kind == .polygon {
-                // No stable area around a polygon candidate (its threshold distance is 0).
-                if polygons.withUnsafeBufferPointer({ polygonCovers($0, Int(e.polygon), points: &points) }) {
-                    hits.append(RegionHit(slot: Int32(slot), inner: true, contains: true))
-                }
-                safe = 0
-                return
-            }
-            if e.kind == .planeCircle {
-                // The common case, fused: one flat distance serves the decision and the
-                // threshold distance (the two-call path computes it twice).
-                let r = e.radius
-                let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
-                let err = e.plane.errorBound(d)
-                let nearest = min(abs(d - (r + m)), abs(d - r), abs(d - (r - m)))
-                if nearest > err {
-                    if d <= r + m { hits.append(RegionHit(slot: Int32(slot), inner: d <= r - m, contains: d <= r)) }
-                    safe = min(safe, nearest - err - Self.geodesicSlack)
-                    return
-                }
-            }
-            if let hit = test(slot, latitude: latitude, longitude: lon, margin: m, points: &points) {
-                hits.append(hit)
-            }
-            safe = min(safe, thresholdDistance(slot, latitude: latitude, longitude: lon, margin: m))
-        }
-        var levelsWithHits = 0
-        var mask = summary.mask(latitude: latitude, longitude: lon)
-        while mask != 0 {
-            let level = mask.trailingZeroBitCount
-            mask &= mask - 1
-            let scale = Self.levelScales[level]
-            let ix = Self.cellIndex(lon + 180, scale: scale)
-            let iy = Self.cellIndex(latitude + 90, scale: scale)
-            safe = min(safe, edge(scale, ix, iy))
-            let key = Self.cellKey(level: level, ix: ix & ((1 << level) - 1), iy: iy)
-            let run = grid.lookup(key)
-            let appended = overlaySlots(key)
-            if run.isEmpty && appended == nil { continue }
-            let before = hits.count
-            grid.slots.withUnsafeBufferPointer { slots in
-                for i in run { visit(Int(slots[i])) }
-            }
-            // Appended slots are above every built one: the level's run stays in slot order.
-            for slot in appended ?? [] { visit(Int(slot)) }
-            if hits.count > before { levelsWithHits += 1 }
-        }
-        if levelsWithHits > 1 { hits.sort { $0.slot < $1.slot } }
-        guard safe > 0 else { return .empty }
-        return StableArea(latitude: latitude, longitude: lon, radius: safe)
-    }
 
     /// A lower bound (metres) of how far the fix is from the nearest threshold of region
     /// `slot` (radius - margin, radius, radius + margin), less the exact geodesic's slack;

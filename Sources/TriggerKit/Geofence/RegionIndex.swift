@@ -32,21 +32,23 @@
 /// prepared geometries (`covers`: the boundary counts as inside).
 ///
 /// The spatial index is a hierarchical hashed grid in degrees: level L has square cells of
-/// 360/2^L degrees; each region is stored in the cells of the finest level where its
-/// (conservative) bounding box touches at most 4 cells (even levels only), so it is stored in 1-4 cells and a
-/// query reads one cell per non-empty level. Bounding boxes wrap across the antimeridian and
+/// 360/2^L degrees; each region is stored in the cells of the finest even level where its
+/// (conservative) bounding box touches at most 16 cells, so a query reads one cell per
+/// non-empty level and meets few regions that are not near it (with 4 cells a dense metro
+/// workload met about 3x more candidates). Bounding boxes wrap across the antimeridian and
 /// cover every longitude when a circle contains a pole. Cell coverage is computed directly
 /// from the boxes at build time: no lazily filled cells, so a query never allocates and
 /// memory does not grow with the number of distinct places queried.
 ///
 /// Memory: about 72 bytes per region plus 4 bytes per (region, cell) and a hash table of
-/// 16 bytes per bucket at load <= 1/2 (see
-/// Benchmarks/GeoBench: 219 B/region at 1M circles incl. the 2 MB level summary). Polygons add their GEOS geometry and prepared index (~4 KB for 64
-/// vertices).
+/// 16 bytes per bucket at load <= 1/2 (Benchmarks/RESULTS.md has the measured bytes per
+/// request). Polygons add their GEOS geometry and prepared index (~4 KB for 64 vertices).
 ///
 /// Not `Sendable`: polygon tests use the index's GEOS context, which must not be used from two
 /// threads at once. Build and query it from one task (build one index per task to
-/// parallelise).
+/// parallelise). For the same reason its stored arrays opt out of Swift's dynamic
+/// exclusivity checks (`@exclusivity(unchecked)`): they cost a runtime call per read of a
+/// class property in the query loops, and one task never overlaps two accesses.
 @_spi(Engine) public final class RegionIndex {
     /// Number of slots (the input array's count, plus regions appended since).
     public internal(set) var count: Int
@@ -55,17 +57,17 @@
     /// The largest margin queries honour (metres); see ``init(regions:maximumMargin:)``.
     public let maximumMargin: Double
 
-    var entries: [Entry]
-    var polygons: [PolygonEntry]
-    var grid: CellTable
+    @exclusivity(unchecked) var entries: [Entry]
+    @exclusivity(unchecked) var polygons: [PolygonEntry]
+    @exclusivity(unchecked) var grid: CellTable
     /// Levels holding at least one region, with their cell-index scale (2^L / 360).
-    var levels: [(level: Int, scale: Double)]
+    @exclusivity(unchecked) var levels: [(level: Int, scale: Double)]
     /// Which levels have regions near a place (see ``LevelSummary``).
-    var summary: LevelSummary
+    @exclusivity(unchecked) var summary: LevelSummary
     /// Cells of regions appended after the build (``append(_:)``), slots ascending per cell:
     /// all above the built slots, so a level's built run then its overlay run stay in slot
     /// order. Emptied by rebuilding (the live center's compaction).
-    var overlay: [UInt64: [Int32]] = [:]
+    @exclusivity(unchecked) var overlay: [UInt64: [Int32]] = [:]
     let context: GEOSContext?
     /// GEOS failures during queries (each treated as "not covered"); should stay 0.
     public private(set) var geosFailures = 0

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @_spi(Engine) @testable import TriggerKit
 
-/// The skip rule (a fix inside its device's stable area skips the region step) must not change
-/// anything: the same output bytes and the same saved state as stepping every fix.
+/// The neighbourhood shortcut (a fix inside its device's neighbourhood tests only the open
+/// regions, and skips the region step when they decide as before) must not change anything:
+/// the same output bytes and the same saved state as querying and stepping every fix.
 @Suite("Stream evaluator: the stable-area skip changes nothing")
 struct StableSkipEquivalenceTests {
     /// SplitMix64: a fixed, portable sequence per seed.
@@ -76,11 +77,13 @@ struct StableSkipEquivalenceTests {
         return out
     }
 
-    static func run(requests: String, lines: [String], options: StreamOptions, skipping: Bool) -> (output: [String], state: EvaluatorSnapshot, skips: Int) {
+    static func run(requests: String, lines: [String], options: StreamOptions, skipping: Bool,
+                    budget: Int? = nil) -> (output: [String], state: EvaluatorSnapshot, skips: Int, releases: Int) {
         var h = StreamHarness(requests: requests, options: options)
         h.evaluator.skipsStableFixes = skipping
+        if let budget { h.evaluator.neighbourhoodSlotBudget = budget }
         let out = h.feed(lines)
-        return (out, h.evaluator.snapshot(), h.evaluator.stableSkips)
+        return (out, h.evaluator.snapshot(), h.evaluator.stableSkips, h.evaluator.neighbourhoodReleases)
     }
 
     @Test(arguments: 0..<8)
@@ -102,36 +105,10 @@ struct StableSkipEquivalenceTests {
         let firstDifference = zip(skipped.output, plain.output).first { $0 != $1 }
         #expect(firstDifference == nil, "first differing line: \(String(describing: firstDifference))")
         #expect(skipped.state == plain.state, "saved state differs")
-    }
-
-    /// Every point the stable area contains gets the same hits as its centre (brute force
-    /// over random areas and points within them).
-    @Test func stableAreaKeepsEveryDecision() {
-        var rng = Random(state: 99)
-        let set = RequestsFile.parse(Self.requests(&rng, devices: 3), file: "t", options: ValidationOptions())
-        let regions = set.requests.compactMap { r -> Region? in if case .location(let t) = r.trigger { t.region } else { nil } }
-        for margin in [0.0, 10.0] {
-            let index = RegionIndex(regions: regions, maximumMargin: margin)
-            var hits: [RegionHit] = [], other: [RegionHit] = []
-            var tested = 0
-            for _ in 0..<3000 {
-                let lat = Self.centre.lat + rng.uniform(-0.01, 0.01), lon = Self.centre.lon + rng.uniform(-0.012, 0.012)
-                let area = index.queryStableArea(latitude: lat, longitude: lon, margin: margin, into: &hits)
-                index.query(latitude: lat, longitude: lon, margin: margin, into: &other)
-                #expect(hits == other)
-                guard area.radius > 0 else { continue }
-                for _ in 0..<20 {
-                    // Points up to 1.5x the radius away; those the area contains must agree.
-                    let r = area.radius * 1.5 * rng.uniform(), a = rng.uniform(0, 2 * Double.pi)
-                    let p = (lat: lat + r * cos(a) / 111_000, lon: lon + r * sin(a) / 85_200)
-                    guard area.contains(latitude: p.lat, longitude: p.lon) else { continue }
-                    #expect(Geodesic.distance(latitude1: lat, longitude1: lon, latitude2: p.lat, longitude2: p.lon) < area.radius)
-                    index.query(latitude: p.lat, longitude: p.lon, margin: margin, into: &other)
-                    #expect(other == hits)
-                    tested += 1
-                }
-            }
-            #expect(tested > 1000)
-        }
+        // The memory bound: neighbourhoods dropped again and again change nothing either.
+        let bounded = Self.run(requests: requests, lines: lines, options: options, skipping: true, budget: 6)
+        #expect(bounded.releases > 10)
+        #expect(bounded.output == plain.output)
+        #expect(bounded.state == plain.state)
     }
 }
