@@ -1,4 +1,5 @@
 import Foundation
+@_spi(StreamFastPath) import TriggerKit
 
 /// One line of input, without its newline (and without a trailing CR).
 struct InputLine {
@@ -31,18 +32,7 @@ enum LineReader {
             var keepGoing = true
             let consumed: Int = buffer.withUnsafeBufferPointer { buf in
                 lines.removeAll(keepingCapacity: true)
-                var start = 0
-                while start < end {
-                    let rest = UnsafeRawPointer(buf.baseAddress! + start)
-                    guard let nl = memchr(rest, 0x0A, end - start) else { break }
-                    let stop = start + (UnsafeRawPointer(nl) - rest)
-                    lines.append(InputLine(bytes: trimmed(buf, start, stop)))
-                    start = stop + 1
-                }
-                if atEOF && start < end {
-                    lines.append(InputLine(bytes: trimmed(buf, start, end)))
-                    start = end
-                }
+                let start = split(buf, end: end, atEOF: atEOF, into: &lines)
                 if !lines.isEmpty || atEOF { keepGoing = body(lines) }
                 return start
             }
@@ -58,9 +48,126 @@ enum LineReader {
         }
     }
 
+    /// Appends the complete lines of `buf[0..<end]` (and at end of input the last, unfinished
+    /// one); returns where the unfinished line starts.
+    static func split(_ buf: UnsafeBufferPointer<UInt8>, end: Int, atEOF: Bool, into lines: inout [InputLine]) -> Int {
+        var start = 0
+        while start < end {
+            let rest = UnsafeRawPointer(buf.baseAddress! + start)
+            guard let nl = memchr(rest, 0x0A, end - start) else { break }
+            let stop = start + (UnsafeRawPointer(nl) - rest)
+            lines.append(InputLine(bytes: trimmed(buf, start, stop)))
+            start = stop + 1
+        }
+        if atEOF && start < end {
+            lines.append(InputLine(bytes: trimmed(buf, start, end)))
+            start = end
+        }
+        return start
+    }
+
     private static func trimmed(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ stop: Int) -> UnsafeBufferPointer<UInt8> {
         var e = stop
         if e > start, buf[e - 1] == 0x0D { e -= 1 }
         return UnsafeBufferPointer(rebasing: buf[start..<e])
+    }
+}
+
+/// ``LineReader`` on a second thread: it reads, splits and scans the next chunks while the
+/// caller's thread evaluates the current one, so `run` uses both cores. The caller sees the
+/// same chunks, in the same order, as with ``LineReader/forEachChunk(fd:chunkSize:_:)``
+/// (the output cannot depend on it), each line with its ``ScannedLine``.
+///
+/// Bounded: three chunk buffers in rotation (the reader runs at most two chunks ahead; a
+/// buffer grows only to hold one line longer than it, as in ``LineReader``). When `body`
+/// returns false the reader stops at its next chunk; a read already blocked on a pipe is left
+/// to the process's exit.
+enum PipelinedLineReader {
+    /// One buffer and its lines. The lines point into the buffer, which is manually
+    /// allocated so that it stays put until the chunk comes back free.
+    final class Chunk: @unchecked Sendable {
+        private(set) var buffer: UnsafeMutableBufferPointer<UInt8>
+        var lines: [InputLine] = []
+        var scanned: [ScannedLine] = []
+        var atEOF = false
+        init(size: Int) { buffer = .allocate(capacity: size) }
+        deinit { buffer.deallocate() }
+        func grow(to size: Int) {
+            buffer.deallocate()
+            buffer = .allocate(capacity: size)
+        }
+    }
+
+    /// Chunks travelling between the two threads (free ones back to the reader, filled ones to
+    /// the caller), under one condition variable.
+    final class Exchange: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var free: [Chunk]
+        private var filled: [Chunk] = []
+        private var stopped = false
+
+        init(chunks: Int, size: Int) { free = (0..<chunks).map { _ in Chunk(size: size) } }
+
+        func takeFree() -> Chunk? {
+            condition.lock(); defer { condition.unlock() }
+            while free.isEmpty && !stopped { condition.wait() }
+            return stopped ? nil : free.removeLast()
+        }
+        func putFilled(_ c: Chunk) {
+            condition.lock(); filled.append(c); condition.signal(); condition.unlock()
+        }
+        func takeFilled() -> Chunk {
+            condition.lock(); defer { condition.unlock() }
+            while filled.isEmpty { condition.wait() }
+            return filled.removeFirst()
+        }
+        func putFree(_ c: Chunk) {
+            condition.lock(); free.append(c); condition.signal(); condition.unlock()
+        }
+        func stop() {
+            condition.lock(); stopped = true; condition.broadcast(); condition.unlock()
+        }
+    }
+
+    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, _ body: ([InputLine], [ScannedLine]) -> Bool) {
+        let exchange = Exchange(chunks: 3, size: chunkSize)
+        let reader = Thread { read(fd: fd, exchange) }
+        reader.stackSize = 1 << 20
+        reader.start()
+        while true {
+            let chunk = exchange.takeFilled()
+            var keepGoing = true
+            if !chunk.lines.isEmpty || chunk.atEOF { keepGoing = body(chunk.lines, chunk.scanned) }
+            let atEOF = chunk.atEOF
+            exchange.putFree(chunk)
+            if !keepGoing { exchange.stop(); return }
+            if atEOF { return }
+        }
+    }
+
+    /// The reader thread: fills free chunks until end of input (or a stop).
+    private static func read(fd: Int32, _ exchange: Exchange) {
+        var scanner = LineScanner()
+        var carry: [UInt8] = []  // an unfinished line, moved to the next chunk
+        while let chunk = exchange.takeFree() {
+            if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
+            let buf = chunk.buffer
+            carry.withUnsafeBufferPointer { c in
+                if let base = c.baseAddress { buf.baseAddress!.update(from: base, count: c.count) }
+            }
+            var n: Int
+            repeat {
+                n = Glibc.read(fd, buf.baseAddress! + carry.count, buf.count - carry.count)
+            } while n < 0 && errno == EINTR
+            let end = carry.count + Swift.max(n, 0)
+            chunk.atEOF = n <= 0
+            chunk.lines.removeAll(keepingCapacity: true)
+            chunk.scanned.removeAll(keepingCapacity: true)
+            let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF, into: &chunk.lines)
+            for line in chunk.lines { chunk.scanned.append(scanner.scan(line.bytes)) }
+            carry = Array(buf[consumed..<end])
+            exchange.putFilled(chunk)
+            if chunk.atEOF { return }
+        }
     }
 }

@@ -51,6 +51,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A line moving stream time forward by more than this many seconds is an error line and is not applied; 'none' for no limit. Default: 604800 (7 days).", valueName: "SECONDS|none"))
     var maxClockJump: String = "604800"
 
+    @Flag(help: "Read, parse and evaluate on one thread. By default (without --state) a second thread reads and parses the input ahead of evaluation; the output is the same either way.")
+    var singleThread = false
+
     @Option(help: "every (default): every due fire is written; coalesce: one line per request for the fires that became due in one step, with \"coalesced\": N. Either way, fires more than --max-clock-jump before the stream time they are caught up at are coalesced.")
     var catchUp: String = "every"
 
@@ -149,12 +152,13 @@ struct RunCommand: ParsableCommand {
         var errors = ""
         var failed = false
         var lineNumber = 0
-        LineReader.forEachChunk(fd: 0) { lines in
+        // One chunk of input lines (with their scans when a reader thread made them).
+        func handle(_ lines: [InputLine], _ scanned: [ScannedLine]?) -> Bool {
             // A local for the hot loop: the captured `evaluator` variable (replaced only by
             // control lines) is read once per chunk, not once per line.
             var evaluator = outerEvaluator
             defer { outerEvaluator = evaluator }
-            for line in lines {
+            for (k, line) in lines.enumerated() {
                 lineNumber += 1
                 if lineNumber <= alreadyProcessed {
                     // Covered by the saved state: only checked against what it consumed.
@@ -167,6 +171,8 @@ struct RunCommand: ParsableCommand {
                     // Parses and evaluates in one step; throws before changing anything.
                     if let durable {
                         try durable.process(lineBytes: line.bytes, into: &events)
+                    } else if let scanned {
+                        try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], into: &events)
                     } else {
                         try evaluator.process(lineBytes: line.bytes, into: &events)
                     }
@@ -203,6 +209,13 @@ struct RunCommand: ParsableCommand {
             guard out.flush() else { return false }
             if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)); errors = "" }
             return true
+        }
+        if durable == nil && !singleThread {
+            // Reading and scanning on a second thread, evaluating on this one.
+            PipelinedLineReader.forEachChunk(fd: 0) { handle($0, $1) }
+        } else {
+            // The durable run records each line's bytes as it consumes them: one thread.
+            LineReader.forEachChunk(fd: 0) { handle($0, nil) }
         }
         if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)) }
         if out.flush(), storeError == nil, let durable {

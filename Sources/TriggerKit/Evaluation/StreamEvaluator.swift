@@ -208,7 +208,14 @@ import Foundation
     /// and `Fix` values, and re-validating the date shared with the previous line.
     @_spi(StreamFastPath)
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, into events: inout [FiredEvent]) throws(StreamLineError) {
-        guard let s = StreamLineParser.scan(b, cache: &lineCache) else {
+        try process(lineBytes: b, scanned: ScannedLine(scanned: StreamLineParser.scan(b, cache: &lineCache)), into: &events)
+    }
+
+    /// ``process(lineBytes:into:)`` for a line already scanned by a ``LineScanner`` (on
+    /// another thread, ahead of evaluation): the same results.
+    @_spi(StreamFastPath)
+    public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, into events: inout [FiredEvent]) throws(StreamLineError) {
+        guard let s = scanned.scanned else {
             try process(try StreamLineParser.slowPath(b), into: &events)
             return
         }

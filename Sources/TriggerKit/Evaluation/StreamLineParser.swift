@@ -223,3 +223,23 @@
         }
     }
 }
+
+/// The byte-level scan of one stream line, done ahead of evaluation (see ``LineScanner``):
+/// what ``StreamEvaluator/process(lineBytes:scanned:into:)`` needs besides the line's bytes.
+@_spi(StreamFastPath) public struct ScannedLine: Sendable {
+    var scanned: StreamLineParser.Scanned?
+}
+
+/// Scans stream lines independently of any evaluator, so that reading and scanning can run
+/// on one thread while another evaluates. Keeps the date of the last line (lines of a stream
+/// share it); one scanner per thread.
+@_spi(StreamFastPath) public struct LineScanner: Sendable {
+    var cache = StreamLineParser.Cache()
+
+    public init() {}
+
+    /// The scan of one line (without its newline). Pure apart from the date cache.
+    public mutating func scan(_ b: UnsafeBufferPointer<UInt8>) -> ScannedLine {
+        ScannedLine(scanned: StreamLineParser.scan(b, cache: &cache))
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// `run` reads and parses on a second thread by default: its output and its error lines must
+/// be byte-identical to `--single-thread`, whatever the chunking (a file read in 1 MB chunks,
+/// a pipe written in small pieces, a line longer than a chunk).
+@Suite("run: the reader thread changes nothing")
+struct PipelinedRunTests {
+    static let requests = """
+    {"identifier": "every-min", "content": {"title": "tick"}, "trigger": {"type": "timeInterval", "timeInterval": 60, "repeats": true}}
+    {"identifier": "poly", "content": {"title": "p"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "poly", "geometry": {"type": "Polygon", "coordinates": [[[-74.004, 39.997], [-73.999, 39.997], [-73.999, 40.001], [-74.004, 40.001], [-74.004, 39.997]]]}}}}
+    """
+
+    /// Circles around (40, -74), then a stream of moving devices with clock lines, malformed
+    /// lines, blank and CRLF lines, an add control line, one line of 2.5 MB and a last line
+    /// without a newline.
+    static func files(_ dir: URL) throws -> (requests: String, input: String) {
+        var g = PlanarRingsTests.Rng(s: 31)
+        var req = Self.requests + "\n"
+        for i in 0..<60 {
+            let lat = 40 + (g.unit() - 0.5) * 0.02, lon = -74 + (g.unit() - 0.5) * 0.025
+            req += #"{"identifier": "c\#(i)", "content": {"title": "c"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "r\#(i)", "center": {"latitude": \#(lat), "longitude": \#(lon)}, "radius": \#(30 + 600 * g.unit())}}}"# + "\n"
+        }
+        var pos = (0..<20).map { _ in (lat: 40 + (g.unit() - 0.5) * 0.02, lon: -74 + (g.unit() - 0.5) * 0.025) }
+        var lines: [String] = []
+        let start = 1_795_770_000.0
+        for s in 0..<1_500 {
+            let t = Date(timeIntervalSince1970: start + Double(s)).formatted(.iso8601)
+            if s % 97 == 0 { lines.append(#"{"t": "\#(t)"}"#) }
+            if s % 211 == 0 { lines.append(#"{"device": "d1", "t": "\#(t)", "lat": "north"}"#) }
+            if s % 173 == 0 { lines.append("   ") }
+            if s == 700 {
+                lines.append(#"{"t": "\#(t)", "add": {"identifier": "late", "content": {"title": "l"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "late", "center": {"latitude": 40.0, "longitude": -74.0}, "radius": 900}}}}"#)
+                lines.append(#"{"device": "d2", "t": "\#(t)", "lat": 40, "lon": -74, "note": ""# + String(repeating: "x", count: 2_500_000) + #""}"#)
+            }
+            for d in 0..<20 {
+                pos[d].lat += (g.unit() - 0.5) * 0.0004
+                pos[d].lon += (g.unit() - 0.5) * 0.0005
+                let line = #"{"device": "d\#(d)", "t": "\#(t)", "lat": \#(pos[d].lat), "lon": \#(pos[d].lon), "acc": 5}"#
+                lines.append(s % 59 == 0 ? line + "\r" : line)
+            }
+        }
+        let requests = dir.appendingPathComponent("requests.ndjson").path
+        let input = dir.appendingPathComponent("stream.ndjson").path
+        try req.write(toFile: requests, atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        return (requests, input)
+    }
+
+    /// Runs the binary with stdin from `input` (a file, or written into a pipe in pieces of
+    /// 1 byte to 64 KB); stdout and stderr go to files.
+    static func run(_ args: [String], input: String, pieces: Bool, in dir: URL) throws -> (out: Data, err: Data, status: Int32) {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let tag = UUID().uuidString
+        let outPath = dir.appendingPathComponent("out-\(tag)"), errPath = dir.appendingPathComponent("err-\(tag)")
+        FileManager.default.createFile(atPath: outPath.path, contents: nil)
+        FileManager.default.createFile(atPath: errPath.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.standardOutput = try FileHandle(forWritingTo: outPath)
+        p.standardError = try FileHandle(forWritingTo: errPath)
+        if pieces {
+            let pipe = Pipe()
+            p.standardInput = pipe
+            try p.run()
+            let data = try Data(contentsOf: URL(fileURLWithPath: input))
+            var g = PlanarRingsTests.Rng(s: 5)
+            var at = 0
+            while at < data.count {
+                let n = min(data.count - at, 1 + Int(g.unit() * g.unit() * 65_536))
+                pipe.fileHandleForWriting.write(data[at..<(at + n)])
+                at += n
+            }
+            try pipe.fileHandleForWriting.close()
+        } else {
+            p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+            try p.run()
+        }
+        p.waitUntilExit()
+        return (try Data(contentsOf: outPath), try Data(contentsOf: errPath), p.terminationStatus)
+    }
+
+    @Test(arguments: [false, true])
+    func sameBytesAsOneThread(pieces: Bool) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-pipelined-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (requests, input) = try Self.files(dir)
+        let args = ["run", "--requests", requests, "--margin", "5"]
+        let one = try Self.run(args + ["--single-thread"], input: input, pieces: false, in: dir)
+        let two = try Self.run(args, input: input, pieces: pieces, in: dir)
+        #expect(one.status == 0 && two.status == 0)
+        // Enough happened for the comparison to mean something.
+        let events = one.out.split(separator: 0x0A).count
+        let errorLines = String(decoding: one.err, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("error: line") }.count
+        #expect(events > 1_000, "events: \(events)")
+        #expect(errorLines >= 8, "error lines: \(errorLines)")
+        #expect(one.out.contains(Data(#""identifier":"late""#.utf8)), "the added request fired")
+        #expect(two.out == one.out, "stdout differs (\(two.out.count) vs \(one.out.count) bytes)")
+        #expect(two.err == one.err, "stderr differs: \(String(decoding: two.err, as: UTF8.self).suffix(300)) vs \(String(decoding: one.err, as: UTF8.self).suffix(300))")
+    }
+}
