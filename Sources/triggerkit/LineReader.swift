@@ -16,7 +16,17 @@ struct InputLine {
 /// is carried over to the next chunk; a last line without newline is still delivered.
 enum LineReader {
     /// Calls `body` with the complete lines of each chunk as soon as it arrives (so a live
-    /// pipe is processed promptly); `body` returns false to stop.
+    /// pipe is processed promptly); `body` returns false to stop. `threaded`: read and scan on
+    /// a second thread (``PipelinedLineReader``), passing each line's scan; else on this
+    /// thread, passing nil.
+    static func forEachChunk(fd: Int32, threaded: Bool, _ body: ([InputLine], [ScannedLine]?) -> Bool) {
+        if threaded {
+            PipelinedLineReader.forEachChunk(fd: fd) { body($0, $1) }
+        } else {
+            forEachChunk(fd: fd) { body($0, nil) }
+        }
+    }
+
     static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, _ body: ([InputLine]) -> Bool) {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var carry = 0  // bytes of an unfinished line at the start of `buffer`

@@ -152,8 +152,10 @@ struct RunCommand: ParsableCommand {
         var errors = ""
         var failed = false
         var lineNumber = 0
-        // One chunk of input lines (with their scans when a reader thread made them).
-        func handle(_ lines: [InputLine], _ scanned: [ScannedLine]?) -> Bool {
+        // Each chunk of input lines, with their scans when a reader thread made them: reading
+        // and scanning on a second thread, evaluating on this one; with --state, one thread
+        // (the durable run records each line's bytes as it consumes them).
+        LineReader.forEachChunk(fd: 0, threaded: durable == nil && !singleThread) { lines, scanned in
             // A local for the hot loop: the captured `evaluator` variable (replaced only by
             // control lines) is read once per chunk, not once per line.
             var evaluator = outerEvaluator
@@ -209,13 +211,6 @@ struct RunCommand: ParsableCommand {
             guard out.flush() else { return false }
             if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)); errors = "" }
             return true
-        }
-        if durable == nil && !singleThread {
-            // Reading and scanning on a second thread, evaluating on this one.
-            PipelinedLineReader.forEachChunk(fd: 0) { handle($0, $1) }
-        } else {
-            // The durable run records each line's bytes as it consumes them: one thread.
-            LineReader.forEachChunk(fd: 0) { handle($0, nil) }
         }
         if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)) }
         if out.flush(), storeError == nil, let durable {

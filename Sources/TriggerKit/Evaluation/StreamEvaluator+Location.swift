@@ -24,33 +24,41 @@
             stats.inaccurate += 1
             return
         }
+        let dd = Int(d)
+        var inNeighbourhood = false
+        if skipsStableFixes, devices[dd].nearEpoch == regionEpoch,
+           devices[dd].near.area.contains(latitude: fix.latitude, longitude: fix.longitude) {
+            // Within the device's neighbourhood: only its open regions are tested (in place:
+            // this is the path of most fixes).
+            inNeighbourhood = true
+            devices[dd].nearUses &+= 1
+            var same = true
+            if !devices[dd].near.open.isEmpty {
+                openTests &+= devices[dd].near.open.count
+                same = devices[dd].near.decide(with: regionIndex, latitude: fix.latitude, longitude: fix.longitude,
+                                               margin: options.margin, into: &scratchCodes)
+            }
+            // The skip rule: the same decisions as at the last step, with nothing pending
+            // (settled) and no request added since the last used fix, decide the same as that
+            // step, and a step that decides the same as its predecessor changes nothing. So
+            // only the clock of the device moves.
+            if same, devices[dd].settled, appendedLocationAddedAt <= devices[dd].lastUsed,
+               !locationAdded(after: devices[dd].lastUsed, upTo: fix.t) {
+                devices[dd].lastUsed = fix.t
+                stableSkips += 1
+                return
+            }
+        }
         // Move the state out of the array while stepping it: a copy would share its arrays
         // with the array's element and make every change copy them (copy-on-write).
         var state = DeviceState()
-        swap(&state, &devices[Int(d)])
-        defer { swap(&state, &devices[Int(d)]) }
-        if skipsStableFixes {
-            if state.nearEpoch == regionEpoch, state.near.area.contains(latitude: fix.latitude, longitude: fix.longitude) {
-                // Within the device's neighbourhood: only its open regions are tested.
-                state.nearUses &+= 1
-                openTests &+= state.near.open.count
-                regionIndex.openDecisions(state.near, latitude: fix.latitude, longitude: fix.longitude,
-                                          margin: options.margin, into: &scratchCodes)
-                // The skip rule: the same decisions as at the last step, with nothing pending
-                // (settled) and no request added since the last used fix, decide the same as
-                // that step, and a step that decides the same as its predecessor changes
-                // nothing. So only the clock of the device moves.
-                if state.settled, scratchCodes == state.near.decisions,
-                   appendedLocationAddedAt <= state.lastUsed, !locationAdded(after: state.lastUsed, upTo: fix.t) {
-                    state.lastUsed = fix.t
-                    stableSkips += 1
-                    return
-                }
-                regionIndex.neighbourhoodHits(state.near, codes: scratchCodes, into: &hits)
-                swap(&state.near.decisions, &scratchCodes)
-            } else {
-                rebuildNeighbourhood(&state, latitude: fix.latitude, longitude: fix.longitude)
-            }
+        swap(&state, &devices[dd])
+        defer { swap(&state, &devices[dd]) }
+        if inNeighbourhood {
+            regionIndex.neighbourhoodHits(state.near, codes: scratchCodes, into: &hits)
+            if !state.near.open.isEmpty { swap(&state.near.decisions, &scratchCodes) }
+        } else if skipsStableFixes {
+            rebuildNeighbourhood(&state, latitude: fix.latitude, longitude: fix.longitude)
         } else {
             regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
         }

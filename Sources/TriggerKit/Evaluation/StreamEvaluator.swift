@@ -213,7 +213,7 @@ import Foundation
 
     /// ``process(lineBytes:into:)`` for a line already scanned by a ``LineScanner`` (on
     /// another thread, ahead of evaluation): the same results.
-    @_spi(StreamFastPath)
+    @_spi(StreamFastPath) @inline(__always)
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, into events: inout [FiredEvent]) throws(StreamLineError) {
         guard let s = scanned.scanned else {
             try process(try StreamLineParser.slowPath(b), into: &events)

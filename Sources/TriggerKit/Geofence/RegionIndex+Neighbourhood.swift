@@ -37,6 +37,16 @@ import Foundation
         decisions.removeAll(keepingCapacity: true)
     }
 
+    /// Decides the open regions for a fix inside ``area`` into `codes` (see
+    /// ``RegionIndex/openDecisions(_:latitude:longitude:margin:into:)``) and says whether they
+    /// decide as at the last fix stepped. Called in place on a stored neighbourhood, it copies
+    /// nothing.
+    mutating func decide(with index: RegionIndex, latitude: Double, longitude: Double, margin: Double,
+                         into codes: inout [UInt8]) -> Bool {
+        index.openDecisions(self, latitude: latitude, longitude: longitude, margin: margin, into: &codes)
+        return codes == decisions
+    }
+
     /// Drops the arrays' storage too (the memory bound).
     mutating func release() {
         self = Neighbourhood()
@@ -86,17 +96,23 @@ extension RegionHit {
         let grid = self.grid
         // The levels that may hold a region near the fix: the box is narrower than a summary
         // cell, so its four corners meet every summary cell it overlaps.
-        var r = min(radius, Self.maximumStableRadius)
-        var dLat = r / kLatMin + 1e-9, dLon = r / kLonMin + 1e-9
-        var mask: UInt32 = 0
-        for (y, x) in [(latitude - dLat, lon - dLon), (latitude - dLat, lon + dLon), (latitude + dLat, lon - dLon), (latitude + dLat, lon + dLon)] {
-            mask |= summary.mask(latitude: y, longitude: x)
+        @inline(__always) func levels(within r: Double) -> UInt32 {
+            let dLat = r / kLatMin + 1e-9, dLon = r / kLonMin + 1e-9
+            return summary.mask(latitude: latitude - dLat, longitude: lon - dLon) | summary.mask(latitude: latitude - dLat, longitude: lon + dLon)
+                | summary.mask(latitude: latitude + dLat, longitude: lon - dLon) | summary.mask(latitude: latitude + dLat, longitude: lon + dLon)
         }
+        if levels(within: Self.maximumStableRadius) == 0 {
+            // No region anywhere near: the largest disc is free.
+            n.area = StableArea(latitude: latitude, longitude: lon, radius: Self.maximumStableRadius)
+            return
+        }
+        var r = min(radius, Self.maximumStableRadius)
+        let mask = levels(within: r)
         guard mask != 0 else {
-            // Nothing anywhere near: the whole disc is free.
             n.area = StableArea(latitude: latitude, longitude: lon, radius: r)
             return
         }
+        var dLat: Double, dLon: Double
         // At most 5 x 5 cells per level: the disc's box no wider than 4 cells of the finest level.
         let finest = 31 - mask.leadingZeroBitCount
         let cell = 360 / Double(1 << finest)
@@ -186,7 +202,7 @@ extension RegionHit {
         let lon = Geodesic.unwrapDegrees(longitude)
         let m = margin >= 0 ? min(margin, maximumMargin) : 0
         var points = FixPoints(latitude: latitude, longitude: lon)
-        defer { if let context { points.release(context) } }
+        defer { if points.holdsGEOSPoints, let context { points.release(context) } }
         for slot in n.open {
             codes.append(test(Int(slot), latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0)
         }

@@ -187,6 +187,9 @@ struct FixPoints {
         return try prepared.covers(&point)
     }
 
+    /// Whether a GEOS point was made (only those need ``release(_:)``).
+    var holdsGEOSPoints: Bool { plain != nil || shifted != nil || antimeridian != nil }
+
     mutating func release(_ ctx: GEOSContext) {
         plain?.release(ctx)
         shifted?.release(ctx)
