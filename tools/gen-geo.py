@@ -23,6 +23,8 @@ import sys
 
 AREAS = {
     "metro": (40.45, 40.95, -74.30, -73.70),
+    # A state-sized spread around New York (about 220 x 210 km).
+    "region": (39.50, 41.50, -75.50, -73.00),
     "world": None,
 }
 SPEEDS = {"walk": 1.4, "drive": 12.0}

@@ -2,10 +2,11 @@
 """Geofence pipeline, whole process against whole process (issue 12's benchmark).
 
   tools/geofence-bench.py [--devices 1000] [--seconds 1000] [--regions 10000] [--runs 3]
-                          [--polygons] [--data /tmp/triggerkit-geo] [--triggerkit PATH]
+                          [--polygons] [--area metro|region] [--data /tmp/triggerkit-geo] [--triggerkit PATH]
 
 Workload (tools/gen-geo.py, fixed seeds, cached in --data): --regions circles of 50-2,000 m
-around New York (or, with --polygons, convex polygons of 8-64 vertices and the same radii),
+around New York (--area metro: 0.5 x 0.6 degrees, dense, a point is inside ~15 circles; --area
+region: 2 x 2.5 degrees, about one) (or, with --polygons, convex polygons of 8-64 vertices and the same radii),
 and --devices devices moving at 1 Hz for --seconds, each at its own speed in 1-30 m/s.
 Three commands, each a whole process reading the same files, --runs times in turn:
   TriggerKit  triggerkit run --requests REGIONS < FIXES > out     (--margin 0 --initial fire)
@@ -71,6 +72,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=1000)
     ap.add_argument("--regions", type=int, default=10000)
     ap.add_argument("--polygons", action="store_true", help="convex polygons of 8-64 vertices instead of circles")
+    ap.add_argument("--area", choices=["metro", "region"], default="metro",
+                    help="metro (default): 0.5 x 0.6 degrees around New York, a point is inside ~15 regions; region: 2 x 2.5 degrees, ~1")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--data", default=os.environ.get("BENCH_DATA", "/tmp/triggerkit-geo"))
@@ -78,12 +81,13 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.data, exist_ok=True)
     shape = "polygons" if a.polygons else "circles"
-    rargs = ["regions", "--area", "metro", "--count", str(a.regions), "--min-radius", "50", "--max-radius", "2000", "--seed", "11"]
+    suffix = "" if a.area == "metro" else "-" + a.area
+    rargs = ["regions", "--area", a.area, "--count", str(a.regions), "--min-radius", "50", "--max-radius", "2000", "--seed", "11"]
     if a.polygons:
         rargs += ["--polygons", "1", "--vertices", "8", "64", "--polygon-radius", "50", "2000"]
-    regions = generate(a.data, "regions-%s-%d.ndjson" % (shape, a.regions), rargs)
-    fixes = generate(a.data, "fixes-%dx%d.ndjson" % (a.devices, a.seconds),
-                     ["fixes", "--area", "metro", "--mode", "moving", "--devices", str(a.devices), "--seconds",
+    regions = generate(a.data, "regions-%s-%d%s.ndjson" % (shape, a.regions, suffix), rargs)
+    fixes = generate(a.data, "fixes-%dx%d%s.ndjson" % (a.devices, a.seconds, suffix),
+                     ["fixes", "--area", a.area, "--mode", "moving", "--devices", str(a.devices), "--seconds",
                       str(a.seconds), "--speed-range", "1", "30", "--seed", "12"])
     empty = os.path.join(a.data, "empty.ndjson")
     open(empty, "w").close()
@@ -108,8 +112,8 @@ def main():
     med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v), max(x[2] for x in v))
            for k, v in results.items()}
     print("# Geofence pipeline, whole processes: %s\n" % shape)
-    print("%d fixes (%d devices x %d s at 1 Hz, 1-30 m/s), %d %s of 50-2,000 m, %d runs each in turn, medians.\n"
-          % (lines, a.devices, a.seconds, a.regions, shape, a.runs))
+    print("%d fixes (%d devices x %d s at 1 Hz, 1-30 m/s), %d %s of 50-2,000 m, area %s, %d runs each in turn, medians.\n"
+          % (lines, a.devices, a.seconds, a.regions, shape, a.area, a.runs))
     print("| command | wall s | cpu s | ns/fix (wall) | peak MiB | output lines |")
     print("|---|---:|---:|---:|---:|---:|")
     for k, (w, c, p) in med.items():

@@ -89,6 +89,12 @@ public enum RequestsFile {
 
     /// Reads requests from UTF-8 bytes; `file` names them in diagnostics.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions = .init()) -> RequestSet {
+        parse(bytes, file: file, options: options, parallel: true)
+    }
+
+    /// ``parse(_:file:options:)-(UnsafeBufferPointer<UInt8>,_,_)``; `parallel` false decodes
+    /// one record after the other (the reference the parallel decoding is tested against).
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions, parallel: Bool) -> RequestSet {
         var builder = Builder(file: file, options: options)
         var k = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { k = 3 }  // UTF-8 BOM
@@ -98,32 +104,44 @@ public enum RequestsFile {
             do throws(JSONSyntaxError) {
                 let doc = try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[k...]))
                 guard case .array(let items) = doc else { return builder.finish() }
-                for (i, item) in items.enumerated() { builder.add(item, at: .index(i)) }
+                let outcomes = decodeAll(count: items.count, options: options, parallel: parallel) { i in .json(items[i]) }
+                for (i, outcome) in outcomes.enumerated() { builder.register(outcome, at: .index(i)) }
             } catch {
                 let line = 1 + bytes[..<min(bytes.count, k + error.offset)].count(where: { $0 == 0x0A })
                 builder.refuse(at: .line(line), identifier: nil, RequestError(.invalidRequest, "the JSON array is malformed: \(error.reason); no request of this file was read"))
             }
             return builder.finish()
         }
+        // The request lines (not blank, not comments), then each decoded (on every core for a
+        // large file), then registered in file order: the same result as one line at a time.
+        var spans: [(line: Int, start: Int, end: Int)] = []
         var line = 0
         var start = k
         while start < bytes.count {
             var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            if let base = bytes.baseAddress, let nl = memchr(base + start, 0x0A, bytes.count - start) {
+                end = UnsafePointer<UInt8>(nl.assumingMemoryBound(to: UInt8.self)) - base
+            } else {
+                end = bytes.count
+            }
             line += 1
             var s = start, e = end
             while s < e, bytes[s] == 0x20 || bytes[s] == 0x09 { s += 1 }
             while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 || bytes[e - 1] == 0x0D { e -= 1 }
-            if s < e, bytes[s] != UInt8(ascii: "#") {
-                do throws(JSONSyntaxError) {
-                    let v = try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[s..<e]))
-                    builder.add(v, at: .line(line))
-                } catch {
-                    builder.refuse(at: .line(line), identifier: nil, RequestError(.invalidRequest, "not valid JSON: \(error.reason) (column \(error.offset + 1 + s - start))"))
-                }
-            }
+            if s < e, bytes[s] != UInt8(ascii: "#") { spans.append((line, s, e)) }
             start = end + 1
         }
+        let outcomes = decodeAll(count: spans.count, options: options, parallel: parallel) { i in
+            let (_, s, e) = spans[i]
+            do throws(JSONSyntaxError) {
+                return .json(try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[s..<e])))
+            } catch {
+                var lineStart = s
+                while lineStart > 0, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
+                return .syntax("not valid JSON: \(error.reason) (column \(error.offset + 1 + s - lineStart))")
+            }
+        }
+        for (i, outcome) in outcomes.enumerated() { builder.register(outcome, at: .line(spans[i].line)) }
         return builder.finish()
     }
 
@@ -146,30 +164,24 @@ public enum RequestsFile {
             diagnostics.append(RequestDiagnostic(severity: .error, file: file, location: loc, identifier: identifier, code: e.code, message: e.message))
         }
 
-        mutating func add(_ json: JSONValue, at loc: RequestLocation) {
-            var warnings: [String] = []
-            let request: NotificationRequest
-            do throws(RequestError) {
-                request = try NotificationRequest(decoding: json, warnings: &warnings)
-                try RequestValidation.validate(request, options: options)
-            } catch {
-                var id: String?
-                if case .object(let o) = json, case .string(let s)? = o["identifier"], !s.isEmpty { id = s }
+        mutating func register(_ outcome: Decoded, at loc: RequestLocation) {
+            switch outcome {
+            case .refused(let id, let error):
                 refuse(at: loc, identifier: id, error)
-                return
+            case .request(let request, let warnings):
+                records += 1
+                for w in warnings {
+                    diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil, message: w))
+                }
+                if let old = slotByIdentifier[ExactKey(request.identifier)] {
+                    diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil,
+                                                         message: "replaces the request with the same identifier at \(locations[old].isLine ? "line" : "index") \(locations[old])"))
+                    requests[old] = nil
+                }
+                slotByIdentifier[ExactKey(request.identifier)] = requests.count
+                requests.append(request)
+                locations.append(loc)
             }
-            records += 1
-            for w in warnings {
-                diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil, message: w))
-            }
-            if let old = slotByIdentifier[ExactKey(request.identifier)] {
-                diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil,
-                                                     message: "replaces the request with the same identifier at \(locations[old].isLine ? "line" : "index") \(locations[old])"))
-                requests[old] = nil
-            }
-            slotByIdentifier[ExactKey(request.identifier)] = requests.count
-            requests.append(request)
-            locations.append(loc)
         }
 
         func finish() -> RequestSet {
