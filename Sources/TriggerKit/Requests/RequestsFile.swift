@@ -141,6 +141,7 @@ public enum RequestsFile {
                 return .syntax("not valid JSON: \(error.reason) (column \(error.offset + 1 + s - lineStart))")
             }
         }
+        builder.reserve(outcomes.count)
         for (i, outcome) in outcomes.enumerated() { builder.register(outcome, at: .line(spans[i].line)) }
         return builder.finish()
     }
@@ -164,6 +165,12 @@ public enum RequestsFile {
             diagnostics.append(RequestDiagnostic(severity: .error, file: file, location: loc, identifier: identifier, code: e.code, message: e.message))
         }
 
+        mutating func reserve(_ n: Int) {
+            requests.reserveCapacity(n)
+            locations.reserveCapacity(n)
+            slotByIdentifier.reserveCapacity(n)
+        }
+
         mutating func register(_ outcome: Decoded, at loc: RequestLocation) {
             switch outcome {
             case .refused(let id, let error):
@@ -173,12 +180,12 @@ public enum RequestsFile {
                 for w in warnings {
                     diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil, message: w))
                 }
-                if let old = slotByIdentifier[ExactKey(request.identifier)] {
+                // One hash per request: the slot is claimed and the old one returned at once.
+                if let old = slotByIdentifier.updateValue(requests.count, forKey: ExactKey(request.identifier)) {
                     diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil,
                                                          message: "replaces the request with the same identifier at \(locations[old].isLine ? "line" : "index") \(locations[old])"))
                     requests[old] = nil
                 }
-                slotByIdentifier[ExactKey(request.identifier)] = requests.count
                 requests.append(request)
                 locations.append(loc)
             }

@@ -1,3 +1,4 @@
+import Foundation
 /// A string compared as its exact sequence of Unicode scalars (equivalently, its UTF-8
 /// bytes), for identifiers and device ids.
 ///
@@ -11,7 +12,9 @@ package struct ExactKey: Hashable, Comparable, Sendable, CustomStringConvertible
     package init(_ string: String) { self.string = string }
 
     package static func == (a: ExactKey, b: ExactKey) -> Bool {
-        a.string.utf8.elementsEqual(b.string.utf8)
+        var x = a.string, y = b.string
+        guard x.utf8.count == y.utf8.count else { return false }
+        return x.withUTF8 { p in y.withUTF8 { q in p.count == 0 || memcmp(p.baseAddress!, q.baseAddress!, p.count) == 0 } }
     }
 
     package func hash(into hasher: inout Hasher) {

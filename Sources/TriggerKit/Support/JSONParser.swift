@@ -82,9 +82,10 @@ struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         i += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object([:]) }
+        // Room for the usual handful of members at once (growing one by one rehashes 3 times).
+        var members = [String: JSONValue](minimumCapacity: 6)
         while true {
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
@@ -121,18 +122,19 @@ struct JSONParser {
     mutating func parseString() throws(JSONSyntaxError) -> String {
         i += 1  // opening quote
         let start = i
-        // Fast path: no escapes. Validate UTF-8 by letting String repair and comparing counts.
+        // Fast path: no escapes. ASCII is valid UTF-8 as it is; other bytes are validated.
+        var ascii = true
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
-                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-                // Decoding repairs bad bytes with U+FFFD: equal bytes mean valid UTF-8.
-                guard s.utf8.elementsEqual(bytes[start..<i]) else {
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                guard let s = ascii ? String(decoding: raw, as: UTF8.self) : String(validating: raw, as: UTF8.self) else {
                     throw JSONSyntaxError(offset: start, reason: "a string is not valid UTF-8")
                 }
                 i += 1
                 return s
             }
+            if b >= 0x80 { ascii = false }
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw error("control character in a string") }
             i += 1
