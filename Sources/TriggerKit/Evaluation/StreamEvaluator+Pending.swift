@@ -48,7 +48,7 @@ import Foundation
     /// when the stream has not started or the region index refuses the region (then rebuild
     /// instead, which reports the refusal).
     ///
-    /// Devices' stable areas computed before the add are no longer trusted (``regionEpoch``),
+    /// Devices' neighbourhoods built before the add are no longer trusted (``regionEpoch``),
     /// and a device skips no fix until one of its fixes reaches the request's `addedAt`, so
     /// the request's silent initial state is set by the first fix at or after it, as in a
     /// fresh build. Fires of one fix stay in identifier order (see ``process(device:t:latitude:longitude:accuracy:into:)``).

@@ -54,7 +54,7 @@ import Foundation
     /// Every location request's `addedAt`, sorted (set on the first line): a fix may skip the
     /// region step only if no request was added since the device's last used fix.
     @exclusivity(unchecked) var sortedAddedAts: [Int64] = []
-    /// Bumped by every region appended in place: a device's stable area computed under an
+    /// Bumped by every region appended in place: a device's neighbourhood built under an
     /// earlier epoch may overlap the new region, so it is not trusted.
     @exclusivity(unchecked) var regionEpoch: UInt32 = 0
     /// The latest `addedAt` of a location request appended in place (not in

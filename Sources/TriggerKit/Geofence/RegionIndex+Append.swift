@@ -6,7 +6,7 @@
     ///
     /// The region's cells go to an overlay table beside the built grid, and the level
     /// summary is updated, so queries find it exactly as if the index had been built with it
-    /// (the same hits, flags and stable areas). A region is never removed from the index: its
+    /// (the same hits, flags and neighbourhoods). A region is never removed from the index: its
     /// owner stops using the slot (the live center marks the request finished).
     ///
     /// - Throws: ``RegionIndexError`` for a region the build would list in ``invalid``.
@@ -20,7 +20,7 @@
         entries.append(entry)
         count += 1
         var cells: [(key: UInt64, slot: Int32)] = []
-        let level = Self.addCells(box, slot: slot, to: &cells)
+        let level = Self.addCells(box, slot: slot, maximumCells: entry.kind == .polygon ? Self.maximumCellsPerPolygon : Self.maximumCellsPerRegion, to: &cells)
         if !levels.contains(where: { $0.level == level }) {
             levels.append((level, Double(1 << level) / 360))
             levels.sort { $0.level < $1.level }
