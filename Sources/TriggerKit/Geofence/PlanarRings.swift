@@ -91,30 +91,55 @@ struct PlanarRings: Sendable {
     func covers(x: Double, y: Double) -> Covering {
         guard y >= minY else { return .outside }
         let b = band(y)
-        var crossings = 0
-        return xs.withUnsafeBufferPointer { xs in
+        return withEdges(bands: b, b) { xs, ys, edges, range in
+            var crossings = 0
+            for i in range {
+                let k = Int(edges[i])
+                let x1 = xs[k], y1 = ys[k], x2 = xs[k + 1], y2 = ys[k + 1]
+                if x1 < x && x2 < x { continue }
+                if x == x2 && y == y2 { return .covered }
+                if y1 == y && y2 == y {
+                    if x >= Swift.min(x1, x2) && x <= Swift.max(x1, x2) { return .covered }
+                    continue
+                }
+                if (y1 > y && y2 <= y) || (y2 > y && y1 <= y) {
+                    let left = (x1 - x) * (y2 - y)
+                    let right = (y1 - y) * (x2 - x)
+                    let det = left - right
+                    if abs(det) <= Self.orientationBound * (abs(left) + abs(right)) { return .uncertain }
+                    // det > 0: the point is left of p1 -> p2 (counter-clockwise).
+                    let upward = y2 > y1
+                    if (det > 0) == upward { crossings += 1 }
+                }
+            }
+            return crossings & 1 == 1 ? .covered : .outside
+        }
+    }
+
+    /// Whether some edge's bounding box meets the box (x ± dx, y ± dy): if none does, every
+    /// point of the box is on the same side of the boundary as (x, y). O(edges in the box's bands).
+    func hasEdge(nearX x: Double, y: Double, dx: Double, dy: Double) -> Bool {
+        withEdges(bands: band(y - dy), band(y + dy)) { xs, ys, edges, range in
+            for i in range {
+                let k = Int(edges[i])
+                let x1 = xs[k], y1 = ys[k], x2 = xs[k + 1], y2 = ys[k + 1]
+                if Swift.max(x1, x2) < x - dx || Swift.min(x1, x2) > x + dx { continue }
+                if Swift.max(y1, y2) < y - dy || Swift.min(y1, y2) > y + dy { continue }
+                return true
+            }
+            return false
+        }
+    }
+
+    /// The coordinates, the band index and the range of `bandEdges` for bands `lo...hi`
+    /// (an edge spanning several bands is listed in each).
+    @inline(__always)
+    private func withEdges<R>(bands lo: Int, _ hi: Int,
+                              _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>, UnsafeBufferPointer<Int32>, Range<Int>) -> R) -> R {
+        xs.withUnsafeBufferPointer { xs in
             ys.withUnsafeBufferPointer { ys in
                 bandEdges.withUnsafeBufferPointer { edges in
-                    for i in Int(bandStarts[b])..<Int(bandStarts[b + 1]) {
-                        let k = Int(edges[i])
-                        let x1 = xs[k], y1 = ys[k], x2 = xs[k + 1], y2 = ys[k + 1]
-                        if x1 < x && x2 < x { continue }
-                        if x == x2 && y == y2 { return .covered }
-                        if y1 == y && y2 == y {
-                            if x >= Swift.min(x1, x2) && x <= Swift.max(x1, x2) { return .covered }
-                            continue
-                        }
-                        if (y1 > y && y2 <= y) || (y2 > y && y1 <= y) {
-                            let left = (x1 - x) * (y2 - y)
-                            let right = (y1 - y) * (x2 - x)
-                            let det = left - right
-                            if abs(det) <= Self.orientationBound * (abs(left) + abs(right)) { return .uncertain }
-                            // det > 0: the point is left of p1 -> p2 (counter-clockwise).
-                            let upward = y2 > y1
-                            if (det > 0) == upward { crossings += 1 }
-                        }
-                    }
-                    return crossings & 1 == 1 ? .covered : .outside
+                    body(xs, ys, edges, Int(bandStarts[lo])..<Int(bandStarts[hi + 1]))
                 }
             }
         }

@@ -238,25 +238,3 @@ extension RegionHit {
         a.removeLast(a.count - w)
     }
 }
-
-extension PlanarRings {
-    /// Whether some edge's bounding box meets the box (x ± dx, y ± dy): if none does, every
-    /// point of the box is on the same side of the boundary as (x, y). O(edges in the box's bands).
-    func hasEdge(nearX x: Double, y: Double, dx: Double, dy: Double) -> Bool {
-        let lo = band(y - dy), hi = band(y + dy)
-        return xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
-                bandEdges.withUnsafeBufferPointer { edges in
-                    for i in Int(bandStarts[lo])..<Int(bandStarts[hi + 1]) {
-                        let k = Int(edges[i])
-                        let x1 = xs[k], y1 = ys[k], x2 = xs[k + 1], y2 = ys[k + 1]
-                        if Swift.max(x1, x2) < x - dx || Swift.min(x1, x2) > x + dx { continue }
-                        if Swift.max(y1, y2) < y - dy || Swift.min(y1, y2) > y + dy { continue }
-                        return true
-                    }
-                    return false
-                }
-            }
-        }
-    }
-}

@@ -35,32 +35,30 @@ import Testing
         #expect(a.recordCount == b.recordCount)
     }
 
-    @Test func ndjsonDecodesTheSameOnEveryCore() {
-        let text = Self.records(9_000).joined(separator: "\n")
+    /// The file parsed one record at a time and on every core; checks they agree.
+    static func parsedBothWays(_ text: String) -> RequestSet {
         let options = ValidationOptions(now: Date(timeIntervalSince1970: 1_795_770_000))
         var t = text
-        t.withUTF8 { bytes in
+        return t.withUTF8 { bytes in
             let one = RequestsFile.parse(bytes, file: "f", options: options, parallel: false)
             let all = RequestsFile.parse(bytes, file: "f", options: options, parallel: true)
-            Self.expectSame(all, one)
-            // The file exercises what the parallel path must keep in order.
-            #expect(one.requests.count > 4_000)
-            #expect(one.diagnostics.filter { $0.severity == .error }.count > 1_000)
-            #expect(one.diagnostics.contains { $0.message.hasPrefix("replaces the request") })
-            #expect(one.diagnostics.contains { $0.severity == .warning && !$0.message.hasPrefix("replaces") })
+            expectSame(all, one)
+            return one
         }
+    }
+
+    @Test func ndjsonDecodesTheSameOnEveryCore() {
+        let one = Self.parsedBothWays(Self.records(9_000).joined(separator: "\n"))
+        // The file exercises what the parallel path must keep in order.
+        #expect(one.requests.count > 4_000)
+        #expect(one.diagnostics.filter { $0.severity == .error }.count > 1_000)
+        #expect(one.diagnostics.contains { $0.message.hasPrefix("replaces the request") })
+        #expect(one.diagnostics.contains { $0.severity == .warning && !$0.message.hasPrefix("replaces") })
     }
 
     @Test func aJSONArrayDecodesTheSameOnEveryCore() {
         let items = Self.records(6_000).filter { $0.hasPrefix("{") && $0.hasSuffix("}") }
-        let text = "[" + items.joined(separator: ",\n") + "]"
-        let options = ValidationOptions(now: Date(timeIntervalSince1970: 1_795_770_000))
-        var t = text
-        t.withUTF8 { bytes in
-            let one = RequestsFile.parse(bytes, file: "f", options: options, parallel: false)
-            let all = RequestsFile.parse(bytes, file: "f", options: options, parallel: true)
-            Self.expectSame(all, one)
-            #expect(one.requests.count > 2_500)
-        }
+        let one = Self.parsedBothWays("[" + items.joined(separator: ",\n") + "]")
+        #expect(one.requests.count > 2_500)
     }
 }
