@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 
+from benchutil import generate
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.path.join(ROOT, ".build", "release", "triggerkit")
 BENCH = os.path.join(ROOT, "Benchmarks", ".build", "release")
@@ -28,15 +30,6 @@ def sh(cmd, **kw):
 
 def kv(line):
     return dict(x.split("=", 1) for x in line.split() if "=" in x)
-
-
-def generate(data, name, args):
-    path = os.path.join(data, name)
-    if not os.path.exists(path):
-        tmp = path + ".tmp"
-        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen-geo.py")] + args + ["--out", tmp], check=True)
-        os.replace(tmp, path)
-    return path
 
 
 def first_line_file(path):

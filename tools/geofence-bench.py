@@ -23,16 +23,9 @@ import subprocess
 import sys
 import time
 
+from benchutil import generate
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def generate(data, name, args):
-    path = os.path.join(data, name)
-    if not os.path.exists(path):
-        tmp = path + ".tmp"
-        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen-geo.py")] + args + ["--out", tmp], check=True)
-        os.replace(tmp, path)
-    return path
 
 
 def timed(cmd, stdin_path, out_path, timeout):

@@ -13,17 +13,7 @@ import Testing
 /// The last test covers the contract's exception (a): there the engine deliberately answers
 /// the real occurrence Foundation skips, so it checks that contract instead of equality.
 @Suite struct CalendarHardZoneTests {
-    struct Case: Sendable, CustomTestStringConvertible {
-        let zone: String
-        let components: DateComponents
-        let after: String
-        init(_ zone: String, _ components: DateComponents, after: String) {
-            self.zone = zone
-            self.components = components
-            self.after = after
-        }
-        var testDescription: String { "\(zone) \(CalendarFeasibility.describe(components)) after \(after)" }
-    }
+    typealias Case = ZoneCase
 
     /// The engine's and Foundation's next date strictly after the case's reference.
     static func answers(_ c: Case) throws -> (engine: Date?, foundation: Date?, trigger: CalendarTrigger, zone: TimeZone) {

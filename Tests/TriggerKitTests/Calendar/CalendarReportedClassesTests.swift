@@ -6,12 +6,7 @@ import Testing
 /// with cases of our own: the engine's chain must be Foundation's, and each case checks that
 /// Foundation really shows the reported behaviour (so the case keeps testing that class).
 @Suite struct CalendarReportedClassesTests {
-    struct Case: Sendable, CustomStringConvertible {
-        let zone: String
-        let components: DateComponents
-        let after: String
-        var description: String { "\(zone) \(CalendarFeasibility.describe(components)) after \(after)" }
-    }
+    typealias Case = ZoneCase
 
     static func chain(_ c: Case, count: Int = 4) throws -> (engine: [Date], foundation: [Date]) {
         var comps = c.components
