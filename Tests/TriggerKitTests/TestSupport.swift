@@ -26,3 +26,17 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension SeededGenerator {
+    init(s: UInt64) { self.init(seed: s) }
+    init(state: UInt64) { self.init(seed: state) }
+    /// Uniform in [0, 1), 53 random bits.
+    mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+    mutating func uniform() -> Double { unit() }
+    mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
+    /// 0..<n from `unit()`.
+    mutating func int(_ n: Int) -> Int { Int(unit() * Double(n)) }
+    /// 0..<n as `next() % n`.
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func chance(_ p: Double) -> Bool { unit() < p }
+}

@@ -16,7 +16,7 @@ struct PipelinedRunTests {
     /// lines, blank and CRLF lines, an add control line, one line of 2.5 MB and a last line
     /// without a newline.
     static func files(_ dir: URL) throws -> (requests: String, input: String) {
-        var g = PlanarRingsTests.Rng(s: 31)
+        var g = SeededGenerator(s: 31)
         var req = Self.requests + "\n"
         for i in 0..<60 {
             let lat = 40 + (g.unit() - 0.5) * 0.02, lon = -74 + (g.unit() - 0.5) * 0.025
@@ -66,7 +66,7 @@ struct PipelinedRunTests {
             p.standardInput = pipe
             try p.run()
             let data = try Data(contentsOf: URL(fileURLWithPath: input))
-            var g = PlanarRingsTests.Rng(s: 5)
+            var g = SeededGenerator(s: 5)
             var at = 0
             while at < data.count {
                 let n = min(data.count - at, 1 + Int(g.unit() * g.unit() * 65_536))

@@ -8,20 +8,7 @@ import Testing
 @Suite("Stream evaluator: the stable-area skip changes nothing")
 struct StableSkipEquivalenceTests {
     /// SplitMix64: a fixed, portable sequence per seed.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * uniform() }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ p: Double) -> Bool { uniform() < p }
-    }
+    typealias Random = SeededGenerator
 
     static let centre = (lat: 40.0, lon: -74.0)
 
@@ -33,8 +20,8 @@ struct StableSkipEquivalenceTests {
             let lat = centre.lat + rng.uniform(-0.006, 0.006), lon = centre.lon + rng.uniform(-0.008, 0.008)
             let radius = rng.uniform(15, 400)
             var s = "{\"identifier\": \"c\(i)\", \"content\": {\"title\": \"c\(i)\"}, "
-            if rng.chance(0.25) { s += "\"device\": \"d\(rng.int(devices))\", " }
-            if rng.chance(0.3) { s += "\"addedAt\": \"\(at(rng.int(1200)))\", " }
+            if rng.chance(0.25) { s += "\"device\": \"d\(rng.below(devices))\", " }
+            if rng.chance(0.3) { s += "\"addedAt\": \"\(at(rng.below(1200)))\", " }
             s += "\"trigger\": {\"type\": \"location\", \"repeats\": \(rng.chance(0.6)), \"region\": {\"identifier\": \"r\(i)\", "
             s += "\"center\": {\"latitude\": \(lat), \"longitude\": \(lon)}, \"radius\": \(radius), "
             s += "\"notifyOnEntry\": \(rng.chance(0.85)), \"notifyOnExit\": \(rng.chance(0.85))}}}"
@@ -89,7 +76,7 @@ struct StableSkipEquivalenceTests {
     @Test(arguments: 0..<8)
     func sameOutputAndStateWithAndWithoutTheSkip(seed: Int) {
         var rng = Random(state: UInt64(seed) &* 7919 &+ 17)
-        let devices = 1 + rng.int(5)
+        let devices = 1 + rng.below(5)
         let requests = Self.requests(&rng, devices: devices)
         let lines = Self.lines(&rng, devices: devices, seconds: 1500)
         let options = StreamOptions(margin: [0, 0, 8, 25][seed % 4], dwell: seed % 3 == 1 ? 4 : 0,

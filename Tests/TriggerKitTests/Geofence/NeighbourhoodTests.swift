@@ -6,7 +6,7 @@ import Testing
 /// path, `query` at every point: dense circles of every size, star polygons, margins, and
 /// points placed within 1 cm of circle thresholds and polygon edges.
 @Suite struct NeighbourhoodTests {
-    typealias Rng = PlanarRingsTests.Rng
+    typealias Rng = SeededGenerator
 
     static let centre = (lat: 40.7, lon: -74.0)
 

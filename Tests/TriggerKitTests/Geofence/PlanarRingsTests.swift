@@ -7,17 +7,7 @@ import Testing
 /// anywhere, on vertices, on edges, and within 1 cm (1e-7 degrees) of edges on either side.
 /// Every certain answer must be GEOS's; uncertain ones (left to GEOS) must be rare.
 @Suite struct PlanarRingsTests {
-    struct Rng {
-        var s: UInt64
-        mutating func unit() -> Double {
-            s &+= 0x9E37_79B9_7F4A_7C15
-            var z = s
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) * 0x1p-53
-        }
-        mutating func int(_ n: Int) -> Int { Int(unit() * Double(n)) }
-    }
+    typealias Rng = SeededGenerator
 
     /// A star-shaped ring around (cx, cy): angles increasing, radii random (concave in places).
     static func ring(_ g: inout Rng, cx: Double, cy: Double, radius: Double, vertices: Int) -> [(x: Double, y: Double)] {

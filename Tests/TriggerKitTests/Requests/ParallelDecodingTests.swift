@@ -8,7 +8,7 @@ import Testing
     /// Valid requests of every trigger kind, replacements of earlier identifiers, warnings,
     /// refusals (bad JSON, bad fields, bad regions), comments and blank lines.
     static func records(_ n: Int) -> [String] {
-        var g = PlanarRingsTests.Rng(s: 9)
+        var g = SeededGenerator(s: 9)
         var out: [String] = []
         for i in 0..<n {
             let id = g.int(10) == 0 ? "dup-\(g.int(50))" : "r\(i)"
