@@ -210,6 +210,23 @@ struct LevelSummary {
         }
     }
 
+    /// The levels of every summary cell the box meets (longitudes wrap; latitudes are
+    /// clamped to the grid). O(cells met): 1-6 for a box of 5 km below 80 degrees.
+    func mask(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double) -> UInt32 {
+        let x0 = RegionIndex.cellIndex(minLongitude + 180, scale: Self.scale)
+        let x1 = RegionIndex.cellIndex(maxLongitude + 180, scale: Self.scale)
+        let y0 = max(0, RegionIndex.cellIndex(minLatitude + 90, scale: Self.scale))
+        let y1 = min(Self.height - 1, RegionIndex.cellIndex(maxLatitude + 90, scale: Self.scale))
+        guard y0 <= y1, x0 <= x1 else { return 0 }
+        var m: UInt32 = 0
+        masks.withUnsafeBufferPointer { masks in
+            for y in y0...y1 {
+                for x in x0...min(x1, x0 + Self.width - 1) { m |= masks[y * Self.width + (x & (Self.width - 1))] }
+            }
+        }
+        return m
+    }
+
     @inline(__always)
     func mask(latitude: Double, longitude: Double) -> UInt32 {
         let ix = RegionIndex.cellIndex(longitude + 180, scale: Self.scale) & (Self.width - 1)

@@ -65,8 +65,8 @@ extension RegionHit {
     /// Answers ``query(latitude:longitude:margin:into:)`` at a fix and builds the neighbourhood
     /// of radius up to `radius` metres around it: a region whose nearest threshold (radius -
     /// margin, radius, radius + margin; a polygon's edges) is farther than the neighbourhood's
-    /// radius has the same decision at every point of it, as in
-    /// ``queryStableArea(latitude:longitude:margin:into:)``.
+    /// radius has the same decision at every point of it (``thresholdDistance(_:latitude:longitude:margin:)``
+    /// for circles; for a polygon, no edge's bounding box meets the disc's box).
     ///
     /// Every grid cell overlapping the disc's bounding box is read at each level (so a region
     /// stored in no cell read lies wholly outside the disc); the radius is capped so that a box
@@ -94,12 +94,13 @@ extension RegionHit {
         let entries = self.entries
         let polygons = self.polygons
         let grid = self.grid
-        // The levels that may hold a region near the fix: the box is narrower than a summary
-        // cell, so its four corners meet every summary cell it overlaps.
+        // The levels that may hold a region near the fix: those of every summary cell the
+        // disc's box meets (near 80 degrees a 5 km box is wider than a summary cell, so its
+        // corners alone could miss the cell between them).
         @inline(__always) func levels(within r: Double) -> UInt32 {
             let dLat = r / kLatMin + 1e-9, dLon = r / kLonMin + 1e-9
-            return summary.mask(latitude: latitude - dLat, longitude: lon - dLon) | summary.mask(latitude: latitude - dLat, longitude: lon + dLon)
-                | summary.mask(latitude: latitude + dLat, longitude: lon - dLon) | summary.mask(latitude: latitude + dLat, longitude: lon + dLon)
+            return summary.mask(minLatitude: latitude - dLat, maxLatitude: latitude + dLat,
+                                minLongitude: lon - dLon, maxLongitude: lon + dLon)
         }
         if levels(within: Self.maximumStableRadius) == 0 {
             // No region anywhere near: the largest disc is free.
@@ -112,13 +113,11 @@ extension RegionHit {
             n.area = StableArea(latitude: latitude, longitude: lon, radius: r)
             return
         }
-        var dLat: Double, dLon: Double
         // At most 5 x 5 cells per level: the disc's box no wider than 4 cells of the finest level.
         let finest = 31 - mask.leadingZeroBitCount
         let cell = 360 / Double(1 << finest)
         r = min(r, 2 * cell * min(kLatMin, kLonMin))
-        dLat = r / kLatMin + 1e-9
-        dLon = r / kLonMin + 1e-9
+        let dLat = r / kLatMin + 1e-9, dLon = r / kLonMin + 1e-9
         // One candidate: its decision at the fix (hit code, 0 for none) and whether that holds
         // over the disc. No captured state is written (a closure writing captured variables
         // pays a dynamic exclusivity check per access).

@@ -118,3 +118,51 @@ import Testing
         #expect(checked > 1_000)
     }
 }
+
+/// Near 78 degrees a 5 km disc is wider (in longitude) than a summary cell: the levels that may
+/// hold a region must come from every summary cell the disc meets, not only from its corners.
+@Suite struct HighLatitudeNeighbourhoodTests {
+    /// A device walking into a 100 m circle at 78 N from 1.9 km away, all in the circle's
+    /// summary cell (centred on its longitude): it must enter.
+    @Test func aDeviceWalkingIntoACircleAt78NorthEnters() {
+        let lon = 568.5 * 360 / 1024 - 180  // the centre of a level-10 summary cell
+        let requests = #"{"identifier": "hut", "content": {"title": "hut"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "hut", "center": {"latitude": 78.0, "longitude": \#(lon)}, "radius": 100}}}"#
+        var h = StreamHarness(requests: requests, options: StreamOptions(now: Timestamp.date(millis: 1_795_770_000_000)))
+        var lines: [String] = []
+        for s in 0...100 {
+            let t = Timestamp.string(millis: 1_795_770_000_000 + Int64(s) * 1000)
+            lines.append(#"{"device": "d", "t": "\#(t)", "lat": 78.0, "lon": \#(lon + 0.08 * Double(100 - s) / 100)}"#)
+        }
+        let out = h.feed(lines)
+        #expect(out.count == 1 && out.first?.contains(#""event":"enter""#) == true, "\(out)")
+    }
+
+    /// The index-level check at 78 N: every probe in the neighbourhood gets `query`'s hits.
+    @Test func everyPointOfTheAreaGetsTheQuerysHitsAt78North() {
+        var g = SeededGenerator(s: 78)
+        let centre = (lat: 78.0, lon: 568.5 * 360 / 1024 - 180)
+        var regions: [Region] = []
+        for i in 0..<20 {
+            regions.append(circle(centre.lat + (g.unit() - 0.5) * 0.05, centre.lon + (g.unit() - 0.5) * 0.4, 20 + 400 * g.unit(), id: "c\(i)"))
+        }
+        let index = RegionIndex(regions: regions, maximumMargin: 0)
+        var n = Neighbourhood(), built: [RegionHit] = [], slow: [RegionHit] = [], fast: [RegionHit] = [], codes: [UInt8] = []
+        var inside = 0
+        for _ in 0..<300 {
+            let c = (lat: centre.lat + (g.unit() - 0.5) * 0.06, lon: centre.lon + (g.unit() - 0.5) * 0.5)
+            index.buildNeighbourhood(latitude: c.lat, longitude: c.lon, radius: 100 + 5_000 * g.unit(), margin: 0, into: &n, hits: &built)
+            index.query(latitude: c.lat, longitude: c.lon, margin: 0, into: &slow)
+            #expect(built == slow)
+            for _ in 0..<20 {
+                let p = NeighbourhoodTests.point(from: c.lat, c.lon, distance: n.area.radius * g.unit().squareRoot(), bearing: 2 * .pi * g.unit())
+                guard n.area.contains(latitude: p.lat, longitude: p.lon) else { continue }
+                index.openDecisions(n, latitude: p.lat, longitude: p.lon, margin: 0, into: &codes)
+                index.neighbourhoodHits(n, codes: codes, into: &fast)
+                index.query(latitude: p.lat, longitude: p.lon, margin: 0, into: &slow)
+                #expect(fast == slow, "centre \(c), point \(p), radius \(n.area.radius)")
+                inside += 1
+            }
+        }
+        #expect(inside > 2_000)
+    }
+}
