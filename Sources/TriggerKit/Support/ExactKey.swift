@@ -24,7 +24,14 @@ package struct ExactKey: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// Unicode scalar order (UTF-8 byte order is the same order).
     package static func < (a: ExactKey, b: ExactKey) -> Bool {
-        a.string.utf8.lexicographicallyPrecedes(b.string.utf8)
+        var x = a.string, y = b.string
+        return x.withUTF8 { p in
+            y.withUTF8 { q in
+                let n = min(p.count, q.count)
+                let c = n == 0 ? 0 : memcmp(p.baseAddress!, q.baseAddress!, n)
+                return c != 0 ? c < 0 : p.count < q.count
+            }
+        }
     }
 
     package var description: String { string }
