@@ -34,7 +34,6 @@
             devices[dd].nearUses &+= 1
             var same = true
             if !devices[dd].near.open.isEmpty {
-                openTests &+= devices[dd].near.open.count
                 same = devices[dd].near.decide(with: regionIndex, latitude: fix.latitude, longitude: fix.longitude,
                                                margin: options.margin, into: &scratchCodes)
             }
@@ -88,7 +87,6 @@
                                        into: &state.near, hits: &hits)
         state.nearEpoch = regionEpoch
         state.nearUses = 0
-        neighbourhoodBuilds &+= 1
         neighbourhoodSlots += state.near.storedSlots
         if neighbourhoodSlots > neighbourhoodSlotBudget { releaseNeighbourhoods(keeping: &state) }
     }

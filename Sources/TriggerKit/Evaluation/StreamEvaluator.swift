@@ -74,10 +74,7 @@ import Foundation
     /// ``neighbourhoodReleases``.
     @exclusivity(unchecked) var neighbourhoodSlots = 0
     @exclusivity(unchecked) var neighbourhoodSlotBudget = 16 << 20
-    @exclusivity(unchecked) public internal(set) var neighbourhoodReleases = 0
-    /// Neighbourhoods built, and open regions tested for fixes within one (for benchmarks).
-    @exclusivity(unchecked) public internal(set) var neighbourhoodBuilds = 0
-    @exclusivity(unchecked) public internal(set) var openTests = 0
+    @exclusivity(unchecked) var neighbourhoodReleases = 0
     /// A device's first neighbourhood radius (metres), the bounds of later ones, and how
     /// many of the device's recent steps a later one spans.
     static let firstNeighbourhoodRadius = 150.0

@@ -14,9 +14,9 @@ import Foundation
 /// fix come from ``RegionIndex/openDecisions(_:latitude:longitude:margin:into:)``. Memory:
 /// 8 bytes per fixed hit, 5 per open region; the evaluator bounds the total
 /// (``StreamEvaluator/neighbourhoodSlotBudget``).
-@_spi(Engine) public struct Neighbourhood: Sendable {
+struct Neighbourhood: Sendable {
     /// The disc the split holds for; `.empty`: no neighbourhood.
-    public internal(set) var area: StableArea = .empty
+    var area: StableArea = .empty
     /// Regions hit at every point of the area, with their (constant) flags, by slot.
     var fixed: [RegionHit] = []
     /// Regions whose decision may change within the area, by slot.
@@ -24,7 +24,7 @@ import Foundation
     /// The decisions for ``open`` at the last fix stepped (``RegionHit/code``).
     var decisions: [UInt8] = []
 
-    public init() {}
+    init() {}
 
     /// Slots held (the evaluator's memory bound counts these).
     var storedSlots: Int { fixed.count + open.count }
@@ -61,7 +61,7 @@ extension RegionHit {
     }
 }
 
-@_spi(Engine) extension RegionIndex {
+extension RegionIndex {
     /// Answers ``query(latitude:longitude:margin:into:)`` at a fix and builds the neighbourhood
     /// of radius up to `radius` metres around it: a region whose nearest threshold (radius -
     /// margin, radius, radius + margin; a polygon's edges) is farther than the neighbourhood's
@@ -75,7 +75,7 @@ extension RegionHit {
     ///
     /// - Complexity: O(cells read + candidates + edges of nearby polygons), then sorting the
     ///   hits and open regions.
-    public func buildNeighbourhood(latitude: Double, longitude: Double, radius: Double, margin: Double,
+    func buildNeighbourhood(latitude: Double, longitude: Double, radius: Double, margin: Double,
                                    into n: inout Neighbourhood, hits: inout [RegionHit]) {
         n.clear()
         guard latitude.isFinite, longitude.isFinite, abs(latitude) <= Self.maximumStableLatitude,
@@ -195,7 +195,7 @@ extension RegionHit {
     /// inside its area, the same as ``query(latitude:longitude:margin:into:)`` would make.
     ///
     /// - Complexity: O(open regions), no allocation once `codes` has capacity.
-    public func openDecisions(_ n: Neighbourhood, latitude: Double, longitude: Double, margin: Double,
+    func openDecisions(_ n: Neighbourhood, latitude: Double, longitude: Double, margin: Double,
                               into codes: inout [UInt8]) {
         codes.removeAll(keepingCapacity: true)
         let lon = Geodesic.unwrapDegrees(longitude)
@@ -209,7 +209,7 @@ extension RegionHit {
 
     /// The hits for a fix inside the neighbourhood's area: its fixed hits and the open regions
     /// hit by `codes`, by slot.
-    public func neighbourhoodHits(_ n: Neighbourhood, codes: [UInt8], into hits: inout [RegionHit]) {
+    func neighbourhoodHits(_ n: Neighbourhood, codes: [UInt8], into hits: inout [RegionHit]) {
         hits.removeAll(keepingCapacity: true)
         var f = 0
         for (k, slot) in n.open.enumerated() where codes[k] != 0 {

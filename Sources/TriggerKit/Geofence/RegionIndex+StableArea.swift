@@ -8,17 +8,17 @@ import Foundation
 ///
 /// Stored per device by the stream evaluator (32 bytes). ``contains(latitude:longitude:)`` is
 /// a conservative test: it may say no for a point inside the disc, never yes for one outside.
-@_spi(Engine) public struct StableArea: Sendable, Hashable {
-    public var latitude: Double
-    public var longitude: Double
+struct StableArea: Sendable, Hashable {
+    var latitude: Double
+    var longitude: Double
     /// Geodesic radius in metres; <= 0 means "no area" (nothing is contained).
-    public var radius: Double
+    var radius: Double
     /// An upper bound of metres per degree of longitude anywhere within
     /// ``RegionIndex/maximumStableRadius`` of the centre.
     var kLon: Double
 
     /// The area that contains nothing.
-    public static let empty = StableArea(latitude: 0, longitude: 0, radius: 0, kLon: 0)
+    static let empty = StableArea(latitude: 0, longitude: 0, radius: 0, kLon: 0)
 
     /// The largest metres per degree of latitude anywhere on WGS84: the meridional radius of
     /// curvature peaks at the poles at a / sqrt(1 - e²).
@@ -53,7 +53,7 @@ import Foundation
     ///
     /// - Complexity: O(1), a few multiplications (no trigonometry).
     @inline(__always)
-    public func contains(latitude lat: Double, longitude lon: Double) -> Bool {
+    func contains(latitude lat: Double, longitude lon: Double) -> Bool {
         let dLat = lat - latitude
         guard abs(dLat) <= Self.latitudeReach else { return false }
         let y = dLat * Self.kLatMax, x = (lon - longitude) * kLon
@@ -64,7 +64,7 @@ import Foundation
 @_spi(Engine) extension RegionIndex {
     /// The largest stable radius a query reports (metres); it bounds how far latitude can
     /// change within it, which the longitude scale of ``StableArea`` relies on.
-    public static let maximumStableRadius = 5_000.0
+    static let maximumStableRadius = 5_000.0
     /// Beyond this latitude a query reports no stable area (meridians converge too fast for
     /// the simple bounds to be worth it).
     static let maximumStableLatitude = 80.0
