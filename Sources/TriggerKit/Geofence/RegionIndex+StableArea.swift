@@ -3,11 +3,12 @@ import Foundation
 // How far a fix may move before a region's decision can change: the disc a neighbourhood
 // holds for (``StableArea``) and the distance to a region's nearest threshold.
 
-/// A disc around a queried point within which ``RegionIndex`` gives the same hits, with the
-/// same ``RegionHit/inner`` and ``RegionHit/contains``, for the margin it was computed with.
+/// A disc around a point (a ``Neighbourhood``'s area): the regions found constant over it keep
+/// their ``RegionHit/inner`` and ``RegionHit/contains`` everywhere inside, for the margin it
+/// was computed with.
 ///
-/// Stored per device by the stream evaluator (32 bytes). ``contains(latitude:longitude:)`` is
-/// a conservative test: it may say no for a point inside the disc, never yes for one outside.
+/// 32 bytes. ``contains(latitude:longitude:)`` is a conservative test: it may say no for a
+/// point inside the disc, never yes for one outside.
 struct StableArea: Sendable, Hashable {
     var latitude: Double
     var longitude: Double
@@ -62,11 +63,11 @@ struct StableArea: Sendable, Hashable {
 }
 
 @_spi(Engine) extension RegionIndex {
-    /// The largest stable radius a query reports (metres); it bounds how far latitude can
-    /// change within it, which the longitude scale of ``StableArea`` relies on.
+    /// The largest neighbourhood radius (metres); it bounds how far latitude can change within
+    /// it, which the longitude scale of ``StableArea`` relies on.
     static let maximumStableRadius = 5_000.0
-    /// Beyond this latitude a query reports no stable area (meridians converge too fast for
-    /// the simple bounds to be worth it).
+    /// Beyond this latitude a fix gets no neighbourhood, only plain queries (meridians converge
+    /// too fast for the simple bounds to be worth it).
     static let maximumStableLatitude = 80.0
     /// Slack for the exact geodesic's own error (Vincenty, ~0.1 mm): a decision made by it can
     /// differ from the true side of a threshold only within this distance.

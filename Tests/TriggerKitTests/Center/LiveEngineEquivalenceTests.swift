@@ -45,8 +45,8 @@ struct LiveEngineEquivalenceTests {
     }
 
     /// Mostly circles and polygons (added in place into the region index's overlay), with
-    /// compactions at random moments; the reference never takes the stable-area skip, so a
-    /// skip the engine wrongly trusts after a region was added shows as a missed event.
+    /// compactions at random moments; the reference never uses neighbourhoods, so a
+    /// neighbourhood the engine wrongly trusts after a region was added shows as a missed event.
     @Test(arguments: [11, 12, 13, 14, 15, 16, 17, 18] as [UInt64])
     func locationChangeSequences(seed: UInt64) throws {
         try Self.run(seed: seed, locationHeavy: true)

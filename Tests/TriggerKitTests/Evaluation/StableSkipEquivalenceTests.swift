@@ -5,7 +5,7 @@ import Testing
 /// The neighbourhood shortcut (a fix inside its device's neighbourhood tests only the open
 /// regions, and skips the region step when they decide as before) must not change anything:
 /// the same output bytes and the same saved state as querying and stepping every fix.
-@Suite("Stream evaluator: the stable-area skip changes nothing")
+@Suite("Stream evaluator: the neighbourhood shortcut changes nothing")
 struct StableSkipEquivalenceTests {
     /// SplitMix64: a fixed, portable sequence per seed.
     typealias Random = SeededGenerator
