@@ -20,7 +20,7 @@
         let lon = Geodesic.unwrapDegrees(longitude)
         let m = margin >= 0 ? min(margin, maximumMargin) : 0
         var points = FixPoints(latitude: latitude, longitude: lon)
-        defer { if let context { points.release(context) } }
+        defer { points.release(context) }
         var levelsWithHits = 0
         var mask = summary.mask(latitude: latitude, longitude: lon)
         while mask != 0 {
@@ -60,7 +60,7 @@
     public func contains(slot: Int32, latitude: Double, longitude: Double) -> Bool {
         guard slot >= 0, Int(slot) < count, latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude) else { return false }
         var points = FixPoints(latitude: latitude, longitude: Geodesic.unwrapDegrees(longitude))
-        defer { if let context { points.release(context) } }
+        defer { points.release(context) }
         return test(Int(slot), latitude: latitude, longitude: points.longitude, margin: 0, points: &points)?.contains ?? false
     }
 
@@ -187,10 +187,11 @@ struct FixPoints {
         return try prepared.covers(&point)
     }
 
-    /// Whether a GEOS point was made (only those need ``release(_:)``).
-    var holdsGEOSPoints: Bool { plain != nil || shifted != nil || antimeridian != nil }
-
-    mutating func release(_ ctx: GEOSContext) {
+    /// Frees the GEOS points this fix made, if any (most fixes make none: only a polygon test
+    /// within rounding of an edge does). Checks before touching the context.
+    @inline(__always)
+    mutating func release(_ ctx: GEOSContext?) {
+        guard plain != nil || shifted != nil || antimeridian != nil, let ctx else { return }
         plain?.release(ctx)
         shifted?.release(ctx)
         antimeridian?.release(ctx)
