@@ -136,8 +136,9 @@ public enum RequestsFile {
             do throws(JSONSyntaxError) {
                 return .json(try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[s..<e])))
             } catch {
+                // Columns count from the line's start (after the BOM on line 1).
                 var lineStart = s
-                while lineStart > 0, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
+                while lineStart > k, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
                 return .syntax("not valid JSON: \(error.reason) (column \(error.offset + 1 + s - lineStart))")
             }
         }

@@ -53,6 +53,17 @@ struct RequestsFileTests {
         #expect(set.diagnostics.isEmpty)
     }
 
+    /// A JSON error's column counts from the line's first character: on line 1 of a file with
+    /// a UTF-8 BOM, after the BOM (the parallel decoding once counted the BOM's 3 bytes).
+    @Test func jsonErrorColumnsIgnoreTheBOM() {
+        for prefix in ["", "\u{FEFF}"] {
+            let set = RequestsFile.parse(prefix + "{\"identifier\": x}\n  {\"a\": }", file: "r")
+            #expect(set.diagnostics.map(\.message) == ["not valid JSON: unexpected character 'x', expected a value (column 16)",
+                                                       "not valid JSON: unexpected character '}', expected a value (column 9)"],
+                    "prefix \(prefix.unicodeScalars.map { $0.value })")
+        }
+    }
+
     @Test func arrayInputUsesIndexes() {
         let text = """
           [ {"identifier": "a", "content": {"title": "1"}},
