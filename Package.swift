@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -33,7 +34,7 @@ let package = Package(
         // No storage dependency.
         .target(
             name: "TriggerKit",
-            dependencies: ["CGEOS"]
+            dependencies: ["CGEOS", .product(name: "HeapModule", package: "swift-collections")]
         ),
         // SQLite persistence (run --state, center snapshots) on top of the core.
         .target(

@@ -1,6 +1,11 @@
-/// Which way a location crossing went.
+/// What happened at a location fire: which way a crossing went, or a dwell that elapsed
+/// (``FenceDwell``).
 public enum Crossing: String, Sendable, Hashable, Codable {
     case enter, exit
+    /// The device has stayed inside for the trigger's dwell.
+    case dwellInside
+    /// The device has stayed outside for the trigger's dwell.
+    case dwellOutside
 }
 
 /// One fire: a request's trigger fired at `date` (for location triggers: for a device,
@@ -92,6 +97,8 @@ public enum Crossing: String, Sendable, Hashable, Codable {
         switch event {
         case "enter": 1
         case "exit": 2
+        case "dwellInside": 8
+        case "dwellOutside": 9
         case TriggerKind.calendar.rawValue: 3
         case TriggerKind.timeInterval.rawValue: 4
         case TriggerKind.location.rawValue: 5
@@ -105,6 +112,8 @@ public enum Crossing: String, Sendable, Hashable, Codable {
         switch e.crossing {
         case .enter?: 1
         case .exit?: 2
+        case .dwellInside?: 8
+        case .dwellOutside?: 9
         case nil:
             switch e.kind {
             case .calendar: 3

@@ -22,11 +22,23 @@ import Foundation
             locations[s].addedAt = requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded
         }
         sortedAddedAts = locations.map(\.addedAt).sorted()
+        guarded?.start(addedAt: { self.requests[Int($0)].addedAt.map(Timestamp.millis) ?? defaultAdded },
+                       device: { self.requests[Int($0)].device.map { self.device(named: $0) } ?? -1 },
+                       now: streamTime ?? defaultAdded)
     }
 
     /// Emits every time fire with date <= `t`, in date order (ties by identifier), coalesced
     /// as ``StreamOptions/catchUp`` and ``StreamOptions/maxClockJump`` say.
     func advanceClock(to t: Int64, into events: inout [FiredEvent]) {
+        if let g = guarded, g.soonest <= t {
+            advanceGuardedClock(g, to: t, into: &events)
+            return
+        }
+        emitScheduleFires(upTo: t, into: &events)
+    }
+
+    /// The time triggers' fires due by `t`, delivered in date order (ties by identifier).
+    func emitScheduleFires(upTo t: Int64, into events: inout [FiredEvent]) {
         guard let soonest = schedule?.soonestFire, soonest.date <= t else { return }
         due.removeAll(keepingCapacity: true)
         let horizon: Int64
@@ -44,6 +56,7 @@ import Foundation
         if schedule?.hasAppended == true { sortTies(entries: entries) }
         for f in due {
             let ri = entries[Int(f.slot)].request
+            if let g = guarded, f.date >= g.expiresAt[Int(ri)] { continue }
             let r = requests[Int(ri)]
             var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
                                device: r.device.map { device(named: $0) } ?? -1)

@@ -25,6 +25,27 @@
             return
         }
         let dd = Int(d)
+        if let g = guarded, !g.fences.isEmpty {
+            let first = events.count
+            let n = guardedFix(g, device: d, t: fix.t, latitude: latitude, longitude: longitude, accuracy: accuracy, into: &events)
+            process(main: d, t: t, latitude: latitude, longitude: longitude, into: &events)
+            // One line's location events in identifier order (a pass-through's enter before
+            // its exit: by date within a request).
+            if n > 0 && events.count - first > n {
+                events[first...].sort { a, b in
+                    let ka = ExactKey(requests[Int(a.request)].identifier), kb = ExactKey(requests[Int(b.request)].identifier)
+                    return ka != kb ? ka < kb : a.date < b.date
+                }
+            }
+            return
+        }
+        process(main: d, t: t, latitude: latitude, longitude: longitude, into: &events)
+    }
+
+    /// The main path of a used fix: the device's regions without rules.
+    private func process(main d: Int32, t: Int64, latitude: Double, longitude: Double, into events: inout [FiredEvent]) {
+        let fix = (t: t, latitude: latitude, longitude: longitude)
+        let dd = Int(d)
         var inNeighbourhood = false
         if skipsStableFixes, devices[dd].nearEpoch == regionEpoch,
            devices[dd].near.area.contains(latitude: fix.latitude, longitude: fix.longitude) {

@@ -38,6 +38,8 @@
         switch e.crossing {
         case .enter?: w.raw(",\"event\":\"enter\"")
         case .exit?: w.raw(",\"event\":\"exit\"")
+        case .dwellInside?: w.raw(",\"event\":\"dwellInside\"")
+        case .dwellOutside?: w.raw(",\"event\":\"dwellOutside\"")
         case nil: break
         }
         if e.device >= 0 {

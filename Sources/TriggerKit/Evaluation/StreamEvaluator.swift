@@ -91,6 +91,11 @@ import Foundation
     /// ``EventID/deviceHash(_:)`` per device, filled with ``deviceBytes``.
     @exclusivity(unchecked) var deviceHashes: [UInt128] = []
 
+    /// Location requests with ``FenceRules`` and the expiry clock; nil when no request has
+    /// rules or an `expiresAt` (then nothing of it costs anything).
+    @exclusivity(unchecked) var guarded: GuardedFences?
+    @exclusivity(unchecked) var guardedEvents: [FiredEvent] = []
+
     // Scratch buffers reused across fixes so the hot path does not allocate.
     @exclusivity(unchecked) var hits: [RegionHit] = []
     @exclusivity(unchecked) var due: [FireSchedule.DueFire] = []
@@ -125,9 +130,9 @@ import Foundation
             return alert | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0)
         }
         let ranks = FireSchedule.identifierRanks(requests)
-        let locationRequests = requests.indices
-            .filter { if case .location = requests[$0].trigger { true } else { false } }
-            .sorted { ranks[$0] < ranks[$1] }
+        let byRank = requests.indices.sorted { ranks[$0] < ranks[$1] }
+        // Fences with rules are followed by ``GuardedFences``, not the main path.
+        let locationRequests = byRank.filter { if case .location(let t) = requests[$0].trigger { !t.hasRules } else { false } }
         var regions: [Region] = []
         var entries: [LocationEntry] = []
         for i in locationRequests {
@@ -139,7 +144,11 @@ import Foundation
         }
         let index = RegionIndex(regions: regions, maximumMargin: options.margin)
         self.regionIndex = index
-        self.refusedRegions = index.invalid.map { (entries[Int($0.slot)].request, $0.reason) }
+        let guarded = GuardedFences(requests: requests, order: byRank, margin: options.margin, floatingTimeZone: options.floatingTimeZone)
+        self.guarded = guarded
+        self.refusedRegions = (index.invalid.map { (entries[Int($0.slot)].request, $0.reason) }
+            + (guarded?.regions.invalid.map { (guarded?.fences[Int($0.slot)].request ?? 0, $0.reason) } ?? []))
+            .sorted { $0.request < $1.request }
         for bad in index.invalid { entries[Int(bad.slot)].done = true }
         self.refusedSlots = Set(index.invalid.map(\.slot))
         self.locations = entries

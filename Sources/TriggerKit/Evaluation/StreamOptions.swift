@@ -72,11 +72,33 @@ public enum CatchUpPolicy: String, Sendable, Hashable, Codable, CaseIterable {
     public var fires = 0
     /// Fires not delivered because the device has not authorized notifications.
     public var suppressed = 0
+    /// Fixes that at least one accuracy-aware fence (``FenceAccuracy``) ignored as less
+    /// accurate than its maximum.
+    public var ignoredAccuracy = 0
 
     public init() {}
 
     public var description: String {
         "lines \(lines), fixes \(fixes), stale \(stale), skipped \(skipped), errors \(errors), fires \(fires)"
             + (suppressed > 0 ? ", suppressed \(suppressed)" : "")
+            + (ignoredAccuracy > 0 ? ", ignored-accuracy \(ignoredAccuracy)" : "")
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case lines, fixes, stale, skipped, inaccurate, errors, fires, suppressed, ignoredAccuracy
+    }
+
+    /// Reads stats saved by any release (fields added later default to 0).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        lines = try c.decodeIfPresent(Int.self, forKey: .lines) ?? 0
+        fixes = try c.decodeIfPresent(Int.self, forKey: .fixes) ?? 0
+        stale = try c.decodeIfPresent(Int.self, forKey: .stale) ?? 0
+        skipped = try c.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
+        inaccurate = try c.decodeIfPresent(Int.self, forKey: .inaccurate) ?? 0
+        errors = try c.decodeIfPresent(Int.self, forKey: .errors) ?? 0
+        fires = try c.decodeIfPresent(Int.self, forKey: .fires) ?? 0
+        suppressed = try c.decodeIfPresent(Int.self, forKey: .suppressed) ?? 0
+        ignoredAccuracy = try c.decodeIfPresent(Int.self, forKey: .ignoredAccuracy) ?? 0
     }
 }

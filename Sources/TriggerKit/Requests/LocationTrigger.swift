@@ -2,10 +2,32 @@
 public struct LocationTrigger: Sendable, Hashable {
     public var region: Region
     public var repeats: Bool
+    private var box: FenceRulesBox?
 
-    public init(region: Region, repeats: Bool) {
+    public init(region: Region, repeats: Bool, rules: FenceRules = .none) {
         self.region = region
         self.repeats = repeats
+        self.box = rules.isEmpty ? nil : FenceRulesBox(rules)
+    }
+
+    /// Dwell, accuracy, window and crossings (``FenceRules``); ``FenceRules/none`` for
+    /// Apple's plain trigger.
+    public var rules: FenceRules {
+        get { box?.rules ?? .none }
+        set { box = newValue.isEmpty ? nil : FenceRulesBox(newValue) }
+    }
+
+    /// Whether any rule is set (the evaluator follows such fences on their own path).
+    public var hasRules: Bool { box != nil }
+
+    public static func == (a: LocationTrigger, b: LocationTrigger) -> Bool {
+        a.region == b.region && a.repeats == b.repeats && a.rules == b.rules
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(region)
+        h.combine(repeats)
+        h.combine(rules)
     }
 }
 

@@ -38,12 +38,19 @@ extension NotificationRequest {
             }
             addedAt = Timestamp.date(millis: ms)
         }
+        var expiresAt: Date?
+        if let v = r.take("expiresAt"), v != .null {
+            guard let ms = JSONFields.dateMillis(v) else {
+                throw RequestError(.invalidRequest, "\"expiresAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))")
+            }
+            expiresAt = Timestamp.date(millis: ms)
+        }
         var trigger = NotificationTrigger.immediate
         if let t = r.take("trigger"), t != .null {
             trigger = try NotificationTrigger(json: t, requestIdentifier: identifier, warnings: &warnings)
         }
         warnings += r.unknownKeys()
-        self.init(identifier: identifier, content: content, trigger: trigger, device: device, addedAt: addedAt)
+        self.init(identifier: identifier, content: content, trigger: trigger, device: device, addedAt: addedAt, expiresAt: expiresAt)
     }
 
     static func show(_ v: JSONValue) -> String {
@@ -58,6 +65,7 @@ extension NotificationRequest {
         var o: [String: JSONValue] = ["identifier": .string(identifier), "content": content.json]
         if let device { o["device"] = .string(device) }
         if let addedAt { o["addedAt"] = .string(Timestamp.string(millis: Timestamp.millis(addedAt))) }
+        if let expiresAt { o["expiresAt"] = .string(Timestamp.string(millis: Timestamp.millis(expiresAt))) }
         if let t = trigger.json { o["trigger"] = t }
         return .object(o)
     }
@@ -118,7 +126,12 @@ extension NotificationTrigger {
             guard let region = r.take("region") else {
                 throw RequestError(.invalidRegion, "a location trigger needs \"region\"")
             }
-            self = .location(LocationTrigger(region: try Region(json: region, defaultIdentifier: requestIdentifier, warnings: &warnings), repeats: repeats))
+            let parsed = try Region(json: region, defaultIdentifier: requestIdentifier, warnings: &warnings)
+            let rules = try FenceRules(fields: &r, warnings: &warnings)
+            self = .location(LocationTrigger(region: parsed, repeats: repeats, rules: rules))
+            if !parsed.notifyOnEntry && !parsed.notifyOnExit && rules.dwell == nil {
+                warnings.append("region \"\(parsed.identifier)\" has notifyOnEntry and notifyOnExit both false: it never fires")
+            }
         default:
             throw RequestError(.invalidTrigger, "unknown trigger type \"\(type)\" (expected calendar, timeInterval or location)")
         }
@@ -135,7 +148,9 @@ extension NotificationTrigger {
         case .timeInterval(let t):
             return .object(["type": .string("timeInterval"), "timeInterval": .number(t.timeInterval), "repeats": .bool(t.repeats)])
         case .location(let t):
-            return .object(["type": .string("location"), "region": t.region.json, "repeats": .bool(t.repeats)])
+            var o: [String: JSONValue] = ["type": .string("location"), "region": t.region.json, "repeats": .bool(t.repeats)]
+            if t.hasRules { t.rules.addJSON(to: &o) }
+            return .object(o)
         }
     }
 }

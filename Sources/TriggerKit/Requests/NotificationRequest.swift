@@ -13,14 +13,18 @@ public struct NotificationRequest: Sendable, Hashable {
     public var device: String?
     /// When the request was scheduled; `nil` = the run's `--now`, else its first instant.
     public var addedAt: Date?
+    /// When the request is removed as if by ``TriggerCenter/removePendingRequests(withIdentifiers:)``
+    /// (Radar's `disableAfter`): nothing of it fires at or after this instant. `nil` = never.
+    public var expiresAt: Date?
 
     public init(identifier: String, content: NotificationContent, trigger: NotificationTrigger = .immediate,
-                device: String? = nil, addedAt: Date? = nil) {
+                device: String? = nil, addedAt: Date? = nil, expiresAt: Date? = nil) {
         self.identifier = identifier
         self.content = content
         self.trigger = trigger
         self.device = device
         self.addedAt = addedAt
+        self.expiresAt = expiresAt
     }
 }
 

@@ -36,9 +36,6 @@ extension Region {
             self = .circular(CircularRegion(identifier: identifier, center: coordinate, radius: radius,
                                             notifyOnEntry: onEntry, notifyOnExit: onExit))
         }
-        if !onEntry && !onExit {
-            warnings.append("region \"\(identifier)\" has notifyOnEntry and notifyOnExit both false: it never fires")
-        }
         warnings += r.unknownKeys()
     }
 

@@ -81,6 +81,14 @@ public enum RequestValidation {
         if let added = r.addedAt, RequestLimits.millis(added) == nil {
             throw RequestError(.invalidRequest, "\"addedAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(added))")
         }
+        if let expires = r.expiresAt {
+            guard let e = RequestLimits.millis(expires) else {
+                throw RequestError(.invalidRequest, "\"expiresAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(expires))")
+            }
+            if let added = r.addedAt.flatMap(RequestLimits.millis), e <= added {
+                throw RequestError(.invalidRequest, "\"expiresAt\" (\(describe(expires))) is not after \"addedAt\" (\(describe(r.addedAt ?? expires))): the request would never be pending")
+            }
+        }
         switch r.trigger {
         case .immediate:
             break
@@ -90,6 +98,7 @@ public enum RequestValidation {
             try checkCalendar(t)
         case .location(let t):
             try checkRegion(t.region)
+            if t.hasRules { try checkRules(t.rules, region: t.region, repeats: t.repeats) }
         }
     }
 

@@ -1,0 +1,118 @@
+import Foundation
+
+// The clock of fences with rules: expiries, window openings and closings, dwells falling
+// due. Each acts at its exact instant, whether or not a fix arrives then.
+
+extension GuardedFences {
+    /// Called when the stream starts (its first line, at `now`): each fence's `addedAt` and
+    /// device, each window's state at `now`, the expiries.
+    func start(addedAt: (Int32) -> Int64, device: (Int32) -> Int32, now: Int64) {
+        started = true
+        for f in fences.indices {
+            fences[f].addedAt = addedAt(fences[f].request)
+            fences[f].device = device(fences[f].request)
+            planWindow(f, at: now)
+        }
+        expiries = expiresAt.enumerated().filter { $0.element != .max }.map { (date: $0.element, request: Int32($0.offset)) }
+            .sorted { ($0.date, $0.request) < ($1.date, $1.request) }
+        nextExpiry = 0
+    }
+
+    /// Sets a window's state at `t` and queues its next change.
+    private func planWindow(_ f: Int, at t: Int64) {
+        guard let w = fences[f].window else { return }
+        let (armed, next) = w.state(at: t)
+        fences[f].armed = armed
+        fences[f].armedSince = t
+        if let next { timers.insert(Timer(date: next, phase: armed ? Timer.close : Timer.open, fence: Int32(f), device: -1)) }
+    }
+
+    /// Acts on everything due at or before `t`, in instant order: appends the events (dated
+    /// when they happen, unfiltered by settings) to `out`, and the requests without a fence
+    /// here whose expiry passed to `expired` (the evaluator removes those).
+    func advance(to t: Int64, into out: inout [FiredEvent], expired: inout [Int32]) {
+        while true {
+            let e = nextExpiry < expiries.count ? expiries[nextExpiry] : (date: Int64.max, request: -1)
+            if e.date <= t, e.date <= timers.min?.date ?? .max {
+                nextExpiry += 1
+                let f = fenceOfRequest[Int(e.request)]
+                if f >= 0 { fences[Int(f)].done = true } else { expired.append(e.request) }
+                continue
+            }
+            guard let timer = timers.min, timer.date <= t else { return }
+            _ = timers.removeMin()
+            let f = Int(timer.fence)
+            guard !fences[f].done else { continue }
+            switch timer.phase {
+            case Timer.close: close(f, at: timer.date, into: &out)
+            case Timer.open: open(f, at: timer.date, into: &out)
+            default: dwell(f, device: timer.device, at: timer.date, into: &out)
+            }
+        }
+    }
+
+    private func close(_ f: Int, at date: Int64, into out: inout [FiredEvent]) {
+        let exits = fences[f].exitAtClosing
+        forEachLink(of: f) { l, d in
+            if exits && l.inside { emit(&l, .exit, device: d, date: date, anyWindow: true, into: &out) }
+            if l.due != Self.noDwell && l.due != Self.dwellFired { l.due = Self.noDwell }
+        }
+        planWindow(f, at: date)
+    }
+
+    private func open(_ f: Int, at date: Int64, into out: inout [FiredEvent]) {
+        planWindow(f, at: date)
+        let enters = fences[f].enterAtOpening
+        let fence = fences[f]
+        forEachLink(of: f) { l, d in
+            if enters && l.inside { emit(&l, .enter, device: d, date: date, into: &out) }
+            if fence.dwell == .inside && l.inside && l.due == Self.noDwell { startDwell(&l, device: d, from: date) }
+        }
+        guard fence.dwell == .outside else { return }
+        // Every device known to be outside starts its outside dwell at the opening.
+        for d in links.indices where lastSeen[d] >= fence.addedAt && (fence.device < 0 || fence.device == Int32(d)) {
+            let i = linkIndex(f, device: d)
+            if let i {
+                if !links[d][i].inside && links[d][i].due == Self.noDwell { startDwell(&links[d][i], device: Int32(d), from: date) }
+            } else {
+                var l = Link(fence: Int32(f), inside: false, since: date, due: Self.noDwell, firedOnce: false)
+                startDwell(&l, device: Int32(d), from: date)
+                if l.due != Self.noDwell { insert(l, device: d) }
+            }
+        }
+    }
+
+    private func dwell(_ f: Int, device d: Int32, at date: Int64, into out: inout [FiredEvent]) {
+        guard Int(d) < links.count, let i = linkIndex(f, device: Int(d)), links[Int(d)][i].due == date else { return }
+        var l = links[Int(d)][i]
+        emit(&l, l.inside ? .dwellInside : .dwellOutside, device: d, date: date, into: &out)
+        l.due = Self.dwellFired
+        links[Int(d)][i] = l
+    }
+
+    /// Calls `body` with each device's link to fence `f` (mutable), in device order.
+    private func forEachLink(of f: Int, _ body: (inout Link, Int32) -> Void) {
+        for d in links.indices {
+            guard let i = linkIndex(f, device: d) else { continue }
+            body(&links[d][i], Int32(d))
+        }
+    }
+
+    func linkIndex(_ f: Int, device d: Int) -> Int? {
+        var lo = 0, hi = links[d].count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if links[d][mid].fence < Int32(f) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < links[d].count && links[d][lo].fence == Int32(f) ? lo : nil
+    }
+
+    private func insert(_ l: Link, device d: Int) {
+        var lo = 0, hi = links[d].count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if links[d][mid].fence < l.fence { lo = mid + 1 } else { hi = mid }
+        }
+        links[d].insert(l, at: lo)
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+// A fix against the fences with rules: measure, decide by the accuracy rule, step the link,
+// look for a pass-through on the path from the previous fix.
+
+extension GuardedFences {
+    /// How a fix stands to one fence.
+    struct Verdict {
+        /// Plain containment (distance <= radius; polygon covers the fix).
+        var plain = false
+        /// Inside by the entry rule (accuracy circle inside, minus `--margin` for circles).
+        var inside = false
+        /// Outside by the exit rule (accuracy circle outside, plus `--margin` for circles).
+        var outside = true
+    }
+
+    /// Steps every fence with rules for a used fix of device `d` (after staleness and
+    /// `--max-accuracy`), appending its events (unfiltered by settings) to `out`.
+    func fix(device d: Int32, t: Int64, latitude: Double, longitude: Double, accuracy: Double?,
+             initialFire: Bool, into out: inout [FiredEvent]) {
+        guard !fences.isEmpty, latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude) else { return }
+        ensure(device: d)
+        let di = Int(d)
+        let seen = lastSeen[di]
+        let previous = lastFix[di]
+        lastSeen[di] = t
+        lastFix[di] = LastFix(latitude: latitude, longitude: longitude, t: t)
+        let lon = Geodesic.unwrapDegrees(longitude)
+        var old: [Link] = []
+        swap(&old, &links[di])
+        var new: [Link] = []
+        new.reserveCapacity(old.count + 1)
+        var li = 0
+        var ignored = false
+        for f in fences.indices {
+            var link: Link?
+            if li < old.count, old[li].fence == Int32(f) {
+                link = old[li]
+                li += 1
+            }
+            let fence = fences[f]
+            if fence.done { continue }
+            guard fence.device < 0 || fence.device == d, t >= fence.addedAt else {
+                if let link { new.append(link) }
+                continue
+            }
+            if let l = link, l.firedOnce, !fence.repeats {
+                new.append(l)
+                continue
+            }
+            var a = 0.0
+            var decides = true
+            if let m = fence.maximumAccuracy, let acc = accuracy {
+                if acc > m { decides = false; ignored = true } else { a = acc }
+            }
+            let v = verdict(f, latitude: latitude, longitude: lon, accuracy: a)
+            var l = link ?? Link(fence: Int32(f), inside: false, since: t, due: Self.noDwell, firedOnce: false)
+            if seen < fence.addedAt {
+                // The device's first fix for this request: the silent first state, by plain
+                // containment whatever the accuracy (as with --margin).
+                l.inside = v.plain
+                l.since = t
+                l.due = Self.noDwell
+                startDwell(&l, device: d, from: t)
+                if initialFire && v.plain { emit(&l, .enter, device: d, date: t, into: &out) }
+            } else if !decides {
+                // Too inaccurate for this fence: decides nothing.
+            } else if !l.inside && v.inside {
+                move(&l, inside: true, device: d, at: t, into: &out)
+            } else if l.inside && v.outside {
+                move(&l, inside: false, device: d, at: t, into: &out)
+            } else if !l.inside && v.outside && fence.crossings, let p = previous, p.t >= fence.addedAt, p.t < t,
+                      let (tIn, tOut) = passThrough(f, from: p, toLatitude: latitude, longitude: lon, t: t) {
+                // Both fixes outside, the path between them through the fence.
+                emit(&l, .enter, device: d, date: tIn, into: &out)
+                emit(&l, .exit, device: d, date: tOut, into: &out)
+                if fence.dwell == .outside {
+                    l.since = tOut
+                    l.due = Self.noDwell
+                    startDwell(&l, device: d, from: tOut)
+                }
+            }
+            if l.inside || l.due != Self.noDwell || l.firedOnce { new.append(l) }
+        }
+        if ignored { ignoredForAccuracy += 1 }
+        links[di] = new
+    }
+
+    /// A crossing at `t`: the new side, its event, and the dwell clock for it.
+    private func move(_ l: inout Link, inside: Bool, device d: Int32, at t: Int64, into out: inout [FiredEvent]) {
+        l.inside = inside
+        l.since = t
+        l.due = Self.noDwell
+        emit(&l, inside ? .enter : .exit, device: d, date: t, into: &out)
+        startDwell(&l, device: d, from: t)
+    }
+
+    /// Starts the dwell clock of a link whose side is the fence's dwell side, if the fence is
+    /// armed then (else it starts at the next opening).
+    func startDwell(_ l: inout Link, device d: Int32, from s: Int64) {
+        let f = Int(l.fence)
+        guard let side = fences[f].dwell, (side == .inside) == l.inside, armed(f, at: s) else { return }
+        let (due, overflow) = s.addingReportingOverflow(fences[f].dwellMillis)
+        guard !overflow, due <= RequestLimits.latestMillis else { return }
+        l.due = due
+        timers.insert(Timer(date: due, phase: Timer.dwell, fence: l.fence, device: d))
+    }
+
+    /// Appends an event of fence `l.fence` for device `d` when the fence wants it: not done or
+    /// expired at `date`, armed then (unless `anyWindow`, for the closing exit), notifying on
+    /// that crossing; a one-shot ends with it.
+    func emit(_ l: inout Link, _ kind: Crossing, device d: Int32, date: Int64, anyWindow: Bool = false, into out: inout [FiredEvent]) {
+        let f = Int(l.fence)
+        let fence = fences[f]
+        guard !fence.done, !(l.firedOnce && !fence.repeats), date < expiresAt[Int(fence.request)],
+              anyWindow || armed(f, at: date) else { return }
+        switch kind {
+        case .enter: guard fence.notifyOnEntry else { return }
+        case .exit: guard fence.notifyOnExit else { return }
+        case .dwellInside, .dwellOutside: break
+        }
+        out.append(FiredEvent(request: fence.request, date: date, kind: .location, crossing: kind, device: d))
+        if !fence.repeats {
+            if fence.device >= 0 { fences[f].done = true } else { l.firedOnce = true }
+        }
+    }
+
+    /// Whether fence `f` is armed at `date`: its window's state, known without a search
+    /// from the last transition the clock processed on.
+    func armed(_ f: Int, at date: Int64) -> Bool {
+        guard let w = fences[f].window else { return true }
+        if date >= fences[f].armedSince { return fences[f].armed }
+        return w.state(at: date).armed
+    }
+
+    /// Measures a fix (longitude unwrapped) against fence `f` with accuracy `a` metres.
+    func verdict(_ f: Int, latitude: Double, longitude: Double, accuracy a: Double) -> Verdict {
+        let fence = fences[f]
+        guard latitude >= fence.minLatitude, latitude <= fence.maxLatitude,
+              inBox(longitude, fence.minLongitude, fence.maxLongitude) else { return Verdict() }
+        if fence.radius >= 0 {
+            let d = Geodesic.distance(latitude1: fence.latitude, longitude1: fence.longitude, latitude2: latitude, longitude2: longitude)
+            return Verdict(plain: d <= fence.radius, inside: d + a <= fence.radius - margin, outside: d - a > fence.radius + margin)
+        }
+        let covers = regions.contains(slot: Int32(f), latitude: latitude, longitude: longitude)
+        guard a > 0 else { return Verdict(plain: covers, inside: covers, outside: !covers) }
+        let b = boundaryDistance(f, latitude: latitude, longitude: longitude)
+        return Verdict(plain: covers, inside: covers && b >= a, outside: !covers && b > a)
+    }
+
+    @inline(__always)
+    func inBox(_ lon: Double, _ lo: Double, _ hi: Double) -> Bool {
+        (lon >= lo && lon <= hi) || (lon + 360 >= lo && lon + 360 <= hi) || (lon - 360 >= lo && lon - 360 <= hi)
+    }
+
+    /// Metres from a point to the nearest edge of polygon fence `f`, on the local plane at
+    /// the point (WGS84 radii of curvature there): within 0.2 % for edges up to 10 km away
+    /// at latitudes up to 60 degrees, which is what an accuracy circle needs.
+    func boundaryDistance(_ f: Int, latitude: Double, longitude: Double) -> Double {
+        let plane = LocalPlane(latitude: latitude)
+        var best = Double.infinity
+        for ring in rings[Int32(f)] ?? [] {
+            guard var p = ring.first else { continue }
+            var px = Geodesic.unwrapDegrees(p.x - longitude) * plane.kLon, py = (p.y - latitude) * plane.kLat
+            for q in ring.dropFirst() {
+                let qx = Geodesic.unwrapDegrees(q.x - longitude) * plane.kLon, qy = (q.y - latitude) * plane.kLat
+                let ex = qx - px, ey = qy - py
+                let len2 = ex * ex + ey * ey
+                let u = len2 > 0 ? min(1, max(0, -(px * ex + py * ey) / len2)) : 0
+                let cx = px + u * ex, cy = py + u * ey
+                best = min(best, (cx * cx + cy * cy).squareRoot())
+                p = q
+                px = qx
+                py = qy
+            }
+        }
+        return best
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+// Crossings between sparse fixes: does the geodesic from the previous fix to this one pass
+// through a fence, and where along it does it enter and leave?
+
+extension GuardedFences {
+    /// Chords a polygon path is cut into, at most this long (metres): a 10 m chord strays
+    /// from the geodesic by under 0.01 mm.
+    static let chordLength = 10.0
+    /// Precision of the boundary points along a circle's path, metres.
+    static let pathPrecision = 1e-4
+
+    /// The enter and exit dates of the path from `p` to the fix at `t`, both outside fence
+    /// `f`, when the path passes through it (the boundary counts as inside): dates
+    /// interpolated by distance along the path, rounded to the millisecond. nil when it
+    /// does not, or the fixes are more than ``GeodesicPath/maximumLength`` apart.
+    func passThrough(_ f: Int, from p: LastFix, toLatitude latitude: Double, longitude: Double, t: Int64) -> (Int64, Int64)? {
+        let fence = fences[f]
+        // Bounding boxes first: the path's box (longitudes unwrapped from the start), widened
+        // for the geodesic's bulge (< 1 km on 100 km).
+        let lon1 = p.longitude + Geodesic.unwrapDegrees(longitude - p.longitude)
+        let pad = 0.01
+        let loLat = min(p.latitude, latitude) - pad, hiLat = max(p.latitude, latitude) + pad
+        guard hiLat >= fence.minLatitude, loLat <= fence.maxLatitude else { return nil }
+        let loLon = min(p.longitude, lon1) - pad, hiLon = max(p.longitude, lon1) + pad
+        let shifts = [0.0, 360, -360].filter { hiLon + $0 >= fence.minLongitude && loLon + $0 <= fence.maxLongitude }
+        guard !shifts.isEmpty,
+              let path = GeodesicPath(latitude0: p.latitude, longitude0: p.longitude, latitude1: latitude, longitude1: lon1),
+              path.length > 0, path.length <= GeodesicPath.maximumLength
+        else { return nil }
+        let range = fence.radius >= 0 ? circleRange(fence, path) : polygonRange(f, path, shifts: shifts)
+        guard let (sIn, sOut) = range else { return nil }
+        let span = Double(t - p.t)
+        func date(_ s: Double) -> Int64 { p.t + Int64((span * (s / path.length)).rounded(.toNearestOrAwayFromZero)) }
+        return (date(sIn), date(sOut))
+    }
+
+    /// A circle: the closest approach (golden-section search: distance along a geodesic
+    /// this short is unimodal), then the boundary on each side by bisection.
+    private func circleRange(_ fence: Fence, _ path: GeodesicPath) -> (Double, Double)? {
+        func g(_ s: Double) -> Double {
+            let q = path.point(at: s)
+            return Geodesic.distance(latitude1: fence.latitude, longitude1: fence.longitude, latitude2: q.latitude, longitude2: q.longitude)
+        }
+        let phi = (5.0.squareRoot() - 1) / 2
+        var a = 0.0, b = path.length
+        var c = b - phi * (b - a), d = a + phi * (b - a)
+        var gc = g(c), gd = g(d)
+        while b - a > Self.pathPrecision {
+            if gc <= gd {
+                b = d; d = c; gd = gc
+                c = b - phi * (b - a); gc = g(c)
+            } else {
+                a = c; c = d; gc = gd
+                d = a + phi * (b - a); gd = g(d)
+            }
+        }
+        let sMin = (a + b) / 2
+        guard g(sMin) <= fence.radius else { return nil }
+        // First s with g <= r on [0, sMin], last on [sMin, L]; both ends are outside.
+        var lo = 0.0, hi = sMin
+        while hi - lo > Self.pathPrecision {
+            let m = (lo + hi) / 2
+            if g(m) <= fence.radius { hi = m } else { lo = m }
+        }
+        let sIn = hi
+        lo = sMin
+        hi = path.length
+        while hi - lo > Self.pathPrecision {
+            let m = (lo + hi) / 2
+            if g(m) <= fence.radius { lo = m } else { hi = m }
+        }
+        return (sIn, lo)
+    }
+
+    /// A polygon (planar in longitude/latitude, as its containment is): the path cut into
+    /// chords of at most ``chordLength``; the first and last points where a chord meets an
+    /// edge are where it enters and leaves (both ends are outside, so any contact with the
+    /// closed polygon is an edge contact).
+    private func polygonRange(_ f: Int, _ path: GeodesicPath, shifts: [Double]) -> (Double, Double)? {
+        let fence = fences[f]
+        let n = max(1, Int((path.length / Self.chordLength).rounded(.up)))
+        let step = path.length / Double(n)
+        var first = Double.infinity, last = -Double.infinity
+        var a = path.point(at: 0)
+        for k in 1...n {
+            let b = path.point(at: Double(k) * step)
+            for shift in shifts {
+                let ax = a.longitude + shift, bx = b.longitude + shift
+                guard max(ax, bx) >= fence.minLongitude, min(ax, bx) <= fence.maxLongitude,
+                      max(a.latitude, b.latitude) >= fence.minLatitude, min(a.latitude, b.latitude) <= fence.maxLatitude
+                else { continue }
+                for ring in rings[Int32(f)] ?? [] {
+                    for j in 1..<max(1, ring.count) {
+                        guard let u = Self.intersection(ax, a.latitude, bx, b.latitude, ring[j - 1].x, ring[j - 1].y, ring[j].x, ring[j].y)
+                        else { continue }
+                        let s = (Double(k - 1) + u) * step
+                        first = min(first, s)
+                        last = max(last, s)
+                    }
+                }
+            }
+            a = b
+        }
+        return first <= last ? (first, last) : nil
+    }
+
+    /// Where segment A-B meets segment C-D, as the parameter along A-B in [0, 1] (the
+    /// smallest one for collinear overlapping segments); nil when they do not meet.
+    static func intersection(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
+                             _ cx: Double, _ cy: Double, _ dx: Double, _ dy: Double) -> Double? {
+        let rx = bx - ax, ry = by - ay, sx = dx - cx, sy = dy - cy
+        let denom = rx * sy - ry * sx
+        let qx = cx - ax, qy = cy - ay
+        if denom == 0 {
+            guard qx * ry - qy * rx == 0 else { return nil }  // parallel, apart
+            let rr = rx * rx + ry * ry
+            guard rr > 0 else { return nil }
+            let u0 = (qx * rx + qy * ry) / rr, u1 = ((dx - ax) * rx + (dy - ay) * ry) / rr
+            let lo = max(0, min(u0, u1)), hi = min(1, max(u0, u1))
+            return lo <= hi ? lo : nil
+        }
+        let u = (qx * sy - qy * sx) / denom
+        let v = (qx * ry - qy * rx) / denom
+        return u >= 0 && u <= 1 && v >= 0 && v <= 1 ? u : nil
+    }
+}

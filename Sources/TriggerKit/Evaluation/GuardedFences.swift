@@ -1,0 +1,201 @@
+import Foundation
+import HeapModule
+
+/// The location requests whose trigger has ``FenceRules`` (dwell, accuracy, window,
+/// crossings), and the clock of every request with an `expiresAt`. They are followed here,
+/// on their own path, so that a run without rules pays nothing for them (the evaluator holds
+/// no ``GuardedFences`` then).
+///
+/// Per (device, fence) a ``Link`` is kept only while it says something: the device is
+/// inside, a dwell is pending or has fired for this stay, or a shared one-shot fired for
+/// the device. A device without a link is outside. Memory is therefore proportional to what
+/// is inside or pending, as in the main path, except for fences with an outside dwell,
+/// which keep a link per device that has been seen outside them (bounded by devices x such
+/// fences).
+///
+/// Every fix scans the fences (a bounding-box test each, ~2 ns): fine for thousands of
+/// fences with rules; a spatial index for them is future work.
+final class GuardedFences {
+    struct Fence {
+        var request: Int32
+        /// Device index the request is scoped to; -1 when shared.
+        var device: Int32
+        var addedAt: Int64 = .min
+        var notifyOnEntry: Bool
+        var notifyOnExit: Bool
+        var repeats: Bool
+        var dwell: FenceSide?
+        var dwellMillis: Int64 = 0
+        /// Accuracy-aware when set (metres).
+        var maximumAccuracy: Double?
+        var crossings: Bool
+        var window: FenceWindowPlan?
+        var enterAtOpening = false
+        var exitAtClosing = false
+        /// Whether the window is open now (always, without one), and since when.
+        var armed = true
+        var armedSince: Int64 = .min
+        /// A device-scoped one-shot that fired, an expired or removed request.
+        var done = false
+        /// Circle: centre and radius. Polygon: `radius` < 0 and its rings in ``rings``.
+        var latitude: Double
+        var longitude: Double
+        var radius: Double
+        /// Bounding box in degrees, widened by the largest margin a decision can use.
+        var minLatitude: Double
+        var maxLatitude: Double
+        var minLongitude: Double
+        var maxLongitude: Double
+    }
+
+    /// What one device is to one fence (kept only when not "outside, nothing pending").
+    struct Link: Hashable {
+        var fence: Int32
+        var inside: Bool
+        /// When the device was first seen on its current side.
+        var since: Int64
+        /// Dwell: its due date; ``noDwell`` none pending; ``dwellFired`` fired for this stay.
+        var due: Int64
+        /// A shared one-shot that fired for this device.
+        var firedOnce: Bool
+    }
+    static let noDwell = Int64.max
+    static let dwellFired = Int64.min
+
+    /// A moment the clock must act at. Phases order what happens at one instant: a request
+    /// expires before anything of it fires then; a window closes (cancelling dwells) before
+    /// it re-opens, and both before a dwell falls due.
+    struct Timer: Comparable {
+        var date: Int64
+        var phase: UInt8
+        var fence: Int32
+        var device: Int32
+        static func < (a: Timer, b: Timer) -> Bool {
+            (a.date, a.phase, a.fence, a.device) < (b.date, b.phase, b.fence, b.device)
+        }
+        static let expiry: UInt8 = 0, close: UInt8 = 1, open: UInt8 = 2, dwell: UInt8 = 3
+    }
+
+    /// The device's last used fix, where a path to the next one starts.
+    struct LastFix {
+        var latitude: Double
+        var longitude: Double
+        var t: Int64
+    }
+
+    var fences: [Fence]
+    /// Fence slot per request index (-1: not a fence with rules).
+    var fenceOfRequest: [Int32]
+    /// Polygon rings by fence slot, as flat (longitude, latitude) rings.
+    var rings: [Int32: [[(x: Double, y: Double)]]] = [:]
+    /// The exact containment tests (GEOS for polygons), by fence slot.
+    let regions: RegionIndex
+    /// Per device (evaluator index): links sorted by fence, the last fix seen here (`t`),
+    /// and the last used position.
+    var links: [[Link]] = []
+    var lastSeen: [Int64] = []
+    var lastFix: [LastFix?] = []
+    var timers = Heap<Timer>()
+    /// Requests with an `expiresAt` (request index, date), sorted by date; `expiries` is
+    /// the next one to act on.
+    var expiries: [(date: Int64, request: Int32)] = []
+    var nextExpiry = 0
+    /// Each request's expiry (epoch ms; `Int64.max` when none).
+    var expiresAt: [Int64]
+    /// Fixes that some accuracy-aware fence ignored as too inaccurate.
+    var ignoredForAccuracy = 0
+    /// Whether the clock has been started (addedAt known, windows planned).
+    var started = false
+    let margin: Double
+
+    /// Builds the fences of `requests` with rules (their slots in identifier order, given by
+    /// `order`), or nil when no request has rules or an expiry.
+    init?(requests: [NotificationRequest], order: [Int], margin: Double, floatingTimeZone: TimeZone) {
+        let hasWork = requests.contains { r in
+            if r.expiresAt != nil { return true }
+            if case .location(let t) = r.trigger { return t.hasRules }
+            return false
+        }
+        guard hasWork else { return nil }
+        self.margin = max(0, margin.isFinite ? margin : 0)
+        var fences: [Fence] = []
+        var regionList: [Region] = []
+        var fenceOfRequest = [Int32](repeating: -1, count: requests.count)
+        for i in order {
+            guard case .location(let t) = requests[i].trigger, t.hasRules else { continue }
+            fenceOfRequest[i] = Int32(fences.count)
+            regionList.append(t.region)
+            fences.append(Self.fence(request: Int32(i), t, margin: self.margin, floatingTimeZone: floatingTimeZone))
+        }
+        self.fences = fences
+        self.fenceOfRequest = fenceOfRequest
+        self.regions = RegionIndex(regions: regionList, maximumMargin: 0)
+        for bad in regions.invalid { self.fences[Int(bad.slot)].done = true }
+        for (slot, region) in regionList.enumerated() {
+            if case .polygon(let p) = region {
+                rings[Int32(slot)] = p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } }
+            }
+        }
+        expiresAt = requests.map { r in r.expiresAt.flatMap(RequestLimits.millis) ?? .max }
+    }
+
+    static func fence(request: Int32, _ t: LocationTrigger, margin: Double, floatingTimeZone: TimeZone) -> Fence {
+        let rules = t.rules
+        let widen = margin + (rules.accuracy?.maximum ?? 0) + 1
+        var f = Fence(request: request, device: -1, notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
+                      repeats: t.repeats, dwell: rules.dwell?.side, maximumAccuracy: rules.accuracy?.maximum,
+                      crossings: rules.crossings, latitude: 0, longitude: 0, radius: -1,
+                      minLatitude: -90, maxLatitude: 90, minLongitude: -540, maxLongitude: 540)
+        if let d = rules.dwell { f.dwellMillis = Int64((min(d.duration, RequestLimits.maximumTimeInterval) * 1000).rounded()) }
+        if let w = rules.window {
+            f.window = FenceWindowPlan(w, floatingTimeZone: floatingTimeZone)
+            f.enterAtOpening = w.enterAtOpening
+            f.exitAtClosing = w.exitAtClosing
+        }
+        // Degrees of latitude per metre are at most 1/110,574; longitude's grow with 1/cos.
+        let perMetre = 1 / 110_000.0
+        switch t.region {
+        case .circular(let c):
+            f.latitude = c.center.latitude
+            f.longitude = c.center.longitude
+            f.radius = c.radius
+            let dLat = (c.radius + widen) * perMetre
+            f.minLatitude = c.center.latitude - dLat
+            f.maxLatitude = c.center.latitude + dLat
+            let worst = max(abs(f.minLatitude), abs(f.maxLatitude))
+            if worst < 89 {
+                let dLon = dLat / cos(worst * Geodesic.degree)
+                f.minLongitude = c.center.longitude - dLon
+                f.maxLongitude = c.center.longitude + dLon
+            }
+        case .polygon(let p):
+            let all = p.polygons.flatMap { $0.flatMap { $0 } }
+            let lats = all.map(\.latitude), lons = all.map(\.longitude)
+            let dLat = widen * perMetre
+            f.minLatitude = (lats.min() ?? 0) - dLat
+            f.maxLatitude = (lats.max() ?? 0) + dLat
+            let worst = max(abs(f.minLatitude), abs(f.maxLatitude))
+            if worst < 89 {
+                let dLon = dLat / cos(worst * Geodesic.degree)
+                f.minLongitude = (lons.min() ?? 0) - dLon
+                f.maxLongitude = (lons.max() ?? 0) + dLon
+            }
+        }
+        return f
+    }
+
+    /// The soonest instant the clock must act at (`Int64.max`: none).
+    var soonest: Int64 {
+        min(timers.min?.date ?? .max, nextExpiry < expiries.count ? expiries[nextExpiry].date : .max)
+    }
+
+    /// Grows the per-device arrays to include device `d`.
+    @inline(__always)
+    func ensure(device d: Int32) {
+        while links.count <= Int(d) {
+            links.append([])
+            lastSeen.append(.min)
+            lastFix.append(nil)
+        }
+    }
+}

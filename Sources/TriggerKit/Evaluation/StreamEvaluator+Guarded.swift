@@ -1,0 +1,48 @@
+// Where the fences with rules (``GuardedFences``) meet the evaluator: their clock merged
+// with the time triggers', their fix events merged with the main path's.
+
+@_spi(Engine) extension StreamEvaluator {
+    /// Advances both clocks to `t`: the time triggers' fires and the fences' clock events
+    /// (dwells, window openings and closings), in date order, ties by identifier then
+    /// device; requests whose expiry passed are removed.
+    func advanceGuardedClock(_ g: GuardedFences, to t: Int64, into events: inout [FiredEvent]) {
+        var timed: [FiredEvent] = []
+        emitScheduleFires(upTo: t, into: &timed)
+        guardedEvents.removeAll(keepingCapacity: true)
+        var expired: [Int32] = []
+        g.advance(to: t, into: &guardedEvents, expired: &expired)
+        for r in expired { kill(request: r) }
+        // Order the fences' events by (date, identifier, device), keeping the clock's order
+        // for equal keys (a closing's exit before a re-opening's enter).
+        let rankedEvents = guardedEvents.enumerated().sorted { a, b in
+            if a.element.date != b.element.date { return a.element.date < b.element.date }
+            let fa = g.fenceOfRequest[Int(a.element.request)], fb = g.fenceOfRequest[Int(b.element.request)]
+            if fa != fb { return fa < fb }
+            if a.element.device != b.element.device { return a.element.device < b.element.device }
+            return a.offset < b.offset
+        }.map(\.element)
+        var i = 0
+        for e in rankedEvents {
+            while i < timed.count, timed[i].date < e.date
+                || (timed[i].date == e.date && ExactKey(requests[Int(timed[i].request)].identifier) < ExactKey(requests[Int(e.request)].identifier)) {
+                events.append(timed[i])
+                i += 1
+            }
+            deliver(e, into: &events)
+        }
+        events.append(contentsOf: timed[i...])
+    }
+
+    /// Steps the fences with rules for a used fix; returns how many events it delivered.
+    func guardedFix(_ g: GuardedFences, device d: Int32, t: Int64, latitude: Double, longitude: Double, accuracy: Double?,
+                    into events: inout [FiredEvent]) -> Int {
+        guardedEvents.removeAll(keepingCapacity: true)
+        let ignoredBefore = g.ignoredForAccuracy
+        g.fix(device: d, t: t, latitude: latitude, longitude: longitude, accuracy: accuracy,
+              initialFire: options.initialFire, into: &guardedEvents)
+        stats.ignoredAccuracy += g.ignoredForAccuracy - ignoredBefore
+        let before = events.count
+        for e in guardedEvents { deliver(e, into: &events) }
+        return events.count - before
+    }
+}

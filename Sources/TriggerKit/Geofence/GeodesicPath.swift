@@ -1,0 +1,93 @@
+import Foundation
+
+/// The WGS84 geodesic from one point to another, as a path that can be walked: Vincenty's
+/// inverse formula gives its length and initial azimuth, his direct formula the point at any
+/// distance along it (both accurate to well under a millimetre on the paths used here).
+///
+/// Used for crossings between sparse fixes, whose paths are at most
+/// ``maximumLength`` long, far from the nearly antipodal case where Vincenty's inverse
+/// iteration fails (``init(latitude0:longitude0:latitude1:longitude1:)`` returns nil there).
+struct GeodesicPath {
+    let latitude0: Double
+    let longitude0: Double
+    /// Length in metres.
+    let length: Double
+    // The direct problem's constants for this path (Vincenty's notation).
+    private let sinU1, cosU1, sinAlpha1, cosAlpha1, sigma1, sinAlpha, cos2Alpha, A, B: Double
+
+    /// The longest path a crossing is looked for on (metres): fixes further apart say too
+    /// little about the way between them.
+    static let maximumLength = 100_000.0
+
+    init?(latitude0: Double, longitude0: Double, latitude1: Double, longitude1: Double) {
+        let f = Geodesic.flattening
+        let (sU1, cU1) = Geodesic.reducedLatitude(latitude0)
+        let (sU2, cU2) = Geodesic.reducedLatitude(latitude1)
+        let L = Geodesic.unwrapDegrees(longitude1 - longitude0) * Geodesic.degree
+        var lambda = L
+        var converged = false
+        var sinLambda = 0.0, cosLambda = 1.0
+        for _ in 0..<200 {
+            sinLambda = sin(lambda)
+            cosLambda = cos(lambda)
+            let t1 = cU2 * sinLambda, t2 = cU1 * sU2 - sU1 * cU2 * cosLambda
+            let sinSigma = (t1 * t1 + t2 * t2).squareRoot()
+            if sinSigma == 0 { converged = true; break }
+            let cosSigma = sU1 * sU2 + cU1 * cU2 * cosLambda
+            let sigma = atan2(sinSigma, cosSigma)
+            let sa = cU1 * cU2 * sinLambda / sinSigma
+            let c2a = 1 - sa * sa
+            let c2sm = c2a != 0 ? cosSigma - 2 * sU1 * sU2 / c2a : 0
+            let C = f / 16 * c2a * (4 + f * (4 - 3 * c2a))
+            let previous = lambda
+            lambda = L + (1 - C) * f * sa * (sigma + C * sinSigma * (c2sm + C * cosSigma * (-1 + 2 * c2sm * c2sm)))
+            if abs(lambda) > .pi { return nil }
+            if abs(lambda - previous) < 1e-13 { converged = true; break }
+        }
+        guard converged else { return nil }
+        let alpha1 = atan2(cU2 * sinLambda, cU1 * sU2 - sU1 * cU2 * cosLambda)
+        self.latitude0 = latitude0
+        self.longitude0 = longitude0
+        length = Geodesic.distance(latitude1: latitude0, longitude1: longitude0, latitude2: latitude1, longitude2: longitude1)
+        sinU1 = sU1
+        cosU1 = cU1
+        sinAlpha1 = sin(alpha1)
+        cosAlpha1 = cos(alpha1)
+        sigma1 = atan2(sU1 / cU1, cosAlpha1)
+        sinAlpha = cU1 * sinAlpha1
+        cos2Alpha = 1 - sinAlpha * sinAlpha
+        let u2 = cos2Alpha * Geodesic.ep2
+        A = 1 + u2 / 16384 * (4096 + u2 * (-768 + u2 * (320 - 175 * u2)))
+        B = u2 / 1024 * (256 + u2 * (-128 + u2 * (74 - 47 * u2)))
+    }
+
+    /// The point `s` metres along the path (Vincenty's direct formula); longitude unwrapped
+    /// continuously from the start (it may leave [-180, 180] on a path across the
+    /// antimeridian).
+    func point(at s: Double) -> (latitude: Double, longitude: Double) {
+        let f = Geodesic.flattening, deg = Geodesic.degree
+        let base = s / (Geodesic.polarRadius * A)
+        var sigma = base
+        var sinSigma = 0.0, cosSigma = 1.0, cos2SigmaM = 1.0
+        for _ in 0..<100 {
+            cos2SigmaM = cos(2 * sigma1 + sigma)
+            sinSigma = sin(sigma)
+            cosSigma = cos(sigma)
+            let c2 = cos2SigmaM * cos2SigmaM
+            let dSigma = B * sinSigma * (cos2SigmaM + B / 4 * (cosSigma * (-1 + 2 * c2)
+                - B / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * c2)))
+            let next = base + dSigma
+            if abs(next - sigma) < 1e-14 { sigma = next; break }
+            sigma = next
+        }
+        cos2SigmaM = cos(2 * sigma1 + sigma)
+        sinSigma = sin(sigma)
+        cosSigma = cos(sigma)
+        let tmp = sinU1 * sinSigma - cosU1 * cosSigma * cosAlpha1
+        let lat = atan2(sinU1 * cosSigma + cosU1 * sinSigma * cosAlpha1, (1 - f) * (sinAlpha * sinAlpha + tmp * tmp).squareRoot())
+        let lambda = atan2(sinSigma * sinAlpha1, cosU1 * cosSigma - sinU1 * sinSigma * cosAlpha1)
+        let C = f / 16 * cos2Alpha * (4 + f * (4 - 3 * cos2Alpha))
+        let L = lambda - (1 - C) * f * sinAlpha * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
+        return (lat / deg, longitude0 + L / deg)
+    }
+}
