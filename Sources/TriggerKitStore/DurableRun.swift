@@ -188,6 +188,7 @@ import Foundation
         var batch = StateBatch(inputPosition: position, defaultAddedAt: evaluator.defaultAddedAt,
                                streamTime: evaluator.streamTime, stats: evaluator.stats)
         batch.devices = evaluator.takeChangedDevices()
+        batch.fences = evaluator.fenceSnapshot()
         var timeFired = false
         var log = JSONWriter()
         for e in batchEvents {

@@ -23,6 +23,8 @@
     public var deliveredLines: [UInt8] = []
     /// How many fires ``deliveredLines`` holds.
     public var deliveredCount = 0
+    /// The fences with rules, whole (`nil`: none, nothing written).
+    public var fences: FenceSnapshot?
     /// ``InputDigest`` of the first ``inputPosition`` lines.
     public var inputDigest = InputDigest().description
 

@@ -58,9 +58,14 @@ extension StateStore {
                                               inside: inside, pendingSlots: pendingSlots, pendingSince: pendingSince,
                                               firedOnce: firedOnce, settings: settings))
             }
+            var fences: FenceSnapshot?
+            if let blob: Data = meta["fences"] {
+                guard let f = try? JSONDecoder().decode(FenceSnapshot.self, from: blob) else { return .damaged("unreadable fence state") }
+                fences = f
+            }
             let snapshot = EvaluatorSnapshot(
                 requestsFingerprint: fingerprint, defaultAddedAt: meta["defaultAddedAt"], streamTime: meta["streamTime"],
-                stats: stats, queuedFires: cursors, doneLocationSlots: done, devices: devices)
+                stats: stats, queuedFires: cursors, doneLocationSlots: done, devices: devices, fences: fences)
             return .saved(SavedRun(snapshot: snapshot, inputPosition: meta["inputPosition"],
                                    inputDigest: meta["inputDigest"], options: meta["options"]))
         }
@@ -103,6 +108,9 @@ extension StateStore {
             try db.cachedStatement(sql: """
                 UPDATE meta SET inputPosition = ?, defaultAddedAt = ?, streamTime = ?, stats = ?, inputDigest = ? WHERE id = 1
                 """).execute(arguments: [batch.inputPosition, batch.defaultAddedAt, batch.streamTime, statsJSON, batch.inputDigest])
+            if let fences = batch.fences, let blob = try? JSONEncoder().encode(fences) {
+                try db.cachedStatement(sql: "UPDATE meta SET fences = ? WHERE id = 1").execute(arguments: [blob])
+            }
             if !batch.devices.isEmpty {
                 let upsert = try db.cachedStatement(sql: """
                     INSERT OR REPLACE INTO device_state

@@ -65,6 +65,14 @@ extension StateStore {
                 UPDATE schema_info SET version = 2;
                 """)
         }
+        m.registerMigration("v3") { db in
+            try db.execute(sql: """
+                -- Fences with rules (dwell, accuracy, window, crossings): FenceSnapshot as
+                -- JSON, rewritten whole by each batch; NULL when no request has rules.
+                ALTER TABLE meta ADD COLUMN fences BLOB;
+                UPDATE schema_info SET version = 3;
+                """)
+        }
         return m
     }()
 }

@@ -85,7 +85,10 @@ struct NextCommand: ParsableCommand {
             for r in requests {
                 let start = r.addedAt.map(Timestamp.millis) ?? defaultStart
                 let reference = afterDate.map(Timestamp.millis) ?? start
-                let dates = TimeRule(r.trigger, addedAt: start, floatingTimeZone: zone)?.fires(after: reference, count: count) ?? []
+                // An expiring request has no fire at or after its expiry.
+                let expires = r.expiresAt.flatMap(RequestLimits.millis) ?? .max
+                let dates = (TimeRule(r.trigger, addedAt: start, floatingTimeZone: zone)?.fires(after: reference, count: count) ?? [])
+                    .filter { $0 < expires }
                 dateCount += dates.count
                 out.writer.raw("{\"identifier\":")
                 out.writer.string(r.identifier)

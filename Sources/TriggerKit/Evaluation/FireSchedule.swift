@@ -21,6 +21,15 @@ import Foundation
         public var rank: Int32
         /// False once removed in place: its queued fire is dropped when it comes up.
         public var live = true
+        /// Its request's `expiresAt` (epoch ms): no fire at or after it. `Int64.max`: none.
+        public var expiresAt = Int64.max
+
+        /// The fire after `date`, unless the request has expired by then.
+        @inline(__always)
+        func fire(after date: Int64) -> Int64? {
+            guard let n = rule.fire(after: date), n < expiresAt else { return nil }
+            return n
+        }
     }
 
     /// The rank of triggers appended in place.
@@ -51,9 +60,10 @@ import Foundation
             let added = r.addedAt.map(Timestamp.millis) ?? defaultAddedAt
             guard let rule = TimeRule(r.trigger, addedAt: added, floatingTimeZone: floatingTimeZone) else { continue }
             let slot = Int32(entries.count)
-            entries.append(Entry(rule: rule, request: Int32(i), rank: ranks[i]))
+            let expires = r.expiresAt.flatMap(RequestLimits.millis) ?? .max
+            entries.append(Entry(rule: rule, request: Int32(i), rank: ranks[i], expiresAt: expires))
             let first = after.map { rule.nextFire(strictlyAfter: Swift.max($0, added - 1)) } ?? rule.firstFire
-            if let first { fires.append(ScheduledFire(date: first, rank: ranks[i], slot: slot)) }
+            if let first, first < expires { fires.append(ScheduledFire(date: first, rank: ranks[i], slot: slot)) }
         }
         self.entries = entries
         self.queue = FireQueue(fires)
@@ -117,7 +127,7 @@ import Foundation
         while let top = queue.min, top.date <= t {
             guard entries[Int(top.slot)].live else { queue.replaceMin(with: nil); continue }
             out.append(top)
-            let next = entries[Int(top.slot)].rule.fire(after: top.date)
+            let next = entries[Int(top.slot)].fire(after: top.date)
             queue.replaceMin(with: next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
         }
     }
@@ -140,15 +150,16 @@ import Foundation
     mutating func popDue(until t: Int64, coalescingBefore horizon: Int64, into out: inout [DueFire]) {
         while let top = queue.min, top.date <= t {
             guard entries[Int(top.slot)].live else { queue.replaceMin(with: nil); continue }
-            let rule = entries[Int(top.slot)].rule
+            let entry = entries[Int(top.slot)]
             if top.date < horizon {
-                let limit = Swift.min(horizon, t == .max ? t : t + 1)
-                let c = rule.coalesce(from: top.date, before: limit)
+                let limit = Swift.min(horizon, t == .max ? t : t + 1, entry.expiresAt)
+                let c = entry.rule.coalesce(from: top.date, before: limit)
                 out.append(DueFire(date: c.last, slot: top.slot, count: c.count))
-                queue.replaceMin(with: c.next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
+                let next = c.next.flatMap { $0 < entry.expiresAt ? $0 : nil }
+                queue.replaceMin(with: next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
             } else {
                 out.append(DueFire(date: top.date, slot: top.slot, count: 1))
-                queue.replaceMin(with: rule.fire(after: top.date).map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
+                queue.replaceMin(with: entry.fire(after: top.date).map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
             }
         }
     }
@@ -206,7 +217,7 @@ import Foundation
                     push(Item(fire: nodes[c], node: c))
                 }
             }
-            if live, let next = entries[Int(item.fire.slot)].rule.fire(after: item.fire.date) {
+            if live, let next = entries[Int(item.fire.slot)].fire(after: item.fire.date) {
                 push(Item(fire: ScheduledFire(date: next, rank: item.fire.rank, slot: item.fire.slot), node: -1))
             }
         }
@@ -227,7 +238,7 @@ import Foundation
             if case .calendar(let s, _, _) = old, s.isFloating, date != nil {
                 date = new.nextFire(strictlyAfter: now)
             }
-            if let date { fires.append(ScheduledFire(date: date, rank: entries[slot].rank, slot: Int32(slot))) }
+            if let date, date < entries[slot].expiresAt { fires.append(ScheduledFire(date: date, rank: entries[slot].rank, slot: Int32(slot))) }
         }
         queue = FireQueue(fires)
     }

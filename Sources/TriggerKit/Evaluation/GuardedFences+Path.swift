@@ -28,16 +28,19 @@ extension GuardedFences {
               let path = GeodesicPath(latitude0: p.latitude, longitude0: p.longitude, latitude1: latitude, longitude1: lon1),
               path.length > 0, path.length <= GeodesicPath.maximumLength
         else { return nil }
-        let range = fence.radius >= 0 ? circleRange(fence, path) : polygonRange(f, path, shifts: shifts)
-        guard let (sIn, sOut) = range else { return nil }
         let span = Double(t - p.t)
+        // Boundary points to a quarter of the path's length per millisecond (a slow device's
+        // date still rounds right), and never coarser than 0.1 mm.
+        let precision = max(1e-9, min(Self.pathPrecision, path.length / max(1, span) / 4))
+        let range = fence.radius >= 0 ? circleRange(fence, path, precision: precision) : polygonRange(f, path, shifts: shifts)
+        guard let (sIn, sOut) = range else { return nil }
         func date(_ s: Double) -> Int64 { p.t + Int64((span * (s / path.length)).rounded(.toNearestOrAwayFromZero)) }
         return (date(sIn), date(sOut))
     }
 
     /// A circle: the closest approach (golden-section search: distance along a geodesic
     /// this short is unimodal), then the boundary on each side by bisection.
-    private func circleRange(_ fence: Fence, _ path: GeodesicPath) -> (Double, Double)? {
+    private func circleRange(_ fence: Fence, _ path: GeodesicPath, precision: Double) -> (Double, Double)? {
         func g(_ s: Double) -> Double {
             let q = path.point(at: s)
             return Geodesic.distance(latitude1: fence.latitude, longitude1: fence.longitude, latitude2: q.latitude, longitude2: q.longitude)
@@ -46,7 +49,7 @@ extension GuardedFences {
         var a = 0.0, b = path.length
         var c = b - phi * (b - a), d = a + phi * (b - a)
         var gc = g(c), gd = g(d)
-        while b - a > Self.pathPrecision {
+        while b - a > precision {
             if gc <= gd {
                 b = d; d = c; gd = gc
                 c = b - phi * (b - a); gc = g(c)
@@ -59,14 +62,14 @@ extension GuardedFences {
         guard g(sMin) <= fence.radius else { return nil }
         // First s with g <= r on [0, sMin], last on [sMin, L]; both ends are outside.
         var lo = 0.0, hi = sMin
-        while hi - lo > Self.pathPrecision {
+        while hi - lo > precision {
             let m = (lo + hi) / 2
             if g(m) <= fence.radius { hi = m } else { lo = m }
         }
         let sIn = hi
         lo = sMin
         hi = path.length
-        while hi - lo > Self.pathPrecision {
+        while hi - lo > precision {
             let m = (lo + hi) / 2
             if g(m) <= fence.radius { lo = m } else { hi = m }
         }

@@ -59,6 +59,16 @@
             sched.restoreQueue(cursors)
             next.schedule = sched
         }
+        // Fences with rules: their links by identifier (fresh ones start afresh).
+        if let g = guarded, let ng = next.guarded, next.defaultAddedAt != nil {
+            var newFence: [String: Int32] = [:]
+            for (f, fence) in ng.fences.enumerated() { newFence[newRequests[Int(fence.request)].identifier] = Int32(f) }
+            let snap = g.snapshot(deviceNames: deviceNames)
+            ng.restore(snap, device: { next.device(named: $0) }, map: { f in
+                let id = self.requests[Int(g.fences[Int(f)].request)].identifier
+                return fresh.contains(id) ? nil : newFence[id]
+            })
+        }
         return next
     }
 }

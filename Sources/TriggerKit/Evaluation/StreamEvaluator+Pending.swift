@@ -12,6 +12,7 @@ import Foundation
             for (slot, e) in s.entries.enumerated() where !queued[slot] || !e.live { flags[Int(e.request)] = false }
         }
         for l in locations where l.done { flags[Int(l.request)] = false }
+        for f in guarded?.fences ?? [] where f.done { flags[Int(f.request)] = false }
         return flags
     }
 
@@ -32,7 +33,7 @@ import Foundation
     /// request is not time-based or the stream has not started (then rebuild instead).
     /// - Complexity: O(log n) plus one next-date computation.
     func appendTimeRequest(_ r: NotificationRequest) -> Int32? {
-        guard schedule != nil, let added = r.addedAt,
+        guard schedule != nil, let added = r.addedAt, r.expiresAt == nil,
               let rule = TimeRule(r.trigger, addedAt: Timestamp.millis(added), floatingTimeZone: options.floatingTimeZone)
         else { return nil }
         let index = Int32(requests.count)
@@ -54,7 +55,7 @@ import Foundation
     /// fresh build. Fires of one fix stay in identifier order (see ``process(device:t:latitude:longitude:accuracy:into:)``).
     /// - Complexity: O(1) amortised (a few grid cells); a polygon adds GEOS preparation.
     func appendLocationRequest(_ r: NotificationRequest) -> Int32? {
-        guard schedule != nil, let added = r.addedAt, case .location(let t) = r.trigger,
+        guard schedule != nil, let added = r.addedAt, r.expiresAt == nil, case .location(let t) = r.trigger, !t.hasRules,
               (try? regionIndex.append(t.region)) != nil
         else { return nil }
         let index = Int32(requests.count)
@@ -79,6 +80,10 @@ import Foundation
     /// slot never fires again (device states forget it at their next step). O(log n) for a
     /// time trigger; O(1) for a location one once ``locationSlotIndex`` is built (O(n), once).
     func kill(request index: Int32) {
+        if let g = guarded, Int(index) < g.fenceOfRequest.count, g.fenceOfRequest[Int(index)] >= 0 {
+            g.fences[Int(g.fenceOfRequest[Int(index)])].done = true
+            return
+        }
         if let slot = schedule?.slot(ofRequest: index) {
             schedule?.kill(slot: slot)
             return

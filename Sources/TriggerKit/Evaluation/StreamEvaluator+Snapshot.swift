@@ -14,9 +14,11 @@
     public var doneLocationSlots: [Int32]
     /// Every device's state (or only the changed ones, see ``StreamEvaluator/takeChangedDevices()``).
     public var devices: [DeviceSnapshot]
+    /// The fences with rules (whole; `nil` when no request has rules).
+    public var fences: FenceSnapshot?
 
     package init(requestsFingerprint: UInt64, defaultAddedAt: Int64?, streamTime: Int64?, stats: StreamStats,
-                 queuedFires: [QueuedFire], doneLocationSlots: [Int32], devices: [DeviceSnapshot]) {
+                 queuedFires: [QueuedFire], doneLocationSlots: [Int32], devices: [DeviceSnapshot], fences: FenceSnapshot? = nil) {
         self.requestsFingerprint = requestsFingerprint
         self.defaultAddedAt = defaultAddedAt
         self.streamTime = streamTime
@@ -24,6 +26,7 @@
         self.queuedFires = queuedFires
         self.doneLocationSlots = doneLocationSlots
         self.devices = devices
+        self.fences = fences
     }
 
     /// One schedule cursor.
@@ -93,7 +96,13 @@
             requestsFingerprint: requestsFingerprint, defaultAddedAt: defaultAddedAt, streamTime: streamTime, stats: stats,
             queuedFires: (schedule?.queuedFires ?? []).map { .init(slot: $0.slot, date: $0.date) },
             doneLocationSlots: locations.indices.filter { locations[$0].done && !refusedSlots.contains(Int32($0)) }.map { Int32($0) },
-            devices: devices.indices.map { snapshot(ofDevice: $0) })
+            devices: devices.indices.map { snapshot(ofDevice: $0) }, fences: fenceSnapshot())
+    }
+
+    /// The fences with rules' state (`nil` when there are none).
+    public func fenceSnapshot() -> FenceSnapshot? {
+        guard let g = guarded, !g.fences.isEmpty else { return nil }
+        return g.snapshot(deviceNames: deviceNames)
     }
 
     /// The states of devices changed since the last call (all devices on the first call),
@@ -125,6 +134,7 @@
                 pending: zip(d.pendingSlots, d.pendingSince).map { PendingCrossing(slot: $0, since: $1) }, firedOnce: d.firedOnce)
             if let s = d.settings { settings[i] = s }
         }
+        if let f = snap.fences { guarded?.restore(f, device: { self.device(named: $0) }, map: { $0 }) }
         for i in changedDevices { isChanged[Int(i)] = false }
         changedDevices.removeAll()
     }
