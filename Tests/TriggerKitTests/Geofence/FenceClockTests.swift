@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// A location request with rules around the harness's circle at (40, -74); `rules` is the
+/// JSON members added to its trigger (e.g. `"dwell": {"inside": 300}`).
+func ruledRequest(_ id: String, radius: Double = 100, entry: Bool = true, exit: Bool = true, repeats: Bool = true,
+                  device: String? = nil, expiresAt: String? = nil, rules: String) -> String {
+    var s = "{\"identifier\": \"\(id)\", \"content\": {\"title\": \"\(id)\"}, "
+    if let device { s += "\"device\": \"\(device)\", " }
+    if let expiresAt { s += "\"expiresAt\": \"\(expiresAt)\", " }
+    s += "\"trigger\": {\"type\": \"location\", \"repeats\": \(repeats), \(rules), \"region\": {\"identifier\": \"r-\(id)\", "
+    s += "\"center\": {\"latitude\": 40.0, \"longitude\": -74.0}, \"radius\": \(radius), \"notifyOnEntry\": \(entry), \"notifyOnExit\": \(exit)}}}"
+    return s
+}
+
+/// A clock line at second `s` of the test stream (``at(_:)``), with milliseconds.
+func clock(_ s: Int, ms: Int = 0) -> String {
+    "{\"t\": \"\(Timestamp.string(millis: 1_795_770_000_000 + Int64(s) * 1000 + Int64(ms)))\"}"
+}
+
+func at(_ s: Int, ms: Int) -> String { Timestamp.string(millis: 1_795_770_000_000 + Int64(s) * 1000 + Int64(ms)) }
+
+/// Issue 13: dwell fired by the clock, time windows, expiry.
+@Suite("fence rules: dwell, windows, expiry")
+struct FenceClockTests {
+    @Test func aDwellFiresFromTheClockAloneAtTheExactMoment() {
+        var h = StreamHarness(requests: ruledRequest("cafe", entry: false, exit: false, rules: "\"dwell\": {\"inside\": 300}"))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 10, north: 0), clock(309), clock(310), clock(2000)])
+        // No fix after the entry: the clock line at 310 s passes the due instant (10 + 300).
+        #expect(out == ["cafe dwellInside d \(at(310))"])
+    }
+
+    @Test func aDwellNeedsAClockLineThatReachesIt() {
+        var h = StreamHarness(requests: ruledRequest("cafe", entry: false, exit: false, rules: "\"dwell\": {\"inside\": 300}"))
+        #expect(h.feedBrief([fix("d", 0, north: 500), fix("d", 10, north: 0), clock(309, ms: 999)]).isEmpty)
+    }
+
+    @Test func leavingBeforeTheDwellCancelsItAndAnotherStayStartsAgain() {
+        var h = StreamHarness(requests: ruledRequest("cafe", entry: false, exit: false, rules: "\"dwell\": {\"inside\": 300}"))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 10, north: 0), fix("d", 309, north: 500),
+                               clock(400), fix("d", 500, north: 0), clock(800)])
+        #expect(out == ["cafe dwellInside d \(at(800))"])
+    }
+
+    @Test func leavingAtTheDueInstantIsNotBeforeIt() {
+        // Due at 310; the exit fix at exactly 310 comes after the clock's fires of 310.
+        var h = StreamHarness(requests: ruledRequest("cafe", rules: "\"dwell\": {\"inside\": 300}"))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 10, north: 0), fix("d", 310, north: 500)])
+        #expect(out == ["cafe enter d \(at(10))", "cafe dwellInside d \(at(310))", "cafe exit d \(at(310))"])
+    }
+
+    @Test func aDwellFiresOncePerStay() {
+        var h = StreamHarness(requests: ruledRequest("cafe", entry: false, exit: false, rules: "\"dwell\": {\"inside\": 60}"))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 10, north: 0), fix("d", 100, north: 1), fix("d", 200, north: 2), clock(500)])
+        #expect(out == ["cafe dwellInside d \(at(70))"])
+    }
+
+    @Test func anOutsideDwellStartsAtTheExitAndAtTheFirstFix() {
+        var h = StreamHarness(requests: ruledRequest("away", entry: false, exit: false, rules: "\"dwell\": {\"outside\": 600}"))
+        let out = h.feedBrief([fix("a", 0, north: 0), fix("b", 0, north: 900), fix("a", 100, north: 800), clock(5000)])
+        // b is outside from its first fix (0 s); a leaves at 100 s.
+        #expect(out == ["away dwellOutside b \(at(600))", "away dwellOutside a \(at(700))"])
+    }
+
+    @Test func aSharedOneShotDwellFiresOncePerDevice() {
+        var h = StreamHarness(requests: ruledRequest("once", entry: false, exit: false, repeats: false, rules: "\"dwell\": {\"inside\": 60}"))
+        let out = h.feedBrief([fix("a", 0, north: 500), fix("a", 10, north: 0), fix("a", 100, north: 500), fix("a", 200, north: 0), clock(1000)])
+        #expect(out == ["once dwellInside a \(at(70))"])
+    }
+
+    @Test func expiryDuringADwellCancelsIt() {
+        var h = StreamHarness(requests: ruledRequest("cafe", expiresAt: at(200), rules: "\"dwell\": {\"inside\": 300}"))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 10, north: 0), clock(1000), fix("d", 1100, north: 500)])
+        #expect(out == ["cafe enter d \(at(10))"])
+        #expect(h.evaluator.pendingFlags() == [false])
+    }
+
+    @Test func anExpiryAtTheDueInstantComesFirst() {
+        var h = StreamHarness(requests: ruledRequest("cafe", entry: false, expiresAt: at(310), rules: "\"dwell\": {\"inside\": 300}"))
+        #expect(h.feedBrief([fix("d", 0, north: 500), fix("d", 10, north: 0), clock(1000)]).isEmpty)
+        var one = StreamHarness(requests: ruledRequest("cafe", entry: false, expiresAt: at(310, ms: 1), rules: "\"dwell\": {\"inside\": 300}"))
+        #expect(one.feedBrief([fix("d", 0, north: 500), fix("d", 10, north: 0), clock(1000)]) == ["cafe dwellInside d \(at(310))"])
+    }
+
+    @Test func aTimeTriggerStopsAtItsExpiry() {
+        let r = "{\"identifier\": \"nudge\", \"content\": {\"title\": \"n\"}, \"addedAt\": \"\(at(0))\", \"expiresAt\": \"\(at(180))\", "
+            + "\"trigger\": {\"type\": \"timeInterval\", \"timeInterval\": 60, \"repeats\": true}}"
+        var h = StreamHarness(requests: r)
+        // 60, 120 fire; 180 is the expiry instant itself.
+        #expect(h.feedBrief([clock(0), clock(1000)]) == ["nudge timeInterval \(at(60))", "nudge timeInterval \(at(120))"])
+        #expect(h.evaluator.pendingFlags() == [false])
+    }
+
+    @Test func aPlainLocationRequestExpiresToo() {
+        var h = StreamHarness(requests: ruledRequest("popup", expiresAt: at(100), rules: "\"crossings\": false"))
+        let plain = circleRequest("popup").replacingOccurrences(of: "\"trigger\"", with: "\"expiresAt\": \"\(at(100))\", \"trigger\"")
+        var p = StreamHarness(requests: plain)
+        let lines = [fix("d", 0, north: 500), fix("d", 50, north: 0), fix("d", 90, north: 500), fix("d", 100, north: 0), fix("d", 150, north: 500)]
+        #expect(p.feedBrief(lines) == ["popup enter d \(at(50))", "popup exit d \(at(90))"])
+        #expect(h.feedBrief(lines) == ["popup enter d \(at(50))", "popup exit d \(at(90))"])
+        #expect(p.evaluator.pendingFlags() == [false])
+    }
+
+    // MARK: windows
+
+    /// A request armed in `intervals` (second offsets of the test stream).
+    static func windowed(_ intervals: [(Int, Int)], extra: String = "", dwell: String = "") -> String {
+        let list = intervals.map { "{\"start\": \"\(at($0.0))\", \"end\": \"\(at($0.1))\"}" }.joined(separator: ", ")
+        return ruledRequest("shop", rules: "\(dwell)\"window\": {\"intervals\": [\(list)]\(extra)}")
+    }
+
+    @Test func nothingFiresOutsideTheWindowButTheStateIsFollowed() {
+        var h = StreamHarness(requests: Self.windowed([(100, 200)]))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 50, north: 0), fix("d", 150, north: 500),
+                               fix("d", 180, north: 0), fix("d", 250, north: 500)])
+        // Enter at 50 (closed): silent; exit at 150 fires; enter at 180 fires; exit at 250 (closed) does not.
+        #expect(out == ["shop exit d \(at(150))", "shop enter d \(at(180))"])
+    }
+
+    @Test func enterAtOpeningAndExitAtClosing() {
+        var h = StreamHarness(requests: Self.windowed([(100, 200)], extra: ", \"enterAtOpening\": true, \"exitAtClosing\": true"))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 50, north: 0), fix("o", 60, north: 900), clock(500)])
+        #expect(out == ["shop enter d \(at(100))", "shop exit d \(at(200))"])
+    }
+
+    @Test func theWindowIsHalfOpen() {
+        // Armed from 100 (inclusive) to 200 (exclusive).
+        var h = StreamHarness(requests: Self.windowed([(100, 200)]))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 100, north: 0), fix("d", 200, north: 500)])
+        #expect(out == ["shop enter d \(at(100))"])
+    }
+
+    @Test func aDwellAtTheWindowsClosingInstantDoesNotFire() {
+        // Inside from 50; the dwell clock starts at the opening (100): due at 200 = closing.
+        var closing = StreamHarness(requests: Self.windowed([(100, 200)], dwell: "\"dwell\": {\"inside\": 100}, "))
+        #expect(closing.feedBrief([fix("d", 0, north: 500), fix("d", 50, north: 0), clock(1000)]).isEmpty)
+        // One millisecond more of window and it fires at its due instant.
+        let r = ruledRequest("shop", rules: "\"dwell\": {\"inside\": 100}, \"window\": {\"intervals\": [{\"start\": \"\(at(100))\", \"end\": \"\(at(200, ms: 1))\"}]}")
+        var open = StreamHarness(requests: r)
+        #expect(open.feedBrief([fix("d", 0, north: 500), fix("d", 50, north: 0), clock(1000)]) == ["shop dwellInside d \(at(200))"])
+    }
+
+    @Test func weeklyHoursFollowTheFencesOwnZone() {
+        // 2026-11-23 is a Monday; 09:00-17:00 in New York is 14:00-22:00 UTC.
+        let r = "{\"identifier\": \"office\", \"content\": {\"title\": \"o\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, "
+            + "\"window\": {\"weekdays\": [2, 3, 4, 5, 6], \"opens\": \"09:00\", \"closes\": \"17:00\", \"timeZone\": \"America/New_York\", "
+            + "\"enterAtOpening\": true, \"exitAtClosing\": true}, "
+            + "\"region\": {\"identifier\": \"office\", \"center\": {\"latitude\": 40.7484, \"longitude\": -73.9857}, \"radius\": 100}}}"
+        var h = StreamHarness(requests: r)
+        let inside = "\"lat\": 40.7484, \"lon\": -73.9857"
+        let out = h.feedBrief(["{\"device\": \"d\", \"t\": \"2026-11-23T13:30:00Z\", \(inside)}", "{\"t\": \"2026-11-23T23:00:00Z\"}",
+                               "{\"t\": \"2026-11-28T23:00:00Z\"}"])
+        #expect(out == ["office enter d 2026-11-23T14:00:00Z", "office exit d 2026-11-23T22:00:00Z",
+                        "office enter d 2026-11-24T14:00:00Z", "office exit d 2026-11-24T22:00:00Z",
+                        "office enter d 2026-11-25T14:00:00Z", "office exit d 2026-11-25T22:00:00Z",
+                        "office enter d 2026-11-26T14:00:00Z", "office exit d 2026-11-26T22:00:00Z",
+                        "office enter d 2026-11-27T14:00:00Z", "office exit d 2026-11-27T22:00:00Z"])
+    }
+
+    @Test func aWeeklyOpeningInTheSpringForwardGapMovesByTheGap() {
+        // New York, 2027-03-14: 02:00 -> 03:00. A window opening at 02:30 opens at 03:30 EDT (07:30Z).
+        let plan = FenceWindowPlan(FenceWindow(schedule: .weekly(weekdays: [], opens: .init(hour: 2, minute: 30), closes: .init(hour: 4)),
+                                               timeZone: TimeZone(identifier: "America/New_York")), floatingTimeZone: .gmt)
+        let before = Timestamp.parseMillis("2027-03-14T06:00:00Z") ?? 0
+        #expect(plan.state(at: before).armed == false)
+        #expect(plan.state(at: before).next == Timestamp.parseMillis("2027-03-14T07:30:00Z"))
+        #expect(plan.state(at: (Timestamp.parseMillis("2027-03-14T07:30:00Z") ?? 0)).next == Timestamp.parseMillis("2027-03-14T08:00:00Z"))
+    }
+
+    @Test func anOvernightWindowClosesTheNextMorning() {
+        let plan = FenceWindowPlan(FenceWindow(schedule: .weekly(weekdays: [6], opens: .init(hour: 22), closes: .init(hour: 6)),
+                                               timeZone: .gmt), floatingTimeZone: .gmt)
+        // Friday 2026-11-27 22:00Z to Saturday 06:00Z.
+        let friday = Timestamp.parseMillis("2026-11-27T23:00:00Z") ?? 0
+        #expect(plan.state(at: friday).armed)
+        #expect(plan.state(at: friday).next == Timestamp.parseMillis("2026-11-28T06:00:00Z"))
+        #expect(plan.state(at: friday - 2 * 3_600_000).armed == false)
+    }
+}

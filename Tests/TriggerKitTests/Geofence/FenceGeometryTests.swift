@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// A fix exactly `metres` (WGS84 geodesic) north of the harness's circle centre (40, -74).
+func exactFix(_ device: String, _ second: Int, ms: Int = 0, north metres: Double, acc: Double? = nil) -> String {
+    let path = GeodesicPath(latitude0: 40, longitude0: -74, latitude1: 41, longitude1: -74)
+    let p = path?.point(at: metres) ?? (latitude: 40, longitude: -74)
+    var s = "{\"device\": \"\(device)\", \"t\": \"\(at(second, ms: ms))\", \"lat\": \(p.latitude), \"lon\": \(p.longitude)"
+    if let acc { s += ", \"acc\": \(acc)" }
+    return s + "}"
+}
+
+/// Issue 13: accuracy-aware decisions and crossings between sparse fixes.
+@Suite("fence rules: accuracy and crossings")
+struct FenceGeometryTests {
+    // MARK: accuracy
+
+    @Test func theExactFixHelperIsExact() {
+        let path = GeodesicPath(latitude0: 40, longitude0: -74, latitude1: 41, longitude1: -74)
+        for d in [1.0, 60, 99.99, 140.02, 5_000] {
+            let p = path?.point(at: d) ?? (latitude: 0, longitude: 0)
+            #expect(abs(Geodesic.distance(latitude1: 40, longitude1: -74, latitude2: p.latitude, longitude2: p.longitude) - d) < 1e-6)
+        }
+    }
+
+    @Test func anAccuracyCircleExactlyInsideEntersAndOneMillimetreMoreDoesNot() {
+        let r = ruledRequest("careful", rules: "\"accuracy\": {\"maximum\": 100}")
+        var edge = StreamHarness(requests: r)
+        // distance 60 + accuracy 40 = radius 100: the circle is inside (boundary included).
+        #expect(edge.feedBrief([exactFix("d", 0, north: 500), exactFix("d", 10, north: 60, acc: 40)]) == ["careful enter d \(at(10))"])
+        var over = StreamHarness(requests: r)
+        #expect(over.feedBrief([exactFix("d", 0, north: 500), exactFix("d", 10, north: 60, acc: 40.001)]).isEmpty)
+        // Without the rule the same fix is simply inside.
+        var plain = StreamHarness(requests: circleRequest("careful"))
+        #expect(plain.feedBrief([exactFix("d", 0, north: 500), exactFix("d", 10, north: 60, acc: 40.01)]) == ["careful enter d \(at(10))"])
+    }
+
+    @Test func leavingNeedsTheWholeCircleOutside() {
+        let r = ruledRequest("careful", rules: "\"accuracy\": {\"maximum\": 100}")
+        var h = StreamHarness(requests: r)
+        // 140 - 40 = 100 is not beyond the radius: undecided; 140.001 - 40 is.
+        let out = h.feedBrief([exactFix("d", 0, north: 0), exactFix("d", 10, north: 140, acc: 40), exactFix("d", 20, north: 140.001, acc: 40)])
+        #expect(out == ["careful exit d \(at(20))"])
+    }
+
+    @Test func anUndecidedFixKeepsADwellGoing() {
+        let r = ruledRequest("careful", entry: false, exit: false, rules: "\"accuracy\": {\"maximum\": 100}, \"dwell\": {\"inside\": 60}")
+        var h = StreamHarness(requests: r)
+        let out = h.feedBrief([exactFix("d", 0, north: 500), exactFix("d", 10, north: 0, acc: 5), exactFix("d", 30, north: 105, acc: 20), clock(100)])
+        #expect(out == ["careful dwellInside d \(at(70))"])
+    }
+
+    @Test func fixesBeyondTheMaximumAreIgnoredAndCounted() {
+        let r = ruledRequest("careful", rules: "\"accuracy\": {\"maximum\": 50}")
+        var h = StreamHarness(requests: r)
+        let out = h.feedBrief([exactFix("d", 0, north: 500), exactFix("d", 10, north: 0, acc: 50.5), exactFix("d", 20, north: 0, acc: 50)])
+        // 50.5 > 50: ignored; 50 (equal to the maximum) is used: 0 + 50 <= 100.
+        #expect(out == ["careful enter d \(at(20))"])
+        #expect(h.evaluator.stats.ignoredAccuracy == 1)
+        #expect(h.evaluator.stats.description.hasSuffix("ignored-accuracy 1"))
+    }
+
+    @Test func aPolygonNeedsItsAccuracyCircleClearOfEveryEdge() {
+        // A square of 0.01 degrees (~1.1 km by ~850 m) with its west edge at -74.
+        let square = "{\"type\": \"Polygon\", \"coordinates\": [[[-74, 40], [-73.99, 40], [-73.99, 40.01], [-74, 40.01], [-74, 40]]]}"
+        let r = "{\"identifier\": \"sq\", \"content\": {\"title\": \"s\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, "
+            + "\"accuracy\": {\"maximum\": 100}, \"region\": {\"identifier\": \"sq\", \"geometry\": \(square)}}}"
+        let metresPerDegreeLon = LocalPlane(latitude: 40.005).kLon
+        func line(_ s: Int, east: Double, acc: Double) -> String {
+            "{\"device\": \"d\", \"t\": \"\(at(s))\", \"lat\": 40.005, \"lon\": \(-74 + east / metresPerDegreeLon), \"acc\": \(acc)}"
+        }
+        var h = StreamHarness(requests: r)
+        // 30 m inside the west edge: accuracy 29.9 is clear of it, 30.1 is not.
+        #expect(h.feedBrief([line(0, east: -200, acc: 5), line(10, east: 30, acc: 30.1)]).isEmpty)
+        #expect(h.feedBrief([line(20, east: 30, acc: 29.9)]) == ["sq enter d \(at(20))"])
+        // 30 m outside: leaving needs accuracy below 30.
+        #expect(h.feedBrief([line(30, east: -30, acc: 30.1)]).isEmpty)
+        #expect(h.feedBrief([line(40, east: -30, acc: 29.9)]) == ["sq exit d \(at(40))"])
+    }
+
+    // MARK: crossings
+
+    /// A circle north of the equator whose boundary is `clearance` metres from the equator
+    /// (negative: the equator cuts into it): its centre lies `radius + clearance` north of
+    /// (0, -74) along the meridian, which is its closest point on the equator.
+    static func equatorCircle(radius: Double, clearance: Double, crossings: Bool = true) -> String {
+        let up = GeodesicPath(latitude0: 0, longitude0: -74, latitude1: 1, longitude1: -74)
+        let c = up?.point(at: radius + clearance) ?? (latitude: 0, longitude: 0)
+        let option = crossings ? ", \"crossings\": true" : ""
+        return "{\"identifier\": \"toll\", \"content\": {\"title\": \"t\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true"
+            + option + ", \"region\": {\"identifier\": \"toll\", \"center\": {\"latitude\": \(c.latitude), \"longitude\": \(c.longitude)}, \"radius\": \(radius)}}}"
+    }
+
+    static func equatorFixes() -> [String] {
+        ["{\"device\": \"car\", \"t\": \"\(at(0))\", \"lat\": 0, \"lon\": -74.01}",
+         "{\"device\": \"car\", \"t\": \"\(at(20))\", \"lat\": 0, \"lon\": -73.99}"]
+    }
+
+    @Test func aPathThatGrazesWithinOneCentimetreCrossesAndOneCentimetreOutsideDoesNot() {
+        var inside = StreamHarness(requests: Self.equatorCircle(radius: 50, clearance: -0.01))
+        let out = inside.feedBrief(Self.equatorFixes())
+        #expect(out.map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == ["toll enter car", "toll exit car"])
+        var outside = StreamHarness(requests: Self.equatorCircle(radius: 50, clearance: 0.01))
+        #expect(outside.feedBrief(Self.equatorFixes()).isEmpty)
+    }
+
+    @Test func crossingDatesAreInterpolatedAlongThePath() throws {
+        // Through the centre: the path meets the circle 'radius' before and after the centre's
+        // foot, at distances measured on the geodesic itself.
+        var h = StreamHarness(requests: Self.equatorCircle(radius: 50, clearance: -50))
+        let out = h.feedBrief(Self.equatorFixes())
+        let length = Geodesic.distance(latitude1: 0, longitude1: -74.01, latitude2: 0, longitude2: -73.99)
+        let toCentre = Geodesic.distance(latitude1: 0, longitude1: -74.01, latitude2: 0, longitude2: -74)
+        func expected(_ s: Double) -> String { at(0, ms: Int((20_000 * s / length).rounded())) }
+        #expect(out == ["toll enter car \(expected(toCentre - 50))", "toll exit car \(expected(toCentre + 50))"])
+    }
+
+    @Test func withoutTheOptionAPassThroughIsNotSeen() {
+        var h = StreamHarness(requests: Self.equatorCircle(radius: 50, clearance: -50, crossings: false))
+        #expect(h.feedBrief(Self.equatorFixes()).isEmpty)
+    }
+
+    @Test func aPolygonPassThroughEntersAndLeaves() {
+        let square = "{\"type\": \"Polygon\", \"coordinates\": [[[-74.001, -0.001], [-73.999, -0.001], [-73.999, 0.001], [-74.001, 0.001], [-74.001, -0.001]]]}"
+        let r = "{\"identifier\": \"gate\", \"content\": {\"title\": \"g\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, "
+            + "\"crossings\": true, \"region\": {\"identifier\": \"gate\", \"geometry\": \(square)}}}"
+        var h = StreamHarness(requests: r)
+        let out = h.feedBrief(Self.equatorFixes())
+        // The equator is a geodesic and the polygon's sides are meridians: -74.001 at 9/20 of
+        // the way (9 s), -73.999 at 11/20 (11 s).
+        #expect(out == ["gate enter car \(at(9))", "gate exit car \(at(11))"])
+    }
+
+    @Test func aOneShotPassThroughEndsAfterItsEnter() {
+        let r = Self.equatorCircle(radius: 50, clearance: -50).replacingOccurrences(of: "\"repeats\": true", with: "\"repeats\": false")
+        var h = StreamHarness(requests: r)
+        let out = h.feedBrief(Self.equatorFixes() + ["{\"device\": \"car\", \"t\": \"\(at(40))\", \"lat\": 0, \"lon\": -74.01}"])
+        #expect(out.count == 1)
+        #expect(out.first?.hasPrefix("toll enter car") == true)
+    }
+
+    @Test func fixesFurtherApartThanTheLimitSayNothingOfTheWayBetween() {
+        var h = StreamHarness(requests: Self.equatorCircle(radius: 50, clearance: -50))
+        let far = ["{\"device\": \"car\", \"t\": \"\(at(0))\", \"lat\": 0, \"lon\": -74.5}",
+                   "{\"device\": \"car\", \"t\": \"\(at(600))\", \"lat\": 0, \"lon\": -73.5}"]
+        #expect(h.feedBrief(far).isEmpty)
+    }
+}
