@@ -5,7 +5,7 @@ SYS_PKGS   := libgeos-dev pkg-config libsqlite3-dev
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN        := .build/release/triggerkit
 
-.PHONY: deps build run test bench crash-test durability-test fuzz serve-fuzz serve-load checks clean
+.PHONY: deps build run test crossings-check bench crash-test durability-test fuzz serve-fuzz serve-load checks clean
 
 deps:
 	@missing=""; for p in $(SYS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -22,9 +22,26 @@ build: deps
 run: build
 	$(BIN) check --requests Fixtures/demo/requests.ndjson --now 2026-11-23T11:00:00Z
 	$(BIN) run --requests Fixtures/demo/requests.ndjson --time-zone America/New_York < Fixtures/demo/fixes.ndjson
+	@echo "# fence rules: dwell by the clock, a time window, crossings between sparse fixes, accuracy, expiry"
+	$(BIN) run --requests Fixtures/demo/fences.ndjson < Fixtures/demo/fence-fixes.ndjson
 
 test: deps
 	$(SWIFT) test
+	$(MAKE) crossings-check
+
+# Crossings between sparse fixes against a geographiclib reference (tools/crossings-check.py,
+# 400 random and grazing paths through circles and polygons, with the debug binary that
+# `swift test` built). Installs geographiclib and shapely from PyPI when missing (or
+# Debian's packages when there is no pip).
+PYTHON ?= python3
+crossings-check:
+	@if ! command -v $(PYTHON) >/dev/null 2>&1; then \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 python3-geographiclib python3-shapely; \
+	fi
+	@$(PYTHON) -c 'import geographiclib, shapely' 2>/dev/null || $(PYTHON) -m pip install -q geographiclib shapely \
+	  || $(PYTHON) -m pip install -q --break-system-packages geographiclib shapely
+	$(SWIFT) build --product triggerkit
+	$(PYTHON) tools/crossings-check.py --bin .build/debug/triggerkit --cases 400 --seed 1
 
 # Every benchmark table (calendar, region index, stream pipeline vs parse-only and shapely,
 # peak memory); the shapely columns are skipped with a message when shapely is not installed.

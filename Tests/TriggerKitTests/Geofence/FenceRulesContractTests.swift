@@ -80,6 +80,18 @@ struct FenceRulesContractTests {
         #expect(Set(o.keys) == ["type", "region", "repeats"])
     }
 
+    @Test func theDemoShowsEveryFeatureAsCheckedIn() throws {
+        let r = try SessionReplayTests.run(["run", "--requests", Fixture.path("demo/fences.ndjson")], input: Fixture.path("demo/fence-fixes.ndjson"))
+        #expect(r.status == 0)
+        let expected = try Fixture.text("demo/fences.expected.ndjson").split(separator: "\n").map(String.init)
+        #expect(r.out == expected)
+        for feature in ["\"dwellInside\"", "\"office-hours\",\"date\":\"2026-11-23T14:00:00Z\"", "16:20:07.298Z", "\"park-careful\"", "\"hourly-nudge\""] {
+            #expect(r.out.contains { $0.contains(feature) }, "\(feature)")
+        }
+        #expect(!r.out.contains { $0.contains("popup-store") })
+        #expect(r.err.contains("ignored-accuracy 1"))
+    }
+
     // MARK: state
 
     static let requests = [
