@@ -149,7 +149,8 @@ final class LiveEngine {
         return nil
     }
 
-    var soonestFireDate: Int64? { current.schedule?.soonestFire?.date }
+    /// The soonest instant a fire or a fence's clock event (dwell, window, expiry) is due.
+    var soonestFireDate: Int64? { current.soonestClockInstant }
 
     /// The `limit` soonest fires, optionally only those a device gets. Without a device
     /// O(k log k); with one, the walk widens until it has `limit` or runs out (bounded by

@@ -2,6 +2,15 @@
 // with the time triggers', their fix events merged with the main path's.
 
 @_spi(Engine) extension StreamEvaluator {
+    /// The soonest instant the clock has something to do at: a time trigger's fire, or a
+    /// fence's dwell, window change or expiry (epoch ms; `nil`: nothing queued).
+    public var soonestClockInstant: Int64? {
+        let fire = schedule?.soonestFire?.date ?? .max
+        let fence = guarded?.soonest ?? .max
+        let soonest = Swift.min(fire, fence)
+        return soonest == .max ? nil : soonest
+    }
+
     /// Advances both clocks to `t`: the time triggers' fires and the fences' clock events
     /// (dwells, window openings and closings), in date order, ties by identifier then
     /// device; requests whose expiry passed are removed.
