@@ -1,4 +1,5 @@
 import Foundation
+import HeapModule
 
 // A fix against the fences with rules: measure, decide by the accuracy rule, step the link,
 // look for a pass-through on the path from the previous fix.
@@ -104,6 +105,27 @@ extension GuardedFences {
         guard !overflow, due <= RequestLimits.latestMillis else { return }
         l.due = due
         timers.insert(Timer(date: due, phase: Timer.dwell, fence: l.fence, device: d))
+        if timers.count > timerBound { compactTimers() }
+    }
+
+    /// Rebuilds the timer heap from what is live: every pending dwell and each window's next
+    /// change. A cancelled dwell leaves its timer in the heap until its date (a heap cannot
+    /// remove from the middle); this bounds them: the heap never holds more than twice what
+    /// is live plus 65,536, at an amortised O(1) per timer.
+    func compactTimers() {
+        var live: [Timer] = []
+        for d in links.indices {
+            for l in links[d] where l.due != Self.noDwell && l.due != Self.dwellFired && !fences[Int(l.fence)].done {
+                live.append(Timer(date: l.due, phase: Timer.dwell, fence: l.fence, device: Int32(d)))
+            }
+        }
+        for f in fences.indices where !fences[f].done {
+            guard let w = fences[f].window, let next = w.state(at: fences[f].armedSince).next else { continue }
+            live.append(Timer(date: next, phase: fences[f].armed ? Timer.close : Timer.open, fence: Int32(f), device: -1))
+        }
+        timers = Heap(live)
+        timerBound = 2 * live.count + timerSlack
+        compactions += 1
     }
 
     /// Appends an event of fence `l.fence` for device `d` when the fence wants it: not done or

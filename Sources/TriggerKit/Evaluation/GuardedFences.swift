@@ -96,6 +96,11 @@ final class GuardedFences {
     var lastSeen: [Int64] = []
     var lastFix: [LastFix?] = []
     var timers = Heap<Timer>()
+    /// The heap's size that triggers ``compactTimers()``, and how often that happened.
+    var timerBound = 65_536
+    var compactions = 0
+    /// Stale timers allowed beyond twice the live ones (a variable for tests).
+    var timerSlack = 65_536
     /// Requests with an `expiresAt` (request index, date), sorted by date; `expiries` is
     /// the next one to act on.
     var expiries: [(date: Int64, request: Int32)] = []

@@ -102,6 +102,25 @@ struct FenceClockTests {
         #expect(p.evaluator.pendingFlags() == [false])
     }
 
+    @Test func cancelledDwellTimersAreBoundedWithoutChangingTheOutput() {
+        // A device in and out every 10 s cancels a 300 s dwell each time; a tiny heap bound
+        // forces compactions, which must not change what fires.
+        let r = ruledRequest("cafe", entry: false, exit: false, rules: "\"dwell\": {\"inside\": 300}")
+        var lines = [fix("d", 0, north: 500)]
+        for k in 0..<200 { lines.append(fix("d", 10 * k + 5, north: k % 2 == 0 ? 0 : 500)) }
+        lines += [fix("d", 3000, north: 0), clock(4000)]
+        var free = StreamHarness(requests: r)
+        let expected = free.feedBrief(lines)
+        #expect(expected == ["cafe dwellInside d \(at(3300))"])
+        var bounded = StreamHarness(requests: r)
+        bounded.evaluator.guarded?.timerBound = 8
+        bounded.evaluator.guarded?.timerSlack = 8
+        #expect(bounded.feedBrief(lines) == expected)
+        #expect((bounded.evaluator.guarded?.compactions ?? 0) > 0)
+        // At most one dwell is live at a time: the heap stays within 2 x 1 + 8.
+        #expect((bounded.evaluator.guarded?.timers.count ?? 99) <= 10)
+    }
+
     // MARK: windows
 
     /// A request armed in `intervals` (second offsets of the test stream).
