@@ -189,6 +189,7 @@ import Foundation
                                streamTime: evaluator.streamTime, stats: evaluator.stats)
         batch.devices = evaluator.takeChangedDevices()
         batch.fences = evaluator.fenceSnapshot()
+        batch.finishedRequests += evaluator.takeRequestsEndedByRules()
         var timeFired = false
         var log = JSONWriter()
         for e in batchEvents {

@@ -37,6 +37,7 @@ extension GuardedFences {
                 nextExpiry += 1
                 let f = fenceOfRequest[Int(e.request)]
                 if f >= 0 { fences[Int(f)].done = true } else { expired.append(e.request) }
+                ended.append(e.request)
                 continue
             }
             guard let timer = timers.min, timer.date <= t else { return }

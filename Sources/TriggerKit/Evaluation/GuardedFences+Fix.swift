@@ -143,7 +143,12 @@ extension GuardedFences {
         }
         out.append(FiredEvent(request: fence.request, date: date, kind: .location, crossing: kind, device: d))
         if !fence.repeats {
-            if fence.device >= 0 { fences[f].done = true } else { l.firedOnce = true }
+            if fence.device >= 0 {
+                fences[f].done = true
+                ended.append(fence.request)
+            } else {
+                l.firedOnce = true
+            }
         }
     }
 

@@ -107,6 +107,9 @@ final class GuardedFences {
     var nextExpiry = 0
     /// Each request's expiry (epoch ms; `Int64.max` when none).
     var expiresAt: [Int64]
+    /// Requests (by index) that ended here since the last ``StreamEvaluator/takeRequestsEndedByRules()``:
+    /// expired, or a device-scoped one-shot fence that fired.
+    var ended: [Int32] = []
     /// Fixes that some accuracy-aware fence ignored as too inaccurate.
     var ignoredForAccuracy = 0
     /// Whether the clock has been started (addedAt known, windows planned).

@@ -11,6 +11,14 @@
         return soonest == .max ? nil : soonest
     }
 
+    /// Requests that ended by their rules since the last call (expired, or a device-scoped
+    /// one-shot fence that fired): a durable store marks them not pending. O(ended).
+    public func takeRequestsEndedByRules() -> [Int32] {
+        guard let g = guarded, !g.ended.isEmpty else { return [] }
+        defer { g.ended.removeAll() }
+        return g.ended
+    }
+
     /// Advances both clocks to `t`: the time triggers' fires and the fences' clock events
     /// (dwells, window openings and closings), in date order, ties by identifier then
     /// device; requests whose expiry passed are removed.

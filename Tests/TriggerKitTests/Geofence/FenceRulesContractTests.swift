@@ -155,4 +155,26 @@ struct FenceRulesContractTests {
         #expect(before.out + after.out == uninterrupted.out)
         #expect(after.out.contains { $0.contains("\"dwellInside\"") })
     }
+
+    @Test func pendingInAStateFileForgetsExpiredRequests() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fence-pending-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let req = dir.appendingPathComponent("r.ndjson"), input = dir.appendingPathComponent("in.ndjson")
+        let requests = [
+            ruledRequest("popup", expiresAt: at(100), rules: "\"dwell\": {\"inside\": 60}"),
+            ruledRequest("mine", repeats: false, device: "d", rules: "\"crossings\": true"),
+            circleRequest("plain").replacingOccurrences(of: "\"trigger\"", with: "\"expiresAt\": \"\(at(50))\", \"trigger\""),
+            ruledRequest("stays", rules: "\"dwell\": {\"inside\": 60}"),
+        ]
+        try requests.joined(separator: "\n").write(to: req, atomically: true, encoding: .utf8)
+        try ([fix("d", 0, north: 500), fix("d", 10, north: 0), clock(200)].joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
+        let state = dir.appendingPathComponent("state.sqlite").path
+        let run = try SessionReplayTests.run(["run", "--requests", req.path, "--state", state], input: input.path)
+        #expect(run.status == 0, "\(run.err)")
+        let pending = try SessionReplayTests.run(["pending", "--state", state], input: input.path)
+        let ids = pending.out.compactMap { (try? JSONValue.parse($0))?.objectValue?["identifier"]?.stringValue }
+        // popup and plain expired; mine (a device's one-shot) entered at 10 s and is done.
+        #expect(ids == ["stays"])
+    }
 }
