@@ -31,11 +31,36 @@ extension GuardedFences {
         swap(&old, &links[di])
         var new: [Link] = []
         new.reserveCapacity(old.count + 1)
+        // The fences to look at: near the fix, on the path from the previous fix (crossing
+        // fences), linked to the device, and outside dwells not yet started for it.
+        var candidates: [Int32] = []
+        swap(&candidates, &scratch)
+        defer { swap(&candidates, &scratch) }
+        candidates.removeAll(keepingCapacity: true)
+        grid.collect(latitude: latitude, longitude: lon, into: &candidates)
+        if !crossingFences.isEmpty, let p = previous {
+            let lon1 = p.longitude + Geodesic.unwrapDegrees(lon - p.longitude)
+            let pad = 0.01
+            if !grid.collect(minLatitude: min(p.latitude, latitude) - pad, maxLatitude: max(p.latitude, latitude) + pad,
+                             minLongitude: min(p.longitude, lon1) - pad, maxLongitude: max(p.longitude, lon1) + pad, into: &candidates) {
+                candidates.append(contentsOf: crossingFences)
+            }
+        }
+        for f in outsideDwellFences where seen < fences[Int(f)].addedAt { candidates.append(f) }
+        for l in old { candidates.append(l.fence) }
+        if scansAll {
+            candidates.removeAll(keepingCapacity: true)
+            candidates.append(contentsOf: 0..<Int32(fences.count))
+        }
+        candidates.sort()
         var li = 0
         var ignored = false
-        for f in fences.indices {
+        var previousCandidate: Int32 = -1
+        for c in candidates where c != previousCandidate {
+            previousCandidate = c
+            let f = Int(c)
             var link: Link?
-            if li < old.count, old[li].fence == Int32(f) {
+            if li < old.count, old[li].fence == c {
                 link = old[li]
                 li += 1
             }
@@ -166,6 +191,11 @@ extension GuardedFences {
         guard latitude >= fence.minLatitude, latitude <= fence.maxLatitude,
               inBox(longitude, fence.minLongitude, fence.maxLongitude) else { return Verdict() }
         if fence.radius >= 0 {
+            // Far enough from the boundary for the margin and the accuracy: the fast test.
+            if let b = regions.distanceToBoundary(slot: Int32(f), latitude: latitude, longitude: longitude), b > margin + a {
+                let c = regions.contains(slot: Int32(f), latitude: latitude, longitude: longitude)
+                return Verdict(plain: c, inside: c, outside: !c)
+            }
             let d = Geodesic.distance(latitude1: fence.latitude, longitude1: fence.longitude, latitude2: latitude, longitude2: longitude)
             return Verdict(plain: d <= fence.radius, inside: d + a <= fence.radius - margin, outside: d - a > fence.radius + margin)
         }

@@ -13,8 +13,9 @@ import HeapModule
 /// which keep a link per device that has been seen outside them (bounded by devices x such
 /// fences).
 ///
-/// Every fix scans the fences (a bounding-box test each, ~2 ns): fine for thousands of
-/// fences with rules; a spatial index for them is future work.
+/// A fix looks up the fences near it in a grid (``FenceGrid``), plus the ones it has links
+/// to and, while a device has not been seen since they were added, those with an outside
+/// dwell; a path between two fixes looks up the crossing fences of the cells it meets.
 final class GuardedFences {
     struct Fence {
         var request: Int32
@@ -90,6 +91,14 @@ final class GuardedFences {
     var rings: [Int32: [[(x: Double, y: Double)]]] = [:]
     /// The exact containment tests (GEOS for polygons), by fence slot.
     let regions: RegionIndex
+    /// Fences by place (their widened boxes), and the ones every fix must consider: fences
+    /// with an outside dwell (a device's first fix anywhere starts it).
+    var grid: FenceGrid
+    var outsideDwellFences: [Int32] = []
+    var crossingFences: [Int32] = []
+    var scratch: [Int32] = []
+    /// Tests set it to look at every fence for every fix (the slow path the grid must equal).
+    var scansAll = false
     /// Per device (evaluator index): links sorted by fence, the last fix seen here (`t`),
     /// and the last used position.
     var links: [[Link]] = []
@@ -138,6 +147,9 @@ final class GuardedFences {
         self.fences = fences
         self.fenceOfRequest = fenceOfRequest
         self.regions = RegionIndex(regions: regionList, maximumMargin: 0)
+        self.grid = FenceGrid(boxes: fences.map { ($0.minLatitude, $0.maxLatitude, $0.minLongitude, $0.maxLongitude) })
+        outsideDwellFences = fences.indices.filter { fences[$0].dwell == .outside }.map { Int32($0) }
+        crossingFences = fences.indices.filter { fences[$0].crossings }.map { Int32($0) }
         for bad in regions.invalid { self.fences[Int(bad.slot)].done = true }
         for (slot, region) in regionList.enumerated() {
             if case .polygon(let p) = region {
