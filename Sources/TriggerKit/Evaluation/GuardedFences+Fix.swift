@@ -32,27 +32,44 @@ extension GuardedFences {
         var new: [Link] = []
         new.reserveCapacity(old.count + 1)
         // The fences to look at: near the fix, on the path from the previous fix (crossing
-        // fences), linked to the device, and outside dwells not yet started for it.
+        // fences), linked to the device, and outside dwells not yet started for it. Each
+        // source is sorted; a sort is needed only when more than a cell's list and the
+        // links (merged in order) are involved.
         var candidates: [Int32] = []
         swap(&candidates, &scratch)
         defer { swap(&candidates, &scratch) }
         candidates.removeAll(keepingCapacity: true)
         grid.collect(latitude: latitude, longitude: lon, into: &candidates)
+        var ordered = grid.large.isEmpty
+        var pathBound = -1.0
         if !crossingFences.isEmpty, let p = previous {
             let lon1 = p.longitude + Geodesic.unwrapDegrees(lon - p.longitude)
-            let pad = 0.01
+            let pad = 1e-4 + 0.01 * max(abs(latitude - p.latitude), abs(lon1 - p.longitude))
+            let before = candidates.count
             if !grid.collect(minLatitude: min(p.latitude, latitude) - pad, maxLatitude: max(p.latitude, latitude) + pad,
-                             minLongitude: min(p.longitude, lon1) - pad, maxLongitude: max(p.longitude, lon1) + pad, into: &candidates) {
+                             minLongitude: min(p.longitude, lon1) - pad, maxLongitude: max(p.longitude, lon1) + pad,
+                             besides: grid.key(latitude: latitude, longitude: lon), into: &candidates) {
                 candidates.append(contentsOf: crossingFences)
             }
+            if candidates.count > before { ordered = false }
+            // An upper bound of the path's length (haversine's bracket), once per fix.
+            pathBound = Haversine.distance(p.latitude, p.longitude, latitude, longitude) * (1 + Haversine.relativeBound) + Haversine.absoluteBound
         }
-        for f in outsideDwellFences where seen < fences[Int(f)].addedAt { candidates.append(f) }
-        for l in old { candidates.append(l.fence) }
+        for f in outsideDwellFences where seen < fences[Int(f)].addedAt {
+            candidates.append(f)
+            ordered = false
+        }
         if scansAll {
             candidates.removeAll(keepingCapacity: true)
             candidates.append(contentsOf: 0..<Int32(fences.count))
         }
-        candidates.sort()
+        if ordered && !old.isEmpty {
+            mergeLinks(old, into: &candidates)
+        } else if !ordered || !old.isEmpty {
+            for l in old { candidates.append(l.fence) }
+            candidates.sort()
+        }
+        var path: GeodesicPath??
         var li = 0
         var ignored = false
         var previousCandidate: Int32 = -1
@@ -96,7 +113,7 @@ extension GuardedFences {
             } else if l.inside && v.outside {
                 move(&l, inside: false, device: d, at: t, into: &out)
             } else if !l.inside && v.outside && fence.crossings, let p = previous, p.t >= fence.addedAt, p.t < t,
-                      let (tIn, tOut) = passThrough(f, from: p, toLatitude: latitude, longitude: lon, t: t) {
+                      let (tIn, tOut) = passThrough(f, from: p, toLatitude: latitude, longitude: lon, t: t, lengthBound: pathBound, path: &path) {
                 // Both fixes outside, the path between them through the fence.
                 emit(&l, .enter, device: d, date: tIn, into: &out)
                 emit(&l, .exit, device: d, date: tOut, into: &out)
@@ -110,6 +127,24 @@ extension GuardedFences {
         }
         if ignored { ignoredForAccuracy += 1 }
         links[di] = new
+    }
+
+    /// Merges the (sorted) fences of a device's links into sorted `candidates`.
+    private func mergeLinks(_ links: [Link], into candidates: inout [Int32]) {
+        var merged: [Int32] = []
+        swap(&merged, &mergeScratch)
+        defer { swap(&merged, &mergeScratch) }
+        merged.removeAll(keepingCapacity: true)
+        var i = 0
+        for l in links {
+            while i < candidates.count, candidates[i] < l.fence {
+                merged.append(candidates[i])
+                i += 1
+            }
+            merged.append(l.fence)
+        }
+        merged.append(contentsOf: candidates[i...])
+        swap(&merged, &candidates)
     }
 
     /// A crossing at `t`: the new side, its event, and the dwell clock for it.
@@ -145,7 +180,7 @@ extension GuardedFences {
             }
         }
         for f in fences.indices where !fences[f].done {
-            guard let w = fences[f].window, let next = w.state(at: fences[f].armedSince).next else { continue }
+            guard let w = windows[f], let next = w.state(at: fences[f].armedSince).next else { continue }
             live.append(Timer(date: next, phase: fences[f].armed ? Timer.close : Timer.open, fence: Int32(f), device: -1))
         }
         timers = Heap(live)
@@ -180,7 +215,7 @@ extension GuardedFences {
     /// Whether fence `f` is armed at `date`: its window's state, known without a search
     /// from the last transition the clock processed on.
     func armed(_ f: Int, at date: Int64) -> Bool {
-        guard let w = fences[f].window else { return true }
+        guard let w = windows[f] else { return true }
         if date >= fences[f].armedSince { return fences[f].armed }
         return w.state(at: date).armed
     }

@@ -55,14 +55,19 @@ struct FenceGrid {
         if let list = cells[Self.key(Self.column(longitude), Self.row(latitude))] { out.append(contentsOf: list) }
     }
 
+    /// The cell key of a point (longitude in [-180, 180]).
+    func key(latitude: Double, longitude: Double) -> Int { Self.key(Self.column(longitude), Self.row(latitude)) }
+
     /// Appends the fences of every cell a box meets (longitudes unwrapped), and the large
-    /// ones; returns false, appending nothing, when the box meets more than
+    /// ones; appends nothing when the box lies in the single cell `already` (its fences are
+    /// in `out`). Returns false, appending nothing, when the box meets more than
     /// ``maximumPathCells`` cells (the caller then reads every fence).
     func collect(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double,
-                 into out: inout [Int32]) -> Bool {
+                 besides already: Int, into out: inout [Int32]) -> Bool {
         let (y0, y1) = (Self.row(minLatitude), Self.row(maxLatitude))
         let (x0, x1) = (Self.column(minLongitude), Self.column(maxLongitude))
         guard maxLongitude - minLongitude < 360, (y1 - y0 + 1) * (x1 - x0 + 1) <= Self.maximumPathCells else { return false }
+        if y0 == y1 && x0 == x1 && Self.key(x0, y0) == already { return true }
         out.append(contentsOf: large)
         for y in y0...y1 {
             for x in x0...x1 {

@@ -14,20 +14,25 @@ extension GuardedFences {
     /// `f`, when the path passes through it (the boundary counts as inside): dates
     /// interpolated by distance along the path, rounded to the millisecond. nil when it
     /// does not, or the fixes are more than ``GeodesicPath/maximumLength`` apart.
-    func passThrough(_ f: Int, from p: LastFix, toLatitude latitude: Double, longitude: Double, t: Int64) -> (Int64, Int64)? {
+    func passThrough(_ f: Int, from p: LastFix, toLatitude latitude: Double, longitude: Double, t: Int64,
+                     lengthBound: Double, path cached: inout GeodesicPath??) -> (Int64, Int64)? {
         let fence = fences[f]
-        // Bounding boxes first: the path's box (longitudes unwrapped from the start), widened
-        // for the geodesic's bulge (< 1 km on 100 km).
+        // A path of length L through the fence has b0 + b1 <= L, where b0 and b1 are the
+        // ends' distances to it: with an upper bound of L (`lengthBound`, haversine's bracket)
+        // and lower bounds of b0 and b1 most paths are rejected in a few nanoseconds.
+        guard lengthBound >= 0, lengthBound <= GeodesicPath.maximumLength * 1.01,
+              mayMeet(f, from: p, toLatitude: latitude, longitude: longitude, within: lengthBound) else { return nil }
+        // Then the boxes: the path's (longitudes unwrapped from the start), widened for the
+        // geodesic's bulge.
         let lon1 = p.longitude + Geodesic.unwrapDegrees(longitude - p.longitude)
-        let pad = 0.01
+        let pad = 1e-4 + 0.01 * max(abs(latitude - p.latitude), abs(lon1 - p.longitude))
         let loLat = min(p.latitude, latitude) - pad, hiLat = max(p.latitude, latitude) + pad
         guard hiLat >= fence.minLatitude, loLat <= fence.maxLatitude else { return nil }
         let loLon = min(p.longitude, lon1) - pad, hiLon = max(p.longitude, lon1) + pad
         let shifts = [0.0, 360, -360].filter { hiLon + $0 >= fence.minLongitude && loLon + $0 <= fence.maxLongitude }
-        guard !shifts.isEmpty,
-              let path = GeodesicPath(latitude0: p.latitude, longitude0: p.longitude, latitude1: latitude, longitude1: lon1),
-              path.length > 0, path.length <= GeodesicPath.maximumLength
-        else { return nil }
+        guard !shifts.isEmpty else { return nil }
+        if cached == nil { cached = .some(GeodesicPath(latitude0: p.latitude, longitude0: p.longitude, latitude1: latitude, longitude1: lon1)) }
+        guard let path = cached ?? nil, path.length > 0, path.length <= GeodesicPath.maximumLength else { return nil }
         let span = Double(t - p.t)
         // Boundary points to a quarter of the path's length per millisecond (a slow device's
         // date still rounds right), and never coarser than 0.1 mm.
@@ -36,6 +41,21 @@ extension GuardedFences {
         guard let (sIn, sOut) = range else { return nil }
         func date(_ s: Double) -> Int64 { p.t + Int64((span * (s / path.length)).rounded(.toNearestOrAwayFromZero)) }
         return (date(sIn), date(sOut))
+    }
+
+    /// Whether a path no longer than `length` between two points outside fence `f` could
+    /// meet it: false when the ends' distances to it add up to more than the length (for a
+    /// circle, lower bounds from the index's fast plane; for a polygon, the local-plane edge
+    /// distance, trusted to 1 % and 1 cm).
+    private func mayMeet(_ f: Int, from p: LastFix, toLatitude latitude: Double, longitude: Double, within length: Double) -> Bool {
+        if fences[f].radius >= 0 {
+            guard let b0 = regions.distanceToBoundary(slot: Int32(f), latitude: p.latitude, longitude: p.longitude),
+                  let b1 = regions.distanceToBoundary(slot: Int32(f), latitude: latitude, longitude: longitude) else { return true }
+            return b0 + b1 <= length
+        }
+        let b0 = boundaryDistance(f, latitude: p.latitude, longitude: Geodesic.unwrapDegrees(p.longitude))
+        let b1 = boundaryDistance(f, latitude: latitude, longitude: longitude)
+        return (b0 + b1) * 0.99 - 0.01 <= length
     }
 
     /// A circle: the closest approach (golden-section search: distance along a geodesic

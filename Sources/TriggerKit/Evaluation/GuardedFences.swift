@@ -30,7 +30,9 @@ final class GuardedFences {
         /// Accuracy-aware when set (metres).
         var maximumAccuracy: Double?
         var crossings: Bool
-        var window: FenceWindowPlan?
+        /// Whether the fence has a window (its plan is in ``windows``, so that this struct
+        /// holds no references and copying it costs no reference counting).
+        var hasWindow = false
         var enterAtOpening = false
         var exitAtClosing = false
         /// Whether the window is open now (always, without one), and since when.
@@ -85,6 +87,8 @@ final class GuardedFences {
     }
 
     var fences: [Fence]
+    /// Window plans by fence slot (`nil`: always armed).
+    var windows: [FenceWindowPlan?] = []
     /// Fence slot per request index (-1: not a fence with rules).
     var fenceOfRequest: [Int32]
     /// Polygon rings by fence slot, as flat (longitude, latitude) rings.
@@ -97,6 +101,7 @@ final class GuardedFences {
     var outsideDwellFences: [Int32] = []
     var crossingFences: [Int32] = []
     var scratch: [Int32] = []
+    var mergeScratch: [Int32] = []
     /// Tests set it to look at every fence for every fix (the slow path the grid must equal).
     var scansAll = false
     /// Per device (evaluator index): links sorted by fence, the last fix seen here (`t`),
@@ -142,7 +147,8 @@ final class GuardedFences {
             guard case .location(let t) = requests[i].trigger, t.hasRules else { continue }
             fenceOfRequest[i] = Int32(fences.count)
             regionList.append(t.region)
-            fences.append(Self.fence(request: Int32(i), t, margin: self.margin, floatingTimeZone: floatingTimeZone))
+            fences.append(Self.fence(request: Int32(i), t, margin: self.margin))
+            windows.append(t.rules.window.map { FenceWindowPlan($0, floatingTimeZone: floatingTimeZone) })
         }
         self.fences = fences
         self.fenceOfRequest = fenceOfRequest
@@ -159,7 +165,7 @@ final class GuardedFences {
         expiresAt = requests.map { r in r.expiresAt.flatMap(RequestLimits.millis) ?? .max }
     }
 
-    static func fence(request: Int32, _ t: LocationTrigger, margin: Double, floatingTimeZone: TimeZone) -> Fence {
+    static func fence(request: Int32, _ t: LocationTrigger, margin: Double) -> Fence {
         let rules = t.rules
         let widen = margin + (rules.accuracy?.maximum ?? 0) + 1
         var f = Fence(request: request, device: -1, notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
@@ -168,7 +174,7 @@ final class GuardedFences {
                       minLatitude: -90, maxLatitude: 90, minLongitude: -540, maxLongitude: 540)
         if let d = rules.dwell { f.dwellMillis = Int64((min(d.duration, RequestLimits.maximumTimeInterval) * 1000).rounded()) }
         if let w = rules.window {
-            f.window = FenceWindowPlan(w, floatingTimeZone: floatingTimeZone)
+            f.hasWindow = true
             f.enterAtOpening = w.enterAtOpening
             f.exitAtClosing = w.exitAtClosing
         }
