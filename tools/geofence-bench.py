@@ -21,42 +21,10 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
-from benchutil import generate
+from benchutil import count_lines, generate, run_measured
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def timed(cmd, stdin_path, out_path, timeout):
-    """Runs cmd with stdin from a file and stdout to a file; (wall s, cpu s, peak MiB, exit)."""
-    with open(stdin_path, "rb") as fin, open(out_path, "wb") as fout:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=subprocess.PIPE)
-        try:
-            _, err = p.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
-            return (float("nan"),) * 3 + (-9,)
-        wall = time.perf_counter() - t0
-    # The child is reaped by communicate(); its rusage is in RUSAGE_CHILDREN deltas.
-    return wall, None, None, p.returncode, err.decode(errors="replace")
-
-
-def run_measured(cmd, stdin_path, out_path, timeout):
-    import resource
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall, _, _, rc, err = timed(cmd, stdin_path, out_path, timeout)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    peak = after.ru_maxrss / 1024.0  # the largest child so far, MiB
-    return wall, cpu, peak, rc, err
-
-
-def count_lines(path):
-    with open(path, "rb") as fh:
-        return sum(1 for _ in fh)
 
 
 def main():
