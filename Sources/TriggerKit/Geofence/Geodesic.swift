@@ -63,6 +63,14 @@ import Foundation
     /// within ~0.6 degrees of antipodal on the auxiliary sphere (the iteration there is slow
     /// and may settle on the wrong branch), or when it does not converge.
     static func vincenty(_ lat1: Double, _ lat2: Double, _ lon12: Double) -> Double? {
+        vincentyInverse(lat1, lat2, lon12)?.distance
+    }
+
+    /// Vincenty's inverse formula: the distance and the converged longitude difference on the
+    /// auxiliary sphere, λ (from which the azimuths follow); nil where ``vincenty(_:_:_:)``
+    /// is.
+    @inline(__always)
+    static func vincentyInverse(_ lat1: Double, _ lat2: Double, _ lon12: Double) -> (distance: Double, lambda: Double)? {
         let f = flattening
         let (sU1, cU1) = reducedLatitude(lat1)
         let (sU2, cU2) = reducedLatitude(lat2)
@@ -76,7 +84,7 @@ import Foundation
             let sL = sin(lambda), cL = cos(lambda)
             let t1 = cU2 * sL, t2 = cU1 * sU2 - sU1 * cU2 * cL
             let sinSigma = (t1 * t1 + t2 * t2).squareRoot()
-            if sinSigma == 0 { return 0 }  // coincident points
+            if sinSigma == 0 { return (0, lambda) }  // coincident points
             let cosSigma = sU1 * sU2 + cU1 * cU2 * cL
             let sigma = atan2(sinSigma, cosSigma)
             let sinAlpha = cU1 * cU2 * sL / sinSigma
@@ -95,7 +103,7 @@ import Foundation
                 let c2 = cos2SigmaM * cos2SigmaM
                 let dSigma = B * sinSigma * (cos2SigmaM + B / 4 * (cosSigma * (-1 + 2 * c2)
                     - B / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * c2)))
-                return polarRadius * A * (sigma - dSigma)
+                return (polarRadius * A * (sigma - dSigma), lambda)
             }
         }
         return nil

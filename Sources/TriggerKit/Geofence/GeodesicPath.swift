@@ -20,35 +20,15 @@ struct GeodesicPath {
     static let maximumLength = 100_000.0
 
     init?(latitude0: Double, longitude0: Double, latitude1: Double, longitude1: Double) {
-        let f = Geodesic.flattening
         let (sU1, cU1) = Geodesic.reducedLatitude(latitude0)
         let (sU2, cU2) = Geodesic.reducedLatitude(latitude1)
-        let L = Geodesic.unwrapDegrees(longitude1 - longitude0) * Geodesic.degree
-        var lambda = L
-        var converged = false
-        var sinLambda = 0.0, cosLambda = 1.0
-        for _ in 0..<200 {
-            sinLambda = sin(lambda)
-            cosLambda = cos(lambda)
-            let t1 = cU2 * sinLambda, t2 = cU1 * sU2 - sU1 * cU2 * cosLambda
-            let sinSigma = (t1 * t1 + t2 * t2).squareRoot()
-            if sinSigma == 0 { converged = true; break }
-            let cosSigma = sU1 * sU2 + cU1 * cU2 * cosLambda
-            let sigma = atan2(sinSigma, cosSigma)
-            let sa = cU1 * cU2 * sinLambda / sinSigma
-            let c2a = 1 - sa * sa
-            let c2sm = c2a != 0 ? cosSigma - 2 * sU1 * sU2 / c2a : 0
-            let C = f / 16 * c2a * (4 + f * (4 - 3 * c2a))
-            let previous = lambda
-            lambda = L + (1 - C) * f * sa * (sigma + C * sinSigma * (c2sm + C * cosSigma * (-1 + 2 * c2sm * c2sm)))
-            if abs(lambda) > .pi { return nil }
-            if abs(lambda - previous) < 1e-13 { converged = true; break }
-        }
-        guard converged else { return nil }
+        guard let (distance, lambda) = Geodesic.vincentyInverse(latitude0, latitude1, Geodesic.unwrapDegrees(longitude1 - longitude0))
+        else { return nil }
+        let sinLambda = sin(lambda), cosLambda = cos(lambda)
         let alpha1 = atan2(cU2 * sinLambda, cU1 * sU2 - sU1 * cU2 * cosLambda)
         self.latitude0 = latitude0
         self.longitude0 = longitude0
-        length = Geodesic.distance(latitude1: latitude0, longitude1: longitude0, latitude2: latitude1, longitude2: longitude1)
+        length = distance
         sinU1 = sU1
         cosU1 = cU1
         sinAlpha1 = sin(alpha1)

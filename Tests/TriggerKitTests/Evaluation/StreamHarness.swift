@@ -52,12 +52,16 @@ func fix(_ device: String, _ second: Int, north metres: Double, acc: Double? = n
     return s + "}"
 }
 
+/// A location request around (40, -74); `rules` are JSON members added to its trigger (fence
+/// rules such as `"dwell": {"inside": 300}`).
 func circleRequest(_ id: String, radius: Double = 100, entry: Bool = true, exit: Bool = true, repeats: Bool = true,
-                   device: String? = nil, addedAt: String? = nil) -> String {
+                   device: String? = nil, addedAt: String? = nil, expiresAt: String? = nil, rules: String? = nil) -> String {
     var s = "{\"identifier\": \"\(id)\", \"content\": {\"title\": \"\(id)\"}, "
     if let device { s += "\"device\": \"\(device)\", " }
     if let addedAt { s += "\"addedAt\": \"\(addedAt)\", " }
-    s += "\"trigger\": {\"type\": \"location\", \"repeats\": \(repeats), \"region\": {\"identifier\": \"r-\(id)\", "
+    if let expiresAt { s += "\"expiresAt\": \"\(expiresAt)\", " }
+    s += "\"trigger\": {\"type\": \"location\", \"repeats\": \(repeats), " + (rules.map { $0 + ", " } ?? "")
+    s += "\"region\": {\"identifier\": \"r-\(id)\", "
     s += "\"center\": {\"latitude\": 40.0, \"longitude\": -74.0}, \"radius\": \(radius), \"notifyOnEntry\": \(entry), \"notifyOnExit\": \(exit)}}}"
     return s
 }

@@ -2,16 +2,11 @@ import Foundation
 import Testing
 @_spi(Engine) @testable import TriggerKit
 
-/// A location request with rules around the harness's circle at (40, -74); `rules` is the
-/// JSON members added to its trigger (e.g. `"dwell": {"inside": 300}`).
+/// A location request with fence rules around the harness's circle at (40, -74); `rules` is
+/// the JSON members added to its trigger (e.g. `"dwell": {"inside": 300}`).
 func ruledRequest(_ id: String, radius: Double = 100, entry: Bool = true, exit: Bool = true, repeats: Bool = true,
                   device: String? = nil, expiresAt: String? = nil, rules: String) -> String {
-    var s = "{\"identifier\": \"\(id)\", \"content\": {\"title\": \"\(id)\"}, "
-    if let device { s += "\"device\": \"\(device)\", " }
-    if let expiresAt { s += "\"expiresAt\": \"\(expiresAt)\", " }
-    s += "\"trigger\": {\"type\": \"location\", \"repeats\": \(repeats), \(rules), \"region\": {\"identifier\": \"r-\(id)\", "
-    s += "\"center\": {\"latitude\": 40.0, \"longitude\": -74.0}, \"radius\": \(radius), \"notifyOnEntry\": \(entry), \"notifyOnExit\": \(exit)}}}"
-    return s
+    circleRequest(id, radius: radius, entry: entry, exit: exit, repeats: repeats, device: device, expiresAt: expiresAt, rules: rules)
 }
 
 /// A clock line at second `s` of the test stream (``at(_:)``), with milliseconds.
