@@ -18,6 +18,25 @@ extension GuardedFences {
         nextExpiry = 0
     }
 
+    /// Re-plans floating weekly windows (no `timeZone` of their own) in `zone`, from `now`
+    /// on; the timer heap is rebuilt for their new changes. A window that the change opens
+    /// or closes at once fires no enter or exit for it.
+    func setFloatingTimeZone(_ zone: TimeZone, requests: [NotificationRequest], now: Int64?) {
+        var changed = false
+        for f in fences.indices {
+            guard case .location(let t) = requests[Int(fences[f].request)].trigger, let w = t.rules.window, w.timeZone == nil,
+                  case .weekly = w.schedule else { continue }
+            let plan = FenceWindowPlan(w, floatingTimeZone: zone)
+            windows[f] = plan
+            if started, let now {
+                fences[f].armed = plan.state(at: now).armed
+                fences[f].armedSince = now
+            }
+            changed = true
+        }
+        if changed && started { compactTimers() }
+    }
+
     /// Sets a window's state at `t` and queues its next change.
     private func planWindow(_ f: Int, at t: Int64) {
         guard let w = windows[f] else { return }

@@ -273,6 +273,7 @@ import Foundation
     /// Changes the zone floating calendar triggers follow; their next fires are re-planned
     /// from the current stream time.
     public func setFloatingTimeZone(_ zone: TimeZone) {
+        guarded?.setFloatingTimeZone(zone, requests: requests, now: streamTime)
         guard var s = schedule else { return }
         s.setFloatingTimeZone(zone, now: streamTime ?? .min, requests: requests)
         schedule = s

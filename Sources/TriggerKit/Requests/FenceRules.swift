@@ -20,6 +20,7 @@ public struct FenceRules: Sendable, Hashable {
     /// interpolation along the path.
     public var crossings: Bool
 
+    /// Rules for a location trigger; every one is optional (``none`` has none).
     public init(dwell: FenceDwell? = nil, accuracy: FenceAccuracy? = nil, window: FenceWindow? = nil, crossings: Bool = false) {
         self.dwell = dwell
         self.accuracy = accuracy
@@ -36,7 +37,10 @@ public struct FenceRules: Sendable, Hashable {
 
 /// Which side of a fence's boundary.
 public enum FenceSide: String, Sendable, Hashable, CaseIterable {
-    case inside, outside
+    /// Inside the region (its boundary included).
+    case inside
+    /// Outside the region.
+    case outside
 }
 
 /// A dwell: once a device has been on ``side`` for ``duration`` without interruption, a
@@ -48,6 +52,7 @@ public struct FenceDwell: Sendable, Hashable {
     /// Seconds, in (0, 100 years].
     public var duration: TimeInterval
 
+    /// A dwell of `duration` seconds on `side`.
     public init(side: FenceSide = .inside, duration: TimeInterval) {
         self.side = side
         self.duration = duration
@@ -65,6 +70,7 @@ public struct FenceAccuracy: Sendable, Hashable {
     /// The largest usable accuracy, metres, in (0, 10,000].
     public var maximum: Double
 
+    /// Accuracy-aware decisions, ignoring fixes less accurate than `maximum` metres.
     public init(maximum: Double) { self.maximum = maximum }
 
     /// The largest ``maximum`` accepted, in metres.
@@ -84,6 +90,7 @@ public struct FenceWindow: Sendable, Hashable {
     /// Whether a device inside when the window closes gets an exit at the closing.
     public var exitAtClosing: Bool
 
+    /// A window on `schedule` (weekly hours in `timeZone`, or intervals).
     public init(schedule: Schedule, timeZone: TimeZone? = nil, enterAtOpening: Bool = false, exitAtClosing: Bool = false) {
         self.schedule = schedule
         self.timeZone = timeZone
@@ -108,6 +115,7 @@ public struct FenceWindow: Sendable, Hashable {
         public var minute: Int
         public var second: Int
 
+        /// A time on the 24-hour clock (validated when the request is).
         public init(hour: Int, minute: Int = 0, second: Int = 0) {
             self.hour = hour
             self.minute = minute

@@ -4,6 +4,7 @@ public struct LocationTrigger: Sendable, Hashable {
     public var repeats: Bool
     private var box: FenceRulesBox?
 
+    /// A trigger for `region`; `rules` add dwell, accuracy, window and crossings.
     public init(region: Region, repeats: Bool, rules: FenceRules = .none) {
         self.region = region
         self.repeats = repeats

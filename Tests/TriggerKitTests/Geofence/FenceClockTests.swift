@@ -182,6 +182,16 @@ struct FenceClockTests {
         #expect(plan.state(at: (Timestamp.parseMillis("2027-03-14T07:30:00Z") ?? 0)).next == Timestamp.parseMillis("2027-03-14T08:00:00Z"))
     }
 
+    @Test func aFloatingWindowFollowsTheEvaluatorsZone() {
+        // 09:00-17:00 floating; the stream starts in UTC, then the zone moves to New York.
+        let r = ruledRequest("shop", rules: "\"window\": {\"opens\": \"09:00\", \"closes\": \"17:00\", \"enterAtOpening\": true}")
+        var h = StreamHarness(requests: r)
+        _ = h.feed(["{\"device\": \"d\", \"t\": \"2026-11-23T08:00:00Z\", \"lat\": 40, \"lon\": -74}"])
+        h.evaluator.setFloatingTimeZone(TimeZone(identifier: "America/New_York") ?? .gmt)
+        // Not 09:00Z any more: 09:00 in New York is 14:00Z.
+        #expect(h.feedBrief(["{\"t\": \"2026-11-23T15:00:00Z\"}"]) == ["shop enter d 2026-11-23T14:00:00Z"])
+    }
+
     @Test func anOvernightWindowClosesTheNextMorning() {
         let plan = FenceWindowPlan(FenceWindow(schedule: .weekly(weekdays: [6], opens: .init(hour: 22), closes: .init(hour: 6)),
                                                timeZone: .gmt), floatingTimeZone: .gmt)
