@@ -13,28 +13,28 @@
     /// A valid fix of device `d` (counted in `stats.fixes`, accuracy not negative).
     func process(device d: Int32, t: Int64, latitude: Double, longitude: Double, accuracy: Double?,
                  into events: inout [FiredEvent]) {
-        let fix = (t: t, latitude: latitude, longitude: longitude, accuracy: accuracy)
-        if fix.t < devices[Int(d)].lastAccepted {
+        if t < devices[Int(d)].lastAccepted {
             stats.stale += 1
             return
         }
-        devices[Int(d)].lastAccepted = fix.t
+        devices[Int(d)].lastAccepted = t
         markChanged(d)
-        if let limit = options.maxAccuracy, let acc = fix.accuracy, acc > limit {
+        if let limit = options.maxAccuracy, let acc = accuracy, acc > limit {
             stats.inaccurate += 1
             return
         }
-        let dd = Int(d)
         if let g = guarded, !g.fences.isEmpty {
             let first = events.count
-            let n = guardedFix(g, device: d, t: fix.t, latitude: latitude, longitude: longitude, accuracy: accuracy, into: &events)
+            let n = guardedFix(g, device: d, t: t, latitude: latitude, longitude: longitude, accuracy: accuracy, into: &events)
             process(main: d, t: t, latitude: latitude, longitude: longitude, into: &events)
-            // One line's location events in identifier order (a pass-through's enter before
-            // its exit: by date within a request).
+            // One line's location events in identifier order; within a request a
+            // pass-through's enter (earlier, or at the same millisecond) before its exit.
             if n > 0 && events.count - first > n {
                 events[first...].sort { a, b in
                     let ka = ExactKey(requests[Int(a.request)].identifier), kb = ExactKey(requests[Int(b.request)].identifier)
-                    return ka != kb ? ka < kb : a.date < b.date
+                    if ka != kb { return ka < kb }
+                    if a.date != b.date { return a.date < b.date }
+                    return a.crossing == .enter && b.crossing != .enter
                 }
             }
             return
