@@ -20,7 +20,8 @@ struct NextCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Reference date (ISO 8601 or seconds since 1970) instead of each request's addedAt.", valueName: "DATE"))
     var after: String?
 
-    @Option(help: ArgumentHelp("How many successive fire dates per request.", valueName: "N"))
+    // Unconditional parsing: `--count -1` reaches validate() (a clear error), not "missing value".
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many successive fire dates per request (0-100000).", valueName: "N"))
     var count: Int = 1
 
     @Option(name: .customLong("identifier"), help: ArgumentHelp("Only this request (repeatable).", valueName: "ID"))
@@ -29,8 +30,8 @@ struct NextCommand: ParsableCommand {
     @Flag(help: "Print the soonest fires across all requests, merged in date order.")
     var merged = false
 
-    @Option(help: ArgumentHelp("With --merged: how many fires (iOS keeps 64 pending).", valueName: "K"))
-    var limit: Int = 64
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --merged: how many fires (iOS keeps 64 pending; 0-100000).", valueName: "K"))
+    var limit: Int?
 
     @Option(help: ArgumentHelp("The current time, for requests without addedAt when --after is not given. Default: the clock.", valueName: "DATE"))
     var now: String?
@@ -40,8 +41,12 @@ struct NextCommand: ParsableCommand {
 
     func validate() throws {
         let most = RequestLimits.maximumQueryCount
-        guard (0...most).contains(count) else { throw ValidationError("--count must be between 0 and \(most)") }
-        guard (0...most).contains(limit) else { throw ValidationError("--limit must be between 0 and \(most)") }
+        guard (0...most).contains(count) else { throw ValidationError("--count must be between 0 and \(most), not \(count)") }
+        if let limit {
+            guard merged else { throw ValidationError("--limit applies to --merged only (per request, use --count)") }
+            guard (0...most).contains(limit) else { throw ValidationError("--limit must be between 0 and \(most), not \(limit)") }
+        }
+        if merged && count != 1 { throw ValidationError("--count applies without --merged only (merged, use --limit)") }
     }
 
     func run() throws {
@@ -61,16 +66,22 @@ struct NextCommand: ParsableCommand {
             FileHandle.standardError.write(Data(set.diagnostics.map { $0.description + "\n" }.joined().utf8))
         }
         var requests = set.requests
+        var unmatched: [String] = []
         if !identifiers.isEmpty {
             let wanted = Set(identifiers.map(ExactKey.init))
             requests = requests.filter { wanted.contains(ExactKey($0.identifier)) }
+            let found = Set(requests.map { ExactKey($0.identifier) })
+            unmatched = identifiers.filter { !found.contains(ExactKey($0)) }
+            for id in unmatched {
+                printError("error: --identifier \(id): no valid request in \(input.requests) has this identifier")
+            }
         }
         let defaultStart = Timestamp.millis(afterDate ?? nowDate)
         var out = OutputBuffer()
         if merged {
             let schedule = FireSchedule(requests: requests, defaultAddedAt: defaultStart, floatingTimeZone: zone,
                                         after: afterDate.map(Timestamp.millis))
-            let soonest = schedule.soonest(limit)
+            let soonest = schedule.soonest(limit ?? 64)
             dateCount = soonest.count
             for f in soonest {
                 let r = requests[Int(schedule.entries[Int(f.slot)].request)]
@@ -110,6 +121,6 @@ struct NextCommand: ParsableCommand {
             let reasons = CalendarFallbacks.Reason.allCases.map { "\($0): \(CalendarFallbacks.count($0))" }.joined(separator: ", ")
             printError("next: \(requests.count) requests, \(dateCount) dates, \(String(format: "%.1f", ms)) ms; Foundation fallbacks: \(CalendarFallbacks.total) (\(reasons))")
         }
-        if set.errorCount > 0 { throw ExitCode(1) }
+        if set.errorCount > 0 || !unmatched.isEmpty { throw ExitCode(1) }
     }
 }

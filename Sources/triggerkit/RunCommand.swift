@@ -95,9 +95,11 @@ struct RunCommand: ParsableCommand {
         do {
             // Without --now, a request without addedAt is added at the stream's first t (not
             // known yet): it is not judged against the machine's clock.
-            set = try RequestsFile.load(path: input.requests, options: ValidationOptions(
+            var validation = ValidationOptions(
                 now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others,
-                deferTimeChecks: nowDate == nil))
+                deferTimeChecks: nowDate == nil)
+            validation.margin = margin
+            set = try RequestsFile.load(path: input.requests, options: validation)
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
@@ -111,8 +113,9 @@ struct RunCommand: ParsableCommand {
         let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions)
         // Replaced when a control line changes the requests (see RunSession).
         var outerEvaluator = evaluator
-        var session = RunSession(requests: set.requests, validation: ValidationOptions(
-            now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others))
+        var sessionValidation = ValidationOptions(now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others)
+        sessionValidation.margin = margin
+        var session = RunSession(requests: set.requests, validation: sessionValidation)
         if let categories {
             do {
                 let data = try Data(contentsOf: URL(fileURLWithPath: categories))
@@ -141,6 +144,9 @@ struct RunCommand: ParsableCommand {
             }
         }
         let alreadyProcessed = durable?.resumePosition ?? 0
+        if let state, alreadyProcessed > 0 {
+            printError("resuming from \(state): skipping \(alreadyProcessed) line\(alreadyProcessed == 1 ? "" : "s") already processed")
+        }
         var storeError: StateStoreError?
 
         // A closed pipe must be an error we report (and a batch we do not commit), not a

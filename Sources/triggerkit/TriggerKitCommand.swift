@@ -12,8 +12,12 @@ struct TriggerKitCommand: AsyncParsableCommand {
         and lines starting with # are ignored). Dates are ISO 8601 (Z or an offset) or seconds \
         since 1970. Diagnostics go to stderr as 'error: FILE:LINE: IDENTIFIER: CODE: MESSAGE'.
         """,
+        version: TriggerKitCommand.version,
         subcommands: [CheckCommand.self, NextCommand.self, RunCommand.self, PendingCommand.self, DeliveredCommand.self, ServeCommand.self]
     )
+
+    /// `triggerkit --version`.
+    static let version = "0.5.0"
 }
 
 /// Writes a line to standard error.
@@ -30,9 +34,15 @@ struct RequestOptions: ParsableArguments {
     var timeZone: String?
 
     func floatingZone() throws -> TimeZone {
-        let name = timeZone ?? ProcessInfo.processInfo.environment["TZ"].flatMap { $0.isEmpty ? nil : $0 } ?? "UTC"
-        guard let z = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) else {
-            throw ValidationError("unknown time zone '\(name)' (expected an IANA name such as Europe/Paris)")
+        if let timeZone {
+            guard let z = TimeZoneName.zone(timeZone) else {
+                throw ValidationError("--time-zone: unknown time zone '\(timeZone)' (expected an IANA name such as Europe/Paris)")
+            }
+            return z
+        }
+        let tz = ProcessInfo.processInfo.environment["TZ"] ?? ""
+        guard let z = TimeZoneName.zone(tz) else {
+            throw ValidationError("TZ: unknown time zone '\(tz)' (expected an IANA name such as Europe/Paris, ':/etc/localtime', or a fixed offset such as UTC0 or EST5)")
         }
         return z
     }

@@ -94,6 +94,7 @@ public actor TriggerCenter {
         let now = clock.now
         if r.addedAt == nil { r.addedAt = now }
         var v = ValidationOptions(now: now, floatingTimeZone: configuration.floatingTimeZone, defaultSettings: configuration.defaultSettings)
+        v.margin = configuration.margin
         if let d = r.device { v.deviceSettings[d] = evaluator.settings(forDevice: d) }
         try RequestValidation.validate(r, options: v)
         engine.add(r)

@@ -29,7 +29,7 @@ extension NotificationRequest {
         guard let contentJSON = try r.object("content") else {
             throw RequestError(.notificationInvalidNoContent, "missing \"content\": a notification needs a title, subtitle, body, sound or badge")
         }
-        let content = try NotificationContent(fields: contentJSON)
+        let content = try NotificationContent(fields: contentJSON, warnings: &warnings)
         let device = try r.string("device")
         var addedAt: Date?
         if let v = r.take("addedAt"), v != .null {
@@ -72,7 +72,7 @@ extension NotificationRequest {
 }
 
 extension NotificationContent {
-    init(fields: [String: JSONValue]) throws(RequestError) {
+    init(fields: [String: JSONValue], warnings: inout [String]) throws(RequestError) {
         var r = JSONFields(fields, path: "content.", code: .invalidRequest)
         self.init()
         title = try r.string("title")
@@ -83,7 +83,9 @@ extension NotificationContent {
         categoryIdentifier = try r.string("categoryIdentifier")
         threadIdentifier = try r.string("threadIdentifier")
         userInfo = try r.object("userInfo")
-        // Unknown content keys are harmless extras; they are not kept.
+        // Unknown keys are not kept (a typo such as "tilte" would silently lose the title):
+        // each is warned about, as elsewhere.
+        warnings += r.unknownKeys()
     }
 
     /// The contract's JSON for this content.

@@ -15,6 +15,10 @@ public struct ValidationOptions: Sendable {
     /// machine's clock: its reference instant is not known yet (`triggerkit run` learns it
     /// from the stream's first `t`). Components that can never match are still refused.
     public var deferTimeChecks: Bool
+    /// The evaluator's hysteresis (`--margin`, ``CenterConfiguration/margin``), metres: a
+    /// circle whose radius is not above it could never be entered (entering needs distance
+    /// <= radius - margin) and is refused with `invalidRegion`.
+    public var margin: Double = 0
 
     public init(now: Date? = nil, floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current,
                 deviceSettings: [String: NotificationSettings] = [:], defaultSettings: NotificationSettings = .authorized,
@@ -38,6 +42,9 @@ public enum RequestValidation {
     /// - Throws: ``RequestError`` naming the offending field.
     public static func validate(_ request: NotificationRequest, options: ValidationOptions) throws(RequestError) {
         try checkValue(request)
+        if options.margin > 0, case .location(let t) = request.trigger, case .circular(let c) = t.region, c.radius <= options.margin {
+            throw RequestError(.invalidRegion, "radius \(c.radius) m is not above the margin \(options.margin) m: the region could never be entered (entering needs distance <= radius - margin)")
+        }
         if let device = request.device {
             let status = (options.deviceSettings[device] ?? options.defaultSettings).authorizationStatus
             guard status.allowsDelivery else {

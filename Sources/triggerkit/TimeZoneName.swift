@@ -1,0 +1,55 @@
+import Foundation
+
+/// Reads a time zone the way `TZ` is written: empty = UTC; an IANA name (`Europe/Paris`); a
+/// leading `:` as in `:Europe/Paris` or `:/etc/localtime`; a path to a zoneinfo file
+/// (resolved through its symbolic links to the name under `zoneinfo/`, or `/etc/timezone`
+/// when it is a copy); a POSIX fixed offset without daylight saving (`UTC0`, `EST5`,
+/// `<+0530>-5:30`: the sign is POSIX's, west positive). POSIX rules with daylight saving
+/// (`CET-1CEST,M3.5.0,M10.5.0/3`) are refused: name the IANA zone instead.
+enum TimeZoneName {
+    static func zone(_ raw: String) -> TimeZone? {
+        var name = raw.trimmingCharacters(in: .whitespaces)
+        if name.hasPrefix(":") { name.removeFirst() }
+        if name.isEmpty { return TimeZone(identifier: "UTC") }
+        if name.hasPrefix("/") { return zone(atPath: name) }
+        if let z = TimeZone(identifier: name) { return z }
+        return fixedOffset(name)
+    }
+
+    private static func zone(atPath path: String) -> TimeZone? {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        if let r = resolved.range(of: "/zoneinfo/") {
+            return TimeZone(identifier: String(resolved[r.upperBound...]))
+        }
+        // A copied /etc/localtime: Debian keeps the name in /etc/timezone.
+        if let text = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8) {
+            return TimeZone(identifier: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return nil
+    }
+
+    /// `STDoffset` only: a name of 3+ letters (or `<...>`), then [+-]hh[:mm[:ss]].
+    private static func fixedOffset(_ s: String) -> TimeZone? {
+        var rest = Substring(s)
+        if rest.hasPrefix("<") {
+            guard let close = rest.firstIndex(of: ">") else { return nil }
+            rest = rest[rest.index(after: close)...]
+        } else {
+            let letters = rest.prefix { $0.isASCII && $0.isLetter }
+            guard letters.count >= 3 else { return nil }
+            rest = rest.dropFirst(letters.count)
+        }
+        var sign = 1
+        if rest.first == "+" || rest.first == "-" {
+            sign = rest.first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let h = Int(parts[0]), h <= 24 else { return nil }
+        let m = parts.count > 1 ? Int(parts[1]) ?? 60 : 0, sec = parts.count > 2 ? Int(parts[2]) ?? 60 : 0
+        guard m < 60, sec < 60 else { return nil }
+        // POSIX offsets count west of Greenwich as positive.
+        return TimeZone(secondsFromGMT: -sign * (h * 3600 + m * 60 + sec))
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// Issue 14: the command line says what is wrong instead of staying silent.
+@Suite("CLI: manners")
+struct CLIMannersTests {
+    /// Runs the binary with `args`, stdin from `input` (default: empty), extra environment.
+    static func run(_ args: [String], input: String = "/dev/null", environment: [String: String] = [:]) throws -> (out: String, err: String, status: Int32) {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self), p.terminationStatus)
+    }
+
+    static func file(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).ndjson")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    static let floating = "{\"identifier\": \"nine\", \"content\": {\"title\": \"x\"}, \"trigger\": {\"type\": \"calendar\", \"dateMatching\": {\"hour\": 9}, \"repeats\": true}}"
+
+    @Test func versionIsPrinted() throws {
+        let r = try Self.run(["--version"])
+        #expect(r.status == 0)
+        #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+    }
+
+    @Test func aNegativeCountIsAnErrorNotAMissingValue() throws {
+        let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--count", "-1"])
+        #expect(r.status == 64)
+        #expect(r.err.contains("--count must be between 0 and 100000, not -1"))
+    }
+
+    @Test func limitWithoutMergedAndCountWithMergedAreErrors() throws {
+        let f = try Self.file(Self.floating)
+        let limit = try Self.run(["next", "--requests", f, "--limit", "3"])
+        #expect(limit.status == 64 && limit.err.contains("--limit applies to --merged only"))
+        let count = try Self.run(["next", "--requests", f, "--merged", "--count", "3"])
+        #expect(count.status == 64 && count.err.contains("--count applies without --merged only"))
+    }
+
+    @Test func anIdentifierThatMatchesNothingIsAnError() throws {
+        let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--identifier", "nope", "--identifier", "nine",
+                              "--after", "2026-11-23T00:00:00Z"])
+        #expect(r.status == 1)
+        #expect(r.err.contains("error: --identifier nope: no valid request"))
+        #expect(r.out == "{\"identifier\":\"nine\",\"next\":[\"2026-11-23T09:00:00Z\"]}\n")
+    }
+
+    @Test(arguments: [(":/etc/localtime", nil), ("UTC0", "2026-11-23T09:00:00Z"), ("EST5", "2026-11-23T14:00:00Z"),
+                      ("<+0530>-5:30", "2026-11-23T03:30:00Z"), (":America/New_York", "2026-11-23T14:00:00Z"), ("", "2026-11-23T09:00:00Z")])
+    func tzIsReadAsPOSIXWritesIt(tz: String, expected: String?) throws {
+        let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--after", "2026-11-23T00:00:00Z"], environment: ["TZ": tz])
+        #expect(r.status == 0, "\(r.err)")
+        if let expected { #expect(r.out.contains(expected), "\(r.out)") }
+    }
+
+    @Test func aTZWithDaylightRulesIsRefusedClearly() throws {
+        let r = try Self.run(["next", "--requests", Self.file(Self.floating)], environment: ["TZ": "CET-1CEST,M3.5.0,M10.5.0/3"])
+        #expect(r.status != 0)
+        #expect(r.err.contains("TZ: unknown time zone 'CET-1CEST,M3.5.0,M10.5.0/3'"))
+    }
+
+    @Test func unknownContentFieldsAreWarnedAbout() throws {
+        let r = try Self.run(["check", "--requests", Self.file("{\"identifier\": \"w\", \"content\": {\"tilte\": \"typo\", \"body\": \"b\"}}")])
+        #expect(r.status == 0)
+        #expect(r.err.contains("w: unknown field \"content.tilte\" ignored"))
+    }
+
+    @Test func aMarginAtOrAboveARadiusRefusesThatRequestOnly() throws {
+        let requests = try Self.file(circleRequest("small", radius: 20) + "\n" + circleRequest("big", radius: 500))
+        let fixes = try Self.file([fix("d", 0, north: 1000), fix("d", 10, north: 0)].joined(separator: "\n") + "\n")
+        let r = try Self.run(["run", "--requests", requests, "--margin", "20"], input: fixes)
+        #expect(r.status == 0)
+        #expect(r.err.contains("small: invalidRegion: radius 20.0 m is not above the margin 20.0 m"))
+        #expect(r.out.contains("\"identifier\":\"big\"") && !r.out.contains("\"small\""))
+    }
+
+    @Test func theCenterRefusesTheSameRequest() async {
+        var config = CenterConfiguration()
+        config.margin = 50
+        let center = TriggerCenter(configuration: config, clock: ManualClock(Date(timeIntervalSince1970: 1_795_770_000)))
+        let r = NotificationRequest(identifier: "x", content: NotificationContent(title: "x"),
+                                    trigger: .location(LocationTrigger(region: .circular(CircularRegion(identifier: "x", center: Coordinate(latitude: 40, longitude: -74), radius: 50)), repeats: true)))
+        await #expect(throws: RequestError.self) { try await center.add(r) }
+    }
+
+    @Test func aResumedRunSaysHowManyLinesItSkips() throws {
+        let requests = try Self.file(circleRequest("c"))
+        let fixes = try Self.file([fix("d", 0, north: 1000), fix("d", 10, north: 0), fix("d", 20, north: 1000)].joined(separator: "\n") + "\n")
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-state-\(UUID().uuidString).sqlite").path
+        let first = try Self.run(["run", "--requests", requests, "--state", state], input: fixes)
+        #expect(first.status == 0 && !first.err.contains("resuming"))
+        let second = try Self.run(["run", "--requests", requests, "--state", state], input: fixes)
+        #expect(second.status == 0)
+        #expect(second.err.contains("resuming from \(state): skipping 3 lines already processed"))
+    }
+}
