@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 // Benchmarks of TriggerKit, kept out of the main package so `make test` stays fast. One package,
 // plain release-built executables (ordo-one/benchmark's plugin is not used); `make bench` in the
-// repository root runs them all through tools/bench.sh.
+// repository root runs them all through tools/bench.py.
 //   swift run -c release CalendarBench            next-date cost vs Foundation, no-date cases,
 //                                                 FireSchedule build / soonest(64) / bytes per trigger
 //   swift run -c release CalendarDifferential N S  N random cases against Foundation, seed S

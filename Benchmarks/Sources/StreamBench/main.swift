@@ -10,7 +10,7 @@ import BenchSupport
 //   StreamBench evaluate REQUESTS FIXES the same without writing events
 //   StreamBench memory REQUESTS FIXES   resident memory after loading, building, and running (plus peak)
 //   StreamBench query REQUESTS FIXES    fixes parsed up front into arrays; RegionIndex.query only
-// Output: one line `key=value ...` per mode, read by tools/bench.sh.
+// Output: one line `key=value ...` per mode, read by tools/bench.py.
 
 let args = CommandLine.arguments
 guard args.count >= 3 else {

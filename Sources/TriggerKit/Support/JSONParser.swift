@@ -144,8 +144,13 @@ struct JSONParser {
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
+                // Escapes add only valid scalars; the raw bytes between them are validated
+                // here (decoding would replace invalid ones with U+FFFD in silence).
+                guard let s = String(validating: out, as: UTF8.self) else {
+                    throw JSONSyntaxError(offset: start, reason: "a string is not valid UTF-8")
+                }
                 i += 1
-                return String(decoding: out, as: UTF8.self)
+                return s
             }
             if b < 0x20 { throw error("control character in a string") }
             if b != UInt8(ascii: "\\") { out.append(b); i += 1; continue }

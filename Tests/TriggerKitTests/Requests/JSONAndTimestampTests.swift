@@ -15,6 +15,17 @@ struct JSONTests {
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
     }
 
+    @Test func invalidUTF8IsRefusedWithOrWithoutEscapes() {
+        // 0xFF is never valid UTF-8; the string with an escape took another path that used to
+        // repair it into U+FFFD without a word.
+        for bytes: [UInt8] in [[0x22, 0x61, 0xFF, 0x22], [0x22, 0x61, 0x5C, 0x6E, 0xFF, 0x22], [0x22, 0x5C, 0x74, 0xC3, 0x22]] {
+            #expect(throws: JSONSyntaxError.self) { try bytes.withUnsafeBufferPointer { try JSONValue.parse($0) } }
+        }
+        // Valid multi-byte text next to an escape still reads.
+        let ok: [UInt8] = [0x22, 0x63, 0x61, 0x66, 0xC3, 0xA9, 0x5C, 0x6E, 0x22]
+        #expect((try? ok.withUnsafeBufferPointer { try JSONValue.parse($0) }) == .string("café\n"))
+    }
+
     @Test func deepNestingIsAnErrorNotACrash() {
         let deep = String(repeating: "[", count: 100_000)
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(deep) }
