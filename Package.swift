@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -34,7 +35,11 @@ let package = Package(
         // No storage dependency.
         .target(
             name: "TriggerKit",
-            dependencies: ["CGEOS", .product(name: "HeapModule", package: "swift-collections")]
+            dependencies: [
+                "CGEOS",
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
         ),
         // SQLite persistence (run --state, center snapshots) on top of the core.
         .target(

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Delivered notifications kept per device, oldest first, at most `limit` per device (Apple's
 /// notification center keeps a limited list too): when a device's list is full, its oldest
 /// entry is dropped (and counted in ``dropped``).
@@ -6,7 +8,7 @@
 /// `nil` with the same limit.
 struct DeliveredHistory: Sendable {
     let limit: Int
-    private var byDevice: [ExactKey?: Ring] = [:]
+    private var byDevice: [ExactKey?: Deque<DeliveredNotification>] = [:]
     /// Entries dropped because their device's list was full.
     private(set) var dropped = 0
     /// Entries held.
@@ -14,55 +16,37 @@ struct DeliveredHistory: Sendable {
 
     init(limit: Int) { self.limit = Swift.max(0, limit) }
 
-    /// A fixed-capacity ring of one device's entries.
-    private struct Ring: Sendable {
-        var items: [DeliveredNotification] = []
-        var head = 0  // index of the oldest once the ring is full
-
-        /// Appends; when full, overwrites the oldest. Returns whether the ring grew.
-        mutating func push(_ d: DeliveredNotification, limit: Int) -> Bool {
-            if items.count < limit {
-                items.append(d)
-                return true
-            }
-            items[head] = d
-            head = (head + 1) % limit
-            return false
-        }
-
-        func ordered() -> [DeliveredNotification] {
-            Array(items[head...] + items[..<head])
-        }
-    }
-
-    /// Adds one delivery. O(1) amortised.
+    /// Adds one delivery; a full list drops its oldest first. O(1) amortised.
     mutating func append(_ d: DeliveredNotification) {
         guard limit > 0 else { dropped += 1; return }
-        // Mutated in place through the defaulted subscript (no copy of the ring).
-        if byDevice[d.device.map(ExactKey.init), default: Ring()].push(d, limit: limit) {
-            count += 1
-        } else {
+        // Mutated in place through the defaulted subscript (no copy of the deque).
+        let key = d.device.map(ExactKey.init)
+        if byDevice[key, default: []].count == limit {
+            byDevice[key]?.removeFirst()
             dropped += 1
+        } else {
+            count += 1
         }
+        byDevice[key, default: []].append(d)
     }
 
     /// Every entry, per device oldest first, devices in no particular order unless sorted
     /// by the caller. O(count).
     func all() -> [DeliveredNotification] {
-        byDevice.values.flatMap { $0.ordered() }
+        byDevice.values.flatMap { $0 }
     }
 
     /// One device's entries (`nil`: those concerning no device), oldest first.
     func entries(device: String?) -> [DeliveredNotification] {
-        byDevice[device.map(ExactKey.init)]?.ordered() ?? []
+        byDevice[device.map(ExactKey.init)].map(Array.init) ?? []
     }
 
     /// Removes the entries whose request identifier is in `ids` (every device). O(count).
     mutating func remove(identifiers ids: Set<ExactKey>) {
-        for (key, ring) in byDevice {
-            let kept = ring.ordered().filter { !ids.contains(ExactKey($0.request.identifier)) }
-            count -= ring.items.count - kept.count
-            byDevice[key] = kept.isEmpty ? nil : Ring(items: kept, head: 0)
+        for (key, list) in byDevice {
+            let kept = list.filter { !ids.contains(ExactKey($0.request.identifier)) }
+            count -= list.count - kept.count
+            byDevice[key] = kept.isEmpty ? nil : Deque(kept)
         }
     }
 

@@ -14,7 +14,10 @@ import Foundation
 final class LiveEngine {
     private(set) var evaluator: StreamEvaluator
     /// Live requests by exact identifier, with their add sequence (the order of pending
-    /// lists and of the next migration).
+    /// lists and of the next migration). Not swift-collections' `OrderedDictionary`: a
+    /// replaced request moves to the end and a removal leaves a gap, each O(n) there (the
+    /// latency of one change with a million requests); here both are O(1), and the order is
+    /// sorted out once per migration.
     private var live: [ExactKey: (seq: Int, request: NotificationRequest)] = [:]
     private var nextSeq = 0
     /// Evaluator request index of each live request (valid while not ``dirty``).

@@ -147,6 +147,10 @@ public enum RequestsFile {
         return builder.finish()
     }
 
+    /// The requests in file order, a later one with the same identifier replacing the
+    /// earlier and taking its later position. Not swift-collections' `OrderedDictionary`:
+    /// moving an entry to the end there is a removal, O(n), so a file replacing many early
+    /// requests would load in O(n^2); a slot table with holes does it in O(1).
     private struct Builder {
         let file: String
         let options: ValidationOptions
