@@ -152,6 +152,7 @@ struct RunCommand: ParsableCommand {
         // A closed pipe must be an error we report (and a batch we do not commit), not a
         // silent death by SIGPIPE; the default disposition would also lose the message.
         signal(SIGPIPE, SIG_IGN)
+        let progress = RunProgress()
         let eventFormat = EventFormat(rawValue: format) ?? .json
         var out = OutputBuffer()
         var events: [FiredEvent] = []
@@ -213,6 +214,9 @@ struct RunCommand: ParsableCommand {
                     do throws(StateStoreError) { try durable.commit() } catch { storeError = error; return false }
                 }
             }
+            // Published before the flush: once a reader sees this chunk's events, an
+            // interruption's summary counts them.
+            progress.update(evaluator.stats)
             // Flush once per input chunk so a live pipe sees its events promptly.
             guard out.flush() else { return false }
             if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)); errors = "" }
@@ -236,6 +240,7 @@ struct RunCommand: ParsableCommand {
             printError("error: \(storeError)")
             throw ExitCode(2)
         }
+        progress.finish()
         printError(outerEvaluator.stats.description)
         if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
         // The process exits next: freeing a million requests one object at a time would

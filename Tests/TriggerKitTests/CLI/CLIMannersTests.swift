@@ -97,6 +97,34 @@ struct CLIMannersTests {
         await #expect(throws: RequestError.self) { try await center.add(r) }
     }
 
+    @Test(arguments: [(SIGINT, Int32(130), "SIGINT"), (SIGTERM, Int32(143), "SIGTERM")])
+    func anInterruptedRunStillPrintsItsSummary(signal: Int32, status: Int32, name: String) throws {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["run", "--requests", try Self.file(circleRequest("c"))]
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        // Three lines, the last one an entry; the pipe stays open, so the run waits for more.
+        let lines = [fix("d", 0, north: 1000), fix("d", 10, north: 500), fix("d", 20, north: 0)].joined(separator: "\n") + "\n"
+        input.fileHandleForWriting.write(Data(lines.utf8))
+        var seen = Data()
+        while !seen.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        #expect(String(decoding: seen, as: UTF8.self).contains("\"event\":\"enter\""))
+        kill(p.processIdentifier, signal)
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == status)
+        #expect(String(decoding: e, as: UTF8.self).contains("interrupted (\(name)): lines 3, fixes 3, stale 0, skipped 0, errors 0, fires 1"))
+    }
+
     @Test func aResumedRunSaysHowManyLinesItSkips() throws {
         let requests = try Self.file(circleRequest("c"))
         let fixes = try Self.file([fix("d", 0, north: 1000), fix("d", 10, north: 0), fix("d", 20, north: 1000)].joined(separator: "\n") + "\n")
