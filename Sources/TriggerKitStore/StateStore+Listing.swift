@@ -9,6 +9,43 @@ extension StateStore {
         try run { db in try String.fetchAll(db, sql: "SELECT json FROM request WHERE pending = 1 ORDER BY position") }
     }
 
+    /// Every request still pending, in requests-file order, as its contract JSON with what
+    /// the run gave it: `addedAt` filled in when the request had none (the run's default, once
+    /// the stream started), and `"nextFire"`: the queued next fire of a time-based trigger
+    /// (`null` for location triggers, which fire on fixes). O(requests).
+    public func pendingRequestsDetailed() throws(StateStoreError) -> [JSONValue] {
+        let path = self.path
+        let rows: (defaultAddedAt: Int64?, requests: [(json: String, pending: Bool)], cursors: [Int32: Int64]) = try run { db in
+            let added = try Int64.fetchOne(db, sql: "SELECT defaultAddedAt FROM meta WHERE id = 1")
+            var requests: [(String, Bool)] = []
+            let cursor = try Row.fetchCursor(db, sql: "SELECT json, pending FROM request ORDER BY position")
+            while let row = try cursor.next() { requests.append((row[0], row[1])) }
+            var cursors: [Int32: Int64] = [:]
+            let c = try Row.fetchCursor(db, sql: "SELECT slot, nextDate FROM schedule_cursor")
+            while let row = try c.next() { cursors[row[0]] = row[1] }
+            return (added, requests, cursors)
+        }
+        var out: [JSONValue] = []
+        // Schedule slots number the time-based requests in file order (FireSchedule's rule).
+        var slot: Int32 = 0
+        for r in rows.requests {
+            guard case .object(var o)? = try? JSONValue.parse(r.json) else {
+                throw .database(path: path, reason: "damaged request row")
+            }
+            let isLocation: Bool = {
+                if case .object(let t)? = o["trigger"], case .string("location")? = t["type"] { return true }
+                return false
+            }()
+            let mySlot: Int32? = isLocation ? nil : slot
+            if !isLocation { slot += 1 }
+            guard r.pending else { continue }
+            if o["addedAt"] == nil, let added = rows.defaultAddedAt { o["addedAt"] = .string(Timestamp.string(millis: added)) }
+            o["nextFire"] = mySlot.flatMap { rows.cursors[$0] }.map { .string(Timestamp.string(millis: $0)) } ?? .null
+            out.append(.object(o))
+        }
+        return out
+    }
+
     /// The delivered log: every fire so far, in delivery order, as the lines of `run`'s JSON
     /// output (eventIds, stored implicitly, put back). O(delivered).
     public func deliveredLog() throws(StateStoreError) -> [UInt8] {

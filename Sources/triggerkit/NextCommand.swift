@@ -21,7 +21,7 @@ struct NextCommand: ParsableCommand {
     var after: String?
 
     // Unconditional parsing: `--count -1` reaches validate() (a clear error), not "missing value".
-    @Option(parsing: .unconditional, help: ArgumentHelp("How many successive fire dates per request (0-100000).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many successive fire dates per request (1-100000).", valueName: "N"))
     var count: Int = 1
 
     @Option(name: .customLong("identifier"), help: ArgumentHelp("Only this request (repeatable).", valueName: "ID"))
@@ -41,7 +41,7 @@ struct NextCommand: ParsableCommand {
 
     func validate() throws {
         let most = RequestLimits.maximumQueryCount
-        guard (0...most).contains(count) else { throw ValidationError("--count must be between 0 and \(most), not \(count)") }
+        guard (1...most).contains(count) else { throw ValidationError("--count must be between 1 and \(most), not \(count)") }
         if let limit {
             guard merged else { throw ValidationError("--limit applies to --merged only (per request, use --count)") }
             guard (0...most).contains(limit) else { throw ValidationError("--limit must be between 0 and \(most), not \(limit)") }
@@ -79,12 +79,16 @@ struct NextCommand: ParsableCommand {
         let defaultStart = Timestamp.millis(afterDate ?? nowDate)
         var out = OutputBuffer()
         if merged {
-            let schedule = FireSchedule(requests: requests, defaultAddedAt: defaultStart, floatingTimeZone: zone,
+            // The same reference as per request: strictly after --after, else after each
+            // request's addedAt, where an immediate request's only fire lies: it is not listed
+            // (as its per-request "next" is empty).
+            let listed = afterDate == nil ? requests.filter { $0.trigger != .immediate } : requests
+            let schedule = FireSchedule(requests: listed, defaultAddedAt: defaultStart, floatingTimeZone: zone,
                                         after: afterDate.map(Timestamp.millis))
             let soonest = schedule.soonest(limit ?? 64)
             dateCount = soonest.count
             for f in soonest {
-                let r = requests[Int(schedule.entries[Int(f.slot)].request)]
+                let r = listed[Int(schedule.entries[Int(f.slot)].request)]
                 out.writer.raw("{\"identifier\":")
                 out.writer.string(r.identifier)
                 out.writer.raw(",\"date\":")

@@ -46,14 +46,17 @@ extension StateFileOptions {
 struct PendingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pending",
-        abstract: "Print the requests still pending in a state file, one contract JSON object per line.")
+        abstract: "Print the requests still pending in a state file, one contract JSON object per line.",
+        discussion: """
+        Each line is the request's JSON with the addedAt the run gave it (when it had none) and         "nextFire": its queued next fire (null for location triggers, which fire on fixes).
+        """)
 
     @OptionGroup var options: StateFileOptions
 
     func run() throws {
         try options.write { store, out in
-            for json in try store.pendingRequestsJSON() {
-                out.writer.bytes.append(contentsOf: json.utf8)
+            for json in try store.pendingRequestsDetailed() {
+                out.writer.value(json)
                 out.writer.bytes.append(0x0A)
                 out.flushIfLarge()
             }

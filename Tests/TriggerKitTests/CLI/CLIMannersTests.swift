@@ -40,7 +40,9 @@ struct CLIMannersTests {
     @Test func aNegativeCountIsAnErrorNotAMissingValue() throws {
         let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--count", "-1"])
         #expect(r.status == 64)
-        #expect(r.err.contains("--count must be between 0 and 100000, not -1"))
+        #expect(r.err.contains("--count must be between 1 and 100000, not -1"))
+        let zero = try Self.run(["next", "--requests", Self.file(Self.floating), "--count", "0"])
+        #expect(zero.status == 64 && zero.err.contains("not 0"))
     }
 
     @Test func limitWithoutMergedAndCountWithMergedAreErrors() throws {
@@ -57,6 +59,20 @@ struct CLIMannersTests {
         #expect(r.status == 1)
         #expect(r.err.contains("error: --identifier nope: no valid request"))
         #expect(r.out == "{\"identifier\":\"nine\",\"next\":[\"2026-11-23T09:00:00Z\"]}\n")
+    }
+
+    @Test func anImmediateRequestIsTreatedAlikePerRequestAndMerged() throws {
+        let f = try Self.file("{\"identifier\": \"now\", \"content\": {\"title\": \"x\"}, \"addedAt\": \"2026-11-23T10:00:00Z\"}\n" + Self.floating)
+        // Without --after: strictly after its addedAt, an immediate request has no fire.
+        let per = try Self.run(["next", "--requests", f, "--now", "2026-11-23T00:00:00Z"])
+        #expect(per.out.hasPrefix("{\"identifier\":\"now\",\"next\":[]}"))
+        let merged = try Self.run(["next", "--requests", f, "--now", "2026-11-23T00:00:00Z", "--merged", "--limit", "2"])
+        #expect(!merged.out.contains("\"now\""))
+        // With --after before it, both list it.
+        let perAfter = try Self.run(["next", "--requests", f, "--after", "2026-11-23T00:00:00Z"])
+        #expect(perAfter.out.hasPrefix("{\"identifier\":\"now\",\"next\":[\"2026-11-23T10:00:00Z\"]}"))
+        let mergedAfter = try Self.run(["next", "--requests", f, "--after", "2026-11-23T00:00:00Z", "--merged", "--limit", "2"])
+        #expect(mergedAfter.out.contains("{\"identifier\":\"now\",\"date\":\"2026-11-23T10:00:00Z\"}"))
     }
 
     @Test(arguments: [(":/etc/localtime", nil), ("UTC0", "2026-11-23T09:00:00Z"), ("EST5", "2026-11-23T14:00:00Z"),
@@ -123,6 +139,23 @@ struct CLIMannersTests {
         p.waitUntilExit()
         #expect(p.terminationStatus == status)
         #expect(String(decoding: e, as: UTF8.self).contains("interrupted (\(name)): lines 3, fixes 3, stale 0, skipped 0, errors 0, fires 1"))
+    }
+
+    @Test func pendingShowsTheEffectiveAddedAtAndTheNextFire() throws {
+        let requests = try Self.file([
+            "{\"identifier\": \"tick\", \"content\": {\"title\": \"t\"}, \"trigger\": {\"type\": \"timeInterval\", \"timeInterval\": 60, \"repeats\": true}}",
+            circleRequest("c"),
+        ].joined(separator: "\n"))
+        let fixes = try Self.file([fix("d", 0, north: 1000), fix("d", 130, north: 0)].joined(separator: "\n") + "\n")
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-pending-\(UUID().uuidString).sqlite").path
+        #expect(try Self.run(["run", "--requests", requests, "--state", state], input: fixes).status == 0)
+        let pending = try Self.run(["pending", "--state", state])
+        let lines = pending.out.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)).objectValue }
+        #expect(lines.count == 2)
+        // Added at the stream's first t; fired at 60 and 120 s, next at 180 s.
+        #expect(lines.first?["addedAt"]?.stringValue == at(0))
+        #expect(lines.first?["nextFire"]?.stringValue == at(180))
+        #expect(lines.last?["nextFire"] == .null)
     }
 
     @Test func aResumedRunSaysHowManyLinesItSkips() throws {
