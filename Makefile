@@ -5,7 +5,7 @@ SYS_PKGS   := libgeos-dev pkg-config libsqlite3-dev
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN        := .build/release/triggerkit
 
-.PHONY: deps build run test crossings-check bench crash-test durability-test fuzz serve-fuzz serve-load checks clean
+.PHONY: deps build run test crossings-check man completions bench crash-test durability-test fuzz serve-fuzz serve-load checks docs clean
 
 deps:
 	@missing=""; for p in $(SYS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -47,6 +47,21 @@ crossings-check:
 # peak memory); the shapely columns are skipped with a message when shapely is not installed.
 # Workload files are generated once into $(BENCH_DATA). The differential run is separate:
 #   cd Benchmarks && swift run -c release CalendarDifferential 1000000 1
+# Man pages (one per command) and shell completions, generated from the command-line
+# definitions by swift-argument-parser into .build/man and .build/completions:
+#   man -l .build/man/triggerkit.run.1
+#   source .build/completions/triggerkit.bash
+man: build
+	$(SWIFT) build --product generate-manual
+	mkdir -p .build/man
+	.build/debug/generate-manual $(BIN) --multi-page --output-directory .build/man
+	@ls .build/man
+
+completions: build
+	mkdir -p .build/completions
+	for shell in bash zsh fish; do $(BIN) --generate-completion-script $$shell > .build/completions/triggerkit.$$shell; done
+	@ls .build/completions
+
 BENCH_DATA ?= /tmp/triggerkit-bench
 bench: build
 	cd Benchmarks && $(SWIFT) build -c release
@@ -82,6 +97,16 @@ serve-load: build
 checks: build
 	python3 ../shared/tools/corpus-check.py $(BIN) ../shared/calendar-corpus/public.jsonl
 	../shared/tools/geofence-check
+
+# The library's DocC documentation (Sources/TriggerKit/TriggerKit.docc: overview, articles,
+# the reminder-service tutorial) built by swift-docc-plugin into $(DOCS_OUT), a static site;
+# any warning (a broken symbol link, say) fails the build. DOCS_FLAGS goes to
+# `swift package`, e.g. DOCS_FLAGS="--scratch-path /tmp/docs-build" to build apart from .build.
+DOCS_OUT   ?= .build/docs
+DOCS_FLAGS ?=
+docs: deps
+	$(SWIFT) package $(DOCS_FLAGS) --allow-writing-to-directory $(DOCS_OUT) \
+	  generate-documentation --target TriggerKit --warnings-as-errors --output-path $(DOCS_OUT)
 
 clean:
 	rm -rf .build Benchmarks/.build tools/fuzz/.build
