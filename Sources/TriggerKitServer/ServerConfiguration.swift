@@ -59,7 +59,9 @@ public struct ServerConfiguration: Sendable, Codable {
 
     /// Reads a config file (JSON; dates ISO 8601).
     public static func load(path: String) throws -> ServerConfiguration {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        // A leading UTF-8 byte order mark is skipped, as in every input.
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(ServerConfiguration.self, from: data)

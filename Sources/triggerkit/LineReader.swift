@@ -9,6 +9,13 @@ struct InputLine {
         for b in bytes where b != 0x20 && b != 0x09 { return false }
         return true
     }
+
+    /// The line without a leading UTF-8 byte order mark (the rule of every input: a BOM at
+    /// the start of a file or stream is skipped), and whether there was one.
+    var withoutBOM: (line: InputLine, hadBOM: Bool) {
+        guard bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF else { return (self, false) }
+        return (InputLine(bytes: UnsafeBufferPointer(rebasing: bytes[3...])), true)
+    }
 }
 
 /// Reads a file descriptor in 1 MB chunks with read(2) and splits lines with memchr:

@@ -83,8 +83,7 @@ struct RunCommand: ParsableCommand {
         var others = NotificationSettings.authorized
         if let settings {
             do {
-                let data = try Data(contentsOf: URL(fileURLWithPath: settings))
-                let json = try data.withUnsafeBytes { raw in try JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
+                let json = try JSONValue.parse(document: try Data(contentsOf: URL(fileURLWithPath: settings)))
                 (table, others) = try NotificationSettings.table(json: json)
             } catch {
                 printError("error: \(settings): \(error)")
@@ -118,8 +117,7 @@ struct RunCommand: ParsableCommand {
         var session = RunSession(requests: set.requests, validation: sessionValidation)
         if let categories {
             do {
-                let data = try Data(contentsOf: URL(fileURLWithPath: categories))
-                let json = try data.withUnsafeBytes { raw in try JSONValue.parse(raw.bindMemory(to: UInt8.self)) }
+                let json = try JSONValue.parse(document: try Data(contentsOf: URL(fileURLWithPath: categories)))
                 for c in try NotificationCategory.list(json: json) { session.categories[ExactKey(c.identifier)] = c }
             } catch {
                 printError("error: \(categories): \(error)")
@@ -167,8 +165,13 @@ struct RunCommand: ParsableCommand {
             // control lines) is read once per chunk, not once per line.
             var evaluator = outerEvaluator
             defer { outerEvaluator = evaluator }
-            for (k, line) in lines.enumerated() {
+            for (k, original) in lines.enumerated() {
                 lineNumber += 1
+                // A BOM opening the stream is skipped, as in every input file; that line's
+                // scan (made with it) is not used.
+                var line = original
+                var useScan = true
+                if lineNumber == 1 { (line, useScan) = { let (l, had) = original.withoutBOM; return (l, !had) }() }
                 if lineNumber <= alreadyProcessed {
                     // Covered by the saved state: only checked against what it consumed.
                     do throws(StateStoreError) { try durable?.resume(lineBytes: line.bytes) } catch { storeError = error; return false }
@@ -180,7 +183,7 @@ struct RunCommand: ParsableCommand {
                     // Parses and evaluates in one step; throws before changing anything.
                     if let durable {
                         try durable.process(lineBytes: line.bytes, into: &events)
-                    } else if let scanned {
+                    } else if let scanned, useScan {
                         try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], into: &events)
                     } else {
                         try evaluator.process(lineBytes: line.bytes, into: &events)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON syntax error: where it is (byte offset in the parsed text) and what is wrong.
 public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Byte offset of the offending character from the start of the parsed text.
@@ -21,6 +23,18 @@ extension JSONValue {
         p.skipWhitespace()
         if p.i < bytes.count { throw p.error("unexpected text after the JSON value") }
         return v
+    }
+
+    /// Parses a whole JSON file's bytes: a leading UTF-8 byte order mark is skipped (the rule
+    /// of every input: requests files, settings, categories, streams, server configuration).
+    /// Error offsets count from after the mark.
+    public static func parse(document data: Data) throws(JSONSyntaxError) -> JSONValue {
+        let r: Result<JSONValue, JSONSyntaxError> = data.withUnsafeBytes { raw in
+            var bytes = raw.bindMemory(to: UInt8.self)
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { bytes = UnsafeBufferPointer(rebasing: bytes[3...]) }
+            do throws(JSONSyntaxError) { return .success(try parse(bytes)) } catch { return .failure(error) }
+        }
+        return try r.get()
     }
 
     /// Parses one JSON text from a string.

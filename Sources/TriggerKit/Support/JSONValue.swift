@@ -1,8 +1,9 @@
 /// A JSON document as a value: what TriggerKit's own reader produces and its writers consume.
 ///
-/// TriggerKit reads requests and fixes with its own parser (``JSONValue/parse(_:)``) rather
-/// than `JSONDecoder`: it is several times faster on request files, and it reports the line
-/// and column of a syntax error, which `JSONDecoder` does not.
+/// TriggerKit reads requests and fixes with its own parser
+/// (``JSONValue/parse(_:)-(String)``) rather than `JSONDecoder`: it is several times faster
+/// on request files, and it reports the line and column of a syntax error, which
+/// `JSONDecoder` does not.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)

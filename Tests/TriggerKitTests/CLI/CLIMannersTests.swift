@@ -158,6 +158,27 @@ struct CLIMannersTests {
         #expect(lines.last?["nextFire"] == .null)
     }
 
+    @Test(arguments: [[], ["--single-thread"], ["--state"]])
+    func aByteOrderMarkIsSkippedInEveryInput(extra: [String]) throws {
+        let bom = "\u{FEFF}"
+        let requests = try Self.file(bom + circleRequest("c"))
+        let settings = try Self.file(bom + "{\"quiet\": {\"authorizationStatus\": \"denied\"}}")
+        let categories = try Self.file(bom + "[]")
+        let fixes = try Self.file(bom + [fix("d", 0, north: 0), fix("quiet", 0, north: 0)].joined(separator: "\n") + "\n")
+        var args = ["run", "--requests", requests, "--settings", settings, "--categories", categories, "--initial", "fire"]
+        if extra == ["--state"] {
+            args += ["--state", FileManager.default.temporaryDirectory.appendingPathComponent("bom-\(UUID().uuidString).sqlite").path]
+        } else {
+            args += extra
+        }
+        let r = try Self.run(args, input: fixes)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(!r.err.contains("error:"), "\(r.err)")
+        // d enters; quiet's fire is suppressed by its settings (read through the BOM).
+        #expect(r.out.contains("\"device\":\"d\"") && !r.out.contains("\"quiet\""))
+        #expect(r.err.contains("lines 2, fixes 2") && r.err.contains("suppressed 1"))
+    }
+
     @Test func aResumedRunSaysHowManyLinesItSkips() throws {
         let requests = try Self.file(circleRequest("c"))
         let fixes = try Self.file([fix("d", 0, north: 1000), fix("d", 10, north: 0), fix("d", 20, north: 1000)].joined(separator: "\n") + "\n")
