@@ -30,8 +30,8 @@ public struct CenterConfiguration: Sendable, Hashable {
     /// drops new ones (and counts them).
     public var deliveryBufferLimit = 4096
     /// A fix dated more than this many seconds after the clock is refused
-    /// (``FixError/fromTheFuture``): a device clock that runs ahead must not fire time
-    /// triggers early.
+    /// (``FixError/fromTheFuture(date:clock:)``): a device clock that runs ahead must not
+    /// fire time triggers early.
     public var maxFixLead: TimeInterval = 300
 
     public init() {}

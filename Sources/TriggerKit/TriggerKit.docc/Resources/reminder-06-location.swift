@@ -1,0 +1,44 @@
+import Foundation
+import TriggerKit
+
+@main
+struct ReminderService {
+    static func main() async throws {
+        // A clock that moves only when told to, so this demo replays a morning in a moment.
+        // A real service passes WallClock() instead.
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_417_200))  // 2026-11-23 07:00 UTC
+
+        var configuration = CenterConfiguration()
+        configuration.margin = 10  // metres of hysteresis around every circle
+        configuration.floatingTimeZone = TimeZone(identifier: "Europe/Paris")!
+        let center = TriggerCenter(configuration: configuration, clock: clock)
+
+        await center.setNotificationCategories([
+            NotificationCategory(identifier: "REMINDER", actions: [
+                NotificationAction(identifier: "cancel", title: "Stop reminding me",
+                                   options: [.destructive], effect: .removeRequest),
+            ]),
+        ])
+
+        // Every day at 08:30, in the zone the center's floating triggers follow.
+        var morning = DateComponents()
+        morning.hour = 8
+        morning.minute = 30
+        try await center.add(NotificationRequest(
+            identifier: "pills",
+            content: NotificationContent(title: "Take your pills", categoryIdentifier: "REMINDER"),
+            trigger: .calendar(CalendarTrigger(dateMatching: morning, repeats: true)),
+            device: "phone-1"))
+
+        // Once, when phone-1 arrives at the bakery.
+        let bakery = CircularRegion(
+            identifier: "bakery",
+            center: Coordinate(latitude: 48.8530, longitude: 2.3499),
+            radius: 60, notifyOnEntry: true, notifyOnExit: false)
+        try await center.add(NotificationRequest(
+            identifier: "bread",
+            content: NotificationContent(title: "Buy bread", body: "You are passing the bakery"),
+            trigger: .location(LocationTrigger(region: .circular(bakery), repeats: false)),
+            device: "phone-1"))
+    }
+}
