@@ -4,41 +4,28 @@ import Foundation
 /// Compact little-endian blobs for the per-device integer lists: a device row stays a few
 /// dozen bytes however many regions exist, and encoding is a copy, not a JSON round trip.
 enum BlobCoding {
-    static func encode(_ values: [Int32]) -> Data {
-        var d = Data(capacity: values.count * 4)
+    /// Little-endian bytes of fixed-width integers.
+    static func encode<T: FixedWidthInteger>(_ values: [T]) -> Data {
+        var d = Data(capacity: values.count * MemoryLayout<T>.size)
         for v in values { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
         return d
     }
 
-    static func encode(_ values: [Int64]) -> Data {
-        var d = Data(capacity: values.count * 8)
-        for v in values { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        return d
-    }
-
-    /// Decodes a blob of 4-byte integers; `nil` when the length is not a multiple of 4
-    /// (a damaged row must not be misread).
-    static func decodeInt32s(_ d: Data) -> [Int32]? {
-        guard d.count % 4 == 0 else { return nil }
-        var out: [Int32] = []
-        out.reserveCapacity(d.count / 4)
+    /// Decodes a blob of little-endian integers; `nil` when the length is not a multiple of
+    /// their size (a damaged row must not be misread).
+    static func decode<T: FixedWidthInteger>(_ d: Data, as type: T.Type) -> [T]? {
+        let size = MemoryLayout<T>.size
+        guard d.count % size == 0 else { return nil }
+        var out: [T] = []
+        out.reserveCapacity(d.count / size)
         d.withUnsafeBytes { raw in
-            for k in stride(from: 0, to: raw.count, by: 4) {
-                out.append(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: Int32.self)))
+            for k in stride(from: 0, to: raw.count, by: size) {
+                out.append(T(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: T.self)))
             }
         }
         return out
     }
 
-    static func decodeInt64s(_ d: Data) -> [Int64]? {
-        guard d.count % 8 == 0 else { return nil }
-        var out: [Int64] = []
-        out.reserveCapacity(d.count / 8)
-        d.withUnsafeBytes { raw in
-            for k in stride(from: 0, to: raw.count, by: 8) {
-                out.append(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: Int64.self)))
-            }
-        }
-        return out
-    }
+    static func decodeInt32s(_ d: Data) -> [Int32]? { decode(d, as: Int32.self) }
+    static func decodeInt64s(_ d: Data) -> [Int64]? { decode(d, as: Int64.self) }
 }

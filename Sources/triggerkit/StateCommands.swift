@@ -75,3 +75,37 @@ struct DeliveredCommand: ParsableCommand {
         try options.write { store, out in out.writer.bytes = try store.deliveredLog() }
     }
 }
+
+struct PruneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune",
+        abstract: "Remove delivered events dated before a date from a state file's delivered log.",
+        discussion: """
+        The delivered log grows with every fire; this bounds it. Takes the state file's writer \
+        lock (refused while a run holds it), removes the events dated before --before, and \
+        reclaims the space. Prints on stderr how many were removed and kept.
+        """)
+
+    @Option(help: ArgumentHelp("State file written by 'triggerkit run --state'.", valueName: "FILE"))
+    var state: String
+
+    @Option(help: ArgumentHelp("Remove the events dated before this date (ISO 8601 or seconds since 1970).", valueName: "DATE"))
+    var before: String
+
+    func run() throws {
+        let date = try parseDateArgument(before, option: "--before")
+        guard FileManager.default.fileExists(atPath: state) else {
+            printError("error: \(state): no such state file")
+            throw ExitCode(2)
+        }
+        do {
+            let store = try StateStore(path: state)
+            let (removed, kept) = try store.pruneDelivered(before: Timestamp.millis(date))
+            try store.closeCleanly()
+            printError("pruned \(state): \(removed) delivered events dated before \(Timestamp.string(millis: Timestamp.millis(date))) removed, \(kept) kept")
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}

@@ -13,7 +13,7 @@ struct TriggerKitCommand: AsyncParsableCommand {
         since 1970. Diagnostics go to stderr as 'error: FILE:LINE: IDENTIFIER: CODE: MESSAGE'.
         """,
         version: TriggerKitCommand.version,
-        subcommands: [CheckCommand.self, NextCommand.self, RunCommand.self, PendingCommand.self, DeliveredCommand.self, ServeCommand.self]
+        subcommands: [CheckCommand.self, NextCommand.self, RunCommand.self, PendingCommand.self, DeliveredCommand.self, PruneCommand.self, ServeCommand.self]
     )
 
     /// `triggerkit --version`.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import TriggerKit
+@_spi(Engine) import TriggerKitStore
 
 /// Issue 14: the command line says what is wrong instead of staying silent.
 @Suite("CLI: manners")
@@ -178,6 +179,32 @@ struct CLIMannersTests {
         #expect(r.out.contains("\"device\":\"d\"") && !r.out.contains("\"quiet\""))
         #expect(r.err.contains("lines 2, fixes 2") && r.err.contains("suppressed 1"))
     }
+
+    @Test func theDeliveredLogCanBePrunedByDate() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-prune-\(UUID().uuidString).sqlite").path
+        let run = try Self.run(["run", "--requests", Self.root("Fixtures/demo/requests.ndjson"), "--time-zone", "America/New_York",
+                                "--state", state], input: Self.root("Fixtures/demo/fixes.ndjson"))
+        #expect(run.status == 0)
+        let all = run.out.split(separator: "\n").map(String.init)
+        let cutoff = "2026-11-23T15:00:00Z"
+        let later = all.filter { line in
+            guard let d = (try? JSONValue.parse(line))?.objectValue?["date"]?.stringValue else { return true }
+            return (Timestamp.parseMillis(d) ?? 0) >= (Timestamp.parseMillis(cutoff) ?? 0)
+        }
+        #expect(later.count < all.count && !later.isEmpty)
+        let prune = try Self.run(["prune", "--state", state, "--before", cutoff])
+        #expect(prune.status == 0)
+        #expect(prune.err.contains("\(all.count - later.count) delivered events dated before \(cutoff) removed, \(later.count) kept"))
+        let delivered = try Self.run(["delivered", "--state", state])
+        #expect(delivered.out.split(separator: "\n").map(String.init) == later)
+        // A run holding the state file's lock makes prune refuse.
+        let holder = try StateStore(path: state)
+        try holder.lockForWriting()
+        let refused = try Self.run(["prune", "--state", state, "--before", cutoff])
+        #expect(refused.status == 2 && refused.err.contains("error:"))
+    }
+
+    static func root(_ relative: String) -> String { DocumentationExamplesTests.root.appendingPathComponent(relative).path }
 
     @Test func aResumedRunSaysHowManyLinesItSkips() throws {
         let requests = try Self.file(circleRequest("c"))
