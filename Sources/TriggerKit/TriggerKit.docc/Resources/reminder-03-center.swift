@@ -1,16 +1,13 @@
 import Foundation
 import TriggerKit
 
-@main
-struct ReminderService {
-    static func main() async throws {
-        // A clock that moves only when told to, so this demo replays a morning in a moment.
-        // A real service passes WallClock() instead.
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_417_200))  // 2026-11-23 07:00 UTC
-
-        var configuration = CenterConfiguration()
-        configuration.margin = 10  // metres of hysteresis around every circle
-        configuration.floatingTimeZone = TimeZone(identifier: "Europe/Paris")!
-        let center = TriggerCenter(configuration: configuration, clock: clock)
-    }
+/// The center that holds every reminder of the service and decides when each one fires.
+///
+/// It runs on the clock it is given: the demo passes a `ManualClock`, which moves only when
+/// told to; a real service passes `WallClock()`.
+func makeCenter(clock: any TriggerClock) -> TriggerCenter {
+    var configuration = CenterConfiguration()
+    configuration.margin = 10  // metres of hysteresis around every circle
+    configuration.floatingTimeZone = TimeZone(identifier: "Europe/Paris")!
+    return TriggerCenter(configuration: configuration, clock: clock)
 }
