@@ -24,13 +24,13 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Default addedAt of requests without one (ISO 8601 or seconds since 1970). Default: the first t of the stream.", valueName: "DATE"))
     var now: String?
 
-    @Option(help: ArgumentHelp("Hysteresis for circles: entering needs distance <= radius - M, exiting distance > radius + M.", valueName: "METERS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Hysteresis for circles: entering needs distance <= radius - M, exiting distance > radius + M.", valueName: "METERS"))
     var margin: Double = 0
 
-    @Option(help: ArgumentHelp("A crossing is confirmed only when every fix of that device for S seconds after the first fix on the new side agrees.", valueName: "SECONDS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("A crossing is confirmed only when every fix of that device for S seconds after the first fix on the new side agrees.", valueName: "SECONDS"))
     var dwell: Double = 0
 
-    @Option(help: ArgumentHelp("Fixes with acc above A carry no information about regions (they still advance the clock).", valueName: "METERS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fixes with acc above A carry no information about regions (they still advance the clock).", valueName: "METERS"))
     var maxAccuracy: Double?
 
     @Option(help: "fire: a device's first fix inside a region fires an entry; ignore (default): it only sets the state.")
@@ -65,9 +65,10 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         guard EventFormat(rawValue: format) != nil else { throw ValidationError("--format must be json or ids") }
         guard initial == "fire" || initial == "ignore" else { throw ValidationError("--initial must be fire or ignore") }
-        guard margin >= 0, margin.isFinite else { throw ValidationError("--margin must be >= 0") }
-        guard dwell >= 0, dwell.isFinite else { throw ValidationError("--dwell must be >= 0") }
-        if let a = maxAccuracy, !(a >= 0), a.isFinite { throw ValidationError("--max-accuracy must be >= 0") }
+        // Unconditional parsing above: `--margin -5` reaches these checks instead of "missing value".
+        guard margin >= 0, margin.isFinite else { throw ValidationError("--margin must be a finite number >= 0, not \(margin)") }
+        guard dwell >= 0, dwell.isFinite else { throw ValidationError("--dwell must be a finite number >= 0, not \(dwell)") }
+        if let a = maxAccuracy, !(a >= 0 && a.isFinite) { throw ValidationError("--max-accuracy must be a finite number >= 0, not \(a)") }
         if maxClockJump != "none" {
             guard let j = Double(maxClockJump), j.isFinite, j >= 0 else {
                 throw ValidationError("--max-clock-jump must be a number of seconds >= 0 or 'none'")

@@ -5,39 +5,32 @@ import Synchronization
 
 /// What a long `run` tells the person watching it: a progress line on stderr about once a
 /// second when stderr is a terminal (lines read, fixes per second, events), and the summary
-/// line when it is interrupted (SIGINT or SIGTERM) as at its end. The stats are published
-/// once per input chunk (about 1 MB), so the interrupted summary is at most a chunk behind.
+/// line when it is interrupted (SIGINT: status 130, SIGTERM: 143) as at its end.
+///
+/// The interruption is handled by a plain `sigaction` handler installed before any input is
+/// read (a dispatch signal source registers asynchronously: a signal arriving first was
+/// lost). The handler does only what is safe in a signal handler: it writes the last
+/// published summary (formatted ahead into one of two fixed buffers, once per input chunk of
+/// about 1 MB, so at most a chunk behind) with write(2) and leaves with _exit(2).
 final class RunProgress: Sendable {
-    private let published = Mutex(StreamStats())
     private let started = DispatchTime.now().uptimeNanoseconds
     private let lastShown = Mutex<UInt64>(0)
     private let showsProgress = isatty(2) == 1
-    /// Kept alive for the process's life; set once in init, never touched again.
-    nonisolated(unsafe) private let sources: [any DispatchSourceSignal]
 
     init() {
-        var sources: [any DispatchSourceSignal] = []
+        SummaryBuffers.prepare(clearsLine: showsProgress)
         for sig in [SIGINT, SIGTERM] {
-            // The dispatch source receives the signal instead of its default action.
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            sources.append(source)
-        }
-        self.sources = sources
-        for (source, status) in zip(sources, [Int32(130), 143]) {
-            source.setEventHandler { [self] in
-                let stats = published.withLock { $0 }
-                let name = status == 130 ? "SIGINT" : "SIGTERM"
-                FileHandle.standardError.write(Data(((showsProgress ? "\r\u{1B}[K" : "") + "interrupted (\(name)): \(stats.description)\n").utf8))
-                exit(status)
-            }
-            source.resume()
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { sig in SummaryBuffers.writeAndExit(signal: sig) }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            sigaction(sig, &action, nil)
         }
     }
 
     /// Publishes the stats after a chunk, and shows progress when a second has passed.
     func update(_ stats: StreamStats) {
-        published.withLock { $0 = stats }
+        SummaryBuffers.publish(stats.description)
         guard showsProgress else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let due = lastShown.withLock { last in
@@ -54,5 +47,41 @@ final class RunProgress: Sendable {
     /// Clears the progress line before the summary is written.
     func finish() {
         if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}
+
+/// The two summary buffers the signal handler reads (fixed, allocated once, never freed).
+private enum SummaryBuffers {
+    static let capacity = 512
+    nonisolated(unsafe) static var buffers: [UnsafeMutablePointer<UInt8>] = []
+    nonisolated(unsafe) static var lengths = UnsafeMutablePointer<Int>.allocate(capacity: 2)
+    static let current = Atomic<Int>(0)
+    nonisolated(unsafe) static var clearsLine = false
+
+    static func prepare(clearsLine: Bool) {
+        buffers = [UnsafeMutablePointer<UInt8>.allocate(capacity: capacity), UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)]
+        lengths[0] = 0
+        lengths[1] = 0
+        self.clearsLine = clearsLine
+        publish(StreamStats().description)
+    }
+
+    /// Formats into the buffer the handler is not reading, then makes it current.
+    static func publish(_ summary: String) {
+        let next = 1 - current.load(ordering: .acquiring)
+        let bytes = Array((summary + "\n").utf8.prefix(capacity))
+        bytes.withUnsafeBufferPointer { buffers[next].update(from: $0.baseAddress.unsafelyUnwrapped, count: $0.count) }
+        lengths[next] = bytes.count
+        current.store(next, ordering: .releasing)
+    }
+
+    /// The handler: async-signal-safe calls only.
+    static func writeAndExit(signal: Int32) {
+        func put(_ s: StaticString) { _ = write(2, s.utf8Start, s.utf8CodeUnitCount) }
+        if clearsLine { put("\r\u{1B}[K") }
+        put(signal == SIGINT ? "interrupted (SIGINT): " : "interrupted (SIGTERM): ")
+        let i = current.load(ordering: .acquiring)
+        _ = write(2, buffers[i], lengths[i])
+        _exit(signal == SIGINT ? 130 : 143)
     }
 }

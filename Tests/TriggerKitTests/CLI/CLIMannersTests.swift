@@ -46,6 +46,12 @@ struct CLIMannersTests {
         #expect(zero.status == 64 && zero.err.contains("not 0"))
     }
 
+    @Test(arguments: ["nan", "-1", "inf"])
+    func aMaxAccuracyThatIsNotAFiniteDistanceIsRefused(value: String) throws {
+        let r = try Self.run(["run", "--requests", Self.file(circleRequest("c")), "--max-accuracy", value])
+        #expect(r.status == 64 && r.err.contains("--max-accuracy must be a finite number >= 0"), "\(r.err)")
+    }
+
     @Test func limitWithoutMergedAndCountWithMergedAreErrors() throws {
         let f = try Self.file(Self.floating)
         let limit = try Self.run(["next", "--requests", f, "--limit", "3"])
