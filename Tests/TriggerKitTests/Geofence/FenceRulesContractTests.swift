@@ -48,6 +48,21 @@ struct FenceRulesContractTests {
         #expect(Self.verdict(ruledRequest("x", entry: false, exit: false, rules: "\"dwell\": {\"outside\": 60}")).isEmpty)
     }
 
+    @Test func expiresAtKeepsWhatItIsGiven() {
+        var r = NotificationRequest(identifier: "x", content: NotificationContent(title: "x"))
+        #expect(r.expiresAt == nil)
+        for d in [Date(timeIntervalSince1970: 1_795_770_000.123), .distantFuture, Date(timeIntervalSince1970: -1e300)] {
+            r.expiresAt = d
+            #expect(r.expiresAt == d)
+        }
+        r.expiresAt = nil
+        #expect(r.expiresAt == nil && r == NotificationRequest(identifier: "x", content: NotificationContent(title: "x")))
+        // A NaN date is kept as NaN (not taken for "none") and refused by the validator.
+        r.expiresAt = Date(timeIntervalSinceReferenceDate: .nan)
+        #expect(r.expiresAt != nil)
+        #expect(throws: RequestError.self) { try RequestValidation.checkValue(r) }
+    }
+
     @Test func theLibraryIsHeldToTheSameRules() {
         var t = LocationTrigger(region: .circular(CircularRegion(identifier: "r", center: Coordinate(latitude: 40, longitude: -74), radius: 100)), repeats: true)
         t.rules.window = FenceWindow(schedule: .weekly(weekdays: [], opens: .init(hour: 24), closes: .init(hour: 6)))
