@@ -7,19 +7,8 @@ import Testing
 @Suite("run: control lines replay a session")
 struct SessionReplayTests {
     static func run(_ args: [String], input: String) throws -> (out: [String], err: String, status: Int32) {
-        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
-        p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (String(decoding: o, as: UTF8.self).split(separator: "\n").map(String.init), String(decoding: e, as: UTF8.self), p.terminationStatus)
+        let r = try CLIMannersTests.run(args, input: input)
+        return (r.out.split(separator: "\n").map(String.init), r.err, r.status)
     }
 
     @Test func theReminderWithCancelSession() throws {
