@@ -133,16 +133,18 @@ import Foundation
         let byRank = requests.indices.sorted { ranks[$0] < ranks[$1] }
         // Fences with rules are followed by ``GuardedFences``, not the main path.
         let locationRequests = byRank.filter { if case .location(let t) = requests[$0].trigger { !t.hasRules } else { false } }
-        var regions: [Region] = []
         var entries: [LocationEntry] = []
+        entries.reserveCapacity(locationRequests.count)
         for i in locationRequests {
             guard case .location(let t) = requests[i].trigger else { continue }
-            regions.append(t.region)
             entries.append(LocationEntry(request: Int32(i), device: -1, addedAt: .min,
                                          notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
                                          repeats: t.repeats))
         }
-        let index = RegionIndex(regions: regions, maximumMargin: options.margin)
+        let index = RegionIndex(count: locationRequests.count, maximumMargin: options.margin) { k in
+            guard case .location(let t) = requests[locationRequests[k]].trigger else { preconditionFailure("a location request") }
+            return t.region
+        }
         self.regionIndex = index
         let guarded = GuardedFences(requests: requests, order: byRank, margin: options.margin, floatingTimeZone: options.floatingTimeZone)
         self.guarded = guarded

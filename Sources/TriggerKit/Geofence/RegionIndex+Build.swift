@@ -22,36 +22,103 @@ import Foundation
     /// - Complexity: O(n log n) for n regions, plus GEOS preparation of every polygon
     ///   (O(v log v) for v vertices).
     public convenience init(regions: [Region], maximumMargin: Double = 0) {
+        self.init(count: regions.count, maximumMargin: maximumMargin) { regions[$0] }
+    }
+
+    /// Builds the index of `count` regions, region `i` (slot `i`) given by `region(i)` (called
+    /// once per slot, from several threads for a large set), without an array of them all.
+    /// `parallel` false builds on the calling thread (the reference the parallel build is
+    /// tested against).
+    convenience init(count: Int, maximumMargin: Double, parallel: Bool = true, region: @Sendable (Int) -> Region) {
         let maximumMargin = maximumMargin.isFinite ? max(0, maximumMargin) : 0
         let context = try? GEOSContext()
-        var entries: [Entry] = []
-        entries.reserveCapacity(regions.count)
+        // Each region is prepared on its own (its plane, its GEOS polygon, its cells): a large
+        // set is cut into parts prepared on every core, each with its own GEOS context (a
+        // context must not be used by two threads at once; a prepared polygon keeps its
+        // context alive, and GEOS geometries work with any context). Each part writes its
+        // slots' entries in place; the parts' polygons and cells are joined in slot order, so
+        // the index is the one a single pass builds (`IndexBuildTests`).
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let partCount = parallel && count >= Self.parallelBuildThreshold && cores > 1 ? 4 * cores : 1
+        var parts = [BuildPart](repeating: BuildPart(), count: partCount)
+        var entries = [Entry](unsafeUninitializedCapacity: count) { all, initialized in
+            if partCount == 1 {
+                parts[0].prepare(0..<count, into: all, margin: maximumMargin, context: context, region: region)
+            } else {
+                parts.withUnsafeMutableBufferPointer { buffer in
+                    // Each part and each run of entries is written by exactly one iteration;
+                    // the calling thread's context is used by part 0 only.
+                    nonisolated(unsafe) let buffer = buffer
+                    nonisolated(unsafe) let context = context
+                    nonisolated(unsafe) let all = all
+                    withoutActuallyEscaping(region) { region in
+                        DispatchQueue.concurrentPerform(iterations: partCount) { k in
+                            buffer[k].prepare(count * k / partCount..<count * (k + 1) / partCount, into: all, margin: maximumMargin,
+                                              context: k == 0 ? context : try? GEOSContext(), region: region)
+                        }
+                    }
+                }
+            }
+            initialized = count
+        }
         var polygons: [PolygonEntry] = []
         var invalid: [RegionIndexError] = []
         var cells: [(key: UInt64, slot: Int32)] = []
-        cells.reserveCapacity(regions.count * 2)
-        var usedLevels = Set<Int>()
-        let placeholder = Entry(latitude: 0, longitude: 0, radius: 0, plane: LocalPlane(latitude: 0), polygon: -1, kind: .invalid)
-
-        for (i, region) in regions.enumerated() {
-            let slot = Int32(truncatingIfNeeded: i)
-            do throws(RegionIndexError) {
-                let (entry, box) = try Self.prepare(region, slot: slot, margin: maximumMargin, context: context, polygons: &polygons)
-                entries.append(entry)
-                let level = Self.addCells(box, slot: slot, maximumCells: entry.kind == .polygon ? Self.maximumCellsPerPolygon : Self.maximumCellsPerRegion, to: &cells)
-                usedLevels.insert(level)
-            } catch {
-                entries.append(placeholder)
-                invalid.append(error)
+        cells.reserveCapacity(parts.reduce(0) { $0 + $1.cells.count })
+        var usedLevels: UInt32 = 0
+        for k in parts.indices {
+            // A part numbered its polygons from 0; they follow the earlier parts' here.
+            if !polygons.isEmpty {
+                for slot in parts[k].polygonSlots { entries[Int(slot)].polygon += Int32(polygons.count) }
             }
+            polygons.append(contentsOf: parts[k].polygons)
+            invalid.append(contentsOf: parts[k].invalid)
+            cells.append(contentsOf: parts[k].cells)
+            usedLevels |= parts[k].levels
+            parts[k] = BuildPart()
         }
         // Appended in slot order: a stable sort by key leaves each cell's slots in order.
         Self.radixSortByKey(&cells)
         let summary = LevelSummary(cells: cells)
-        self.init(count: regions.count, invalid: invalid, entries: entries, polygons: polygons,
+        let levels = (0...Self.maximumLevel).filter { usedLevels & (1 << $0) != 0 }
+        self.init(count: count, invalid: invalid, entries: entries, polygons: polygons,
                   grid: CellTable(sortedCells: cells),
-                  levels: usedLevels.sorted().map { ($0, Double(1 << $0) / 360) }, summary: summary, context: context,
+                  levels: levels.map { ($0, Double(1 << $0) / 360) }, summary: summary, context: context,
                   maximumMargin: maximumMargin)
+    }
+
+    /// Below this many regions the index is built on the calling thread.
+    static let parallelBuildThreshold = 8_192
+
+    /// What preparing one run of slots gives besides their entries.
+    struct BuildPart {
+        var polygons: [PolygonEntry] = []
+        /// The slots of ``polygons``, in order (their entries number them from 0).
+        var polygonSlots: [Int32] = []
+        var invalid: [RegionIndexError] = []
+        var cells: [(key: UInt64, slot: Int32)] = []
+        /// Bit L set: some region is stored at grid level L.
+        var levels: UInt32 = 0
+
+        /// Prepares `slots`, initializing their elements of `entries`.
+        mutating func prepare(_ slots: Range<Int>, into entries: UnsafeMutableBufferPointer<Entry>, margin: Double,
+                              context: GEOSContext?, region: (Int) -> Region) {
+            let placeholder = Entry(latitude: 0, longitude: 0, radius: 0, plane: LocalPlane(latitude: 0), polygon: -1, kind: .invalid)
+            cells.reserveCapacity(slots.count * 3)
+            for i in slots {
+                let slot = Int32(truncatingIfNeeded: i)
+                do throws(RegionIndexError) {
+                    let (entry, box) = try RegionIndex.prepare(region(i), slot: slot, margin: margin, context: context, polygons: &polygons)
+                    (entries.baseAddress! + i).initialize(to: entry)
+                    if entry.kind == .polygon { polygonSlots.append(slot) }
+                    let level = RegionIndex.addCells(box, slot: slot, maximumCells: entry.kind == .polygon ? RegionIndex.maximumCellsPerPolygon : RegionIndex.maximumCellsPerRegion, to: &cells)
+                    levels |= 1 << UInt32(level)
+                } catch {
+                    (entries.baseAddress! + i).initialize(to: placeholder)
+                    invalid.append(error)
+                }
+            }
+        }
     }
 
     /// A bounding box in degrees; `minLon...maxLon` may extend past 180 (it wraps).

@@ -70,9 +70,13 @@ public enum RequestsFile {
     /// - Throws: ``RequestsFileError`` only when the file cannot be read at all.
     /// - Complexity: O(n) in the file's size.
     public static func load(path: String, options: ValidationOptions = .init()) throws(RequestsFileError) -> RequestSet {
+        if path != "-", let mapped = MappedFile(path: path) {
+            defer { mapped.unmap() }
+            return parse(mapped.bytes, file: path, options: options)
+        }
         let data: Data
         do {
-            data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+            data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw RequestsFileError(path: path, reason: (error as NSError).localizedDescription)
         }
@@ -93,8 +97,10 @@ public enum RequestsFile {
     }
 
     /// ``parse(_:file:options:)-(UnsafeBufferPointer<UInt8>,_,_)``; `parallel` false decodes
-    /// one record after the other (the reference the parallel decoding is tested against).
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions, parallel: Bool) -> RequestSet {
+    /// one record after the other, `direct` false builds every record's JSON tree (no
+    /// ``RequestRecordDecoder``): the references the fast paths are tested against.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions, parallel: Bool,
+                      direct: Bool = true) -> RequestSet {
         var builder = Builder(file: file, options: options)
         var k = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { k = 3 }  // UTF-8 BOM
@@ -104,8 +110,10 @@ public enum RequestsFile {
             do throws(JSONSyntaxError) {
                 let doc = try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[k...]))
                 guard case .array(let items) = doc else { return builder.finish() }
-                let outcomes = decodeAll(count: items.count, options: options, parallel: parallel) { i in .json(items[i]) }
-                for (i, outcome) in outcomes.enumerated() { builder.register(outcome, at: .index(i)) }
+                builder.reserve(items.count)
+                decodeAll(count: items.count, options: options, parallel: parallel, { i in .json(items[i]) }) { i, outcome in
+                    builder.register(outcome, at: .index(i))
+                }
             } catch {
                 let line = 1 + bytes[..<min(bytes.count, k + error.offset)].count(where: { $0 == 0x0A })
                 builder.refuse(at: .line(line), identifier: nil, RequestError(.invalidRequest, "the JSON array is malformed: \(error.reason); no request of this file was read"))
@@ -131,30 +139,35 @@ public enum RequestsFile {
             if s < e, bytes[s] != UInt8(ascii: "#") { spans.append((line, s, e)) }
             start = end + 1
         }
-        let outcomes = decodeAll(count: spans.count, options: options, parallel: parallel) { i in
+        builder.reserve(spans.count)
+        decodeAll(count: spans.count, options: options, parallel: parallel, { i in
             let (_, s, e) = spans[i]
+            let record = UnsafeBufferPointer(rebasing: bytes[s..<e])
+            if direct, let request = RequestRecordDecoder.decode(record) { return .shaped(request) }
             do throws(JSONSyntaxError) {
-                return .json(try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[s..<e])))
+                return .json(try JSONValue.parse(record))
             } catch {
                 // Columns count from the line's start (after the BOM on line 1).
                 var lineStart = s
                 while lineStart > k, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
                 return .syntax("not valid JSON: \(error.reason) (column \(error.offset + 1 + s - lineStart))")
             }
+        }) { i, outcome in
+            builder.register(outcome, at: .line(spans[i].line))
         }
-        builder.reserve(outcomes.count)
-        for (i, outcome) in outcomes.enumerated() { builder.register(outcome, at: .line(spans[i].line)) }
         return builder.finish()
     }
 
     /// The requests in file order, a later one with the same identifier replacing the
     /// earlier and taking its later position. Not swift-collections' `OrderedDictionary`:
     /// moving an entry to the end there is a removal, O(n), so a file replacing many early
-    /// requests would load in O(n^2); a slot table with holes does it in O(1).
+    /// requests would load in O(n^2); a slot table with holes does it in O(1). The holes are
+    /// a set on the side, so a file without replacements is returned without a copy.
     private struct Builder {
         let file: String
         let options: ValidationOptions
-        var requests: [NotificationRequest?] = []
+        var requests: [NotificationRequest] = []
+        var replaced: Set<Int> = []
         var locations: [RequestLocation] = []
         var slotByIdentifier: [ExactKey: Int] = [:]
         var diagnostics: [RequestDiagnostic] = []
@@ -176,7 +189,7 @@ public enum RequestsFile {
             slotByIdentifier.reserveCapacity(n)
         }
 
-        mutating func register(_ outcome: Decoded, at loc: RequestLocation) {
+        mutating func register(_ outcome: consuming Decoded, at loc: RequestLocation) {
             switch outcome {
             case .refused(let id, let error):
                 refuse(at: loc, identifier: id, error)
@@ -189,19 +202,24 @@ public enum RequestsFile {
                 if let old = slotByIdentifier.updateValue(requests.count, forKey: ExactKey(request.identifier)) {
                     diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil,
                                                          message: "replaces the request with the same identifier at \(locations[old].isLine ? "line" : "index") \(locations[old])"))
-                    requests[old] = nil
+                    replaced.insert(old)
                 }
                 requests.append(request)
                 locations.append(loc)
             }
         }
 
-        func finish() -> RequestSet {
+        consuming func finish() -> RequestSet {
+            guard !replaced.isEmpty else {
+                return RequestSet(requests: requests, locations: locations, diagnostics: diagnostics, recordCount: records)
+            }
             var out: [NotificationRequest] = []
             var locs: [RequestLocation] = []
-            out.reserveCapacity(slotByIdentifier.count)
-            for (k, r) in requests.enumerated() {
-                if let r { out.append(r); locs.append(locations[k]) }
+            out.reserveCapacity(requests.count - replaced.count)
+            locs.reserveCapacity(requests.count - replaced.count)
+            for k in requests.indices where !replaced.contains(k) {
+                out.append(requests[k])
+                locs.append(locations[k])
             }
             return RequestSet(requests: out, locations: locs, diagnostics: diagnostics, recordCount: records)
         }
@@ -217,4 +235,29 @@ public struct RequestsFileError: Error, Sendable, Hashable, CustomStringConverti
     public var path: String
     public var reason: String
     public var description: String { "cannot read requests file \(path): \(reason)" }
+}
+
+/// A regular file mapped read-only: the parser reads the page cache in place instead of a
+/// copy (a 257 MB file was 257 MB of fresh memory, each page zeroed then filled). Decoded
+/// requests copy what they keep, so the mapping ends with the parse. `nil` for anything
+/// that is not a non-empty regular file (a pipe, a device, a directory: read as before).
+struct MappedFile {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init?(path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0, st.st_size < Int.max / 2 else { return nil }
+        let size = Int(st.st_size)
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
+        // Read front to back, once.
+        _ = madvise(base, size, MADV_SEQUENTIAL)
+        bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size)
+    }
+
+    func unmap() {
+        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+    }
 }

@@ -84,7 +84,7 @@ struct JSONParser {
         b >= 0x20 && b < 0x7F ? String(UnicodeScalar(b)) : "\\u{\(String(b, radix: 16))}"
     }
 
-    private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+    mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
         let n = word.utf8CodeUnitCount
         guard i + n <= bytes.count else { throw error("unexpected end of text in a literal") }
         let w = word.utf8Start
@@ -255,6 +255,9 @@ struct JSONParser {
             while k < i { v = v * 10 + Int64(bytes[k] - 0x30); k += 1 }
             return Double(negative ? -v : v)
         }
+        // Decimals (coordinates, radii) take the stream parser's exact fast path (Clinger's:
+        // the same double strtod gives, without making a string).
+        if !isInteger, let (v, end) = StreamLineParser.number(bytes, start), end == i { return v }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         guard let d = Double(text), d.isFinite else { throw JSONSyntaxError(offset: start, reason: "number out of range") }
         return d

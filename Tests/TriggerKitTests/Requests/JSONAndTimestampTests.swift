@@ -15,6 +15,27 @@ struct JSONTests {
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
     }
 
+    /// Decimals take a fast path (Clinger's); every number must still be the double the
+    /// standard library's correctly rounded parser gives, sign of zero included.
+    @Test func numbersAreTheCorrectlyRoundedDoubles() throws {
+        var g = SeededGenerator(seed: 3)
+        var texts = ["-0.0", "0.0", "-0.5", "9007199254740993.5", "0.1", "0.30000000000000004", "123456789012345.6",
+                     "1234567890123456789.5", "1.7976931348623157e308", "4.9e-324", "0.0000000000000000000001", "2.5E-3"]
+        for _ in 0..<50_000 {
+            let digits = 1 + g.int(20), point = g.int(digits + 1)
+            var t = (0..<digits).map { _ in String(g.int(10)) }.joined()
+            while t.count > 1 && t.hasPrefix("0") { t.removeFirst() }
+            if point > 0 && point < t.count { t.insert(".", at: t.index(t.startIndex, offsetBy: point)) }
+            if t.hasSuffix(".") { t += "0" }
+            texts.append((g.chance(0.3) ? "-" : "") + t)
+        }
+        for t in texts {
+            guard case .number(let v) = try JSONValue.parse(t) else { Issue.record("\(t) is not a number"); continue }
+            let expected = try #require(Double(t))
+            #expect(v.bitPattern == expected.bitPattern || (t == "-0" && v == 0), "\(t): \(v) vs \(expected)")
+        }
+    }
+
     @Test func invalidUTF8IsRefusedWithOrWithoutEscapes() {
         // 0xFF is never valid UTF-8; the string with an escape took another path that used to
         // repair it into U+FFFD without a word.

@@ -84,4 +84,23 @@ struct RequestsFileTests {
     @Test func missingFileIsAnError() {
         #expect(throws: RequestsFileError.self) { try RequestsFile.load(path: "/nonexistent/requests.ndjson") }
     }
+
+    /// A regular file is read through a read-only mapping; the result is the text's.
+    @Test func aMappedFileReadsAsItsText() throws {
+        let text = "\u{FEFF}" + (0..<3_000).map { #"{"identifier": "r\#($0)", "content": {"title": "t"}, "trigger": {"type": "timeInterval", "timeInterval": \#(60 + $0)}}"# }
+            .joined(separator: "\n") + "\n{\"identifier\": \"bad\"}\n"
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-\(UUID().uuidString).ndjson")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let loaded = try RequestsFile.load(path: url.path)
+        let parsed = RequestsFile.parse(text, file: url.path)
+        #expect(loaded.requests == parsed.requests)
+        #expect(loaded.diagnostics == parsed.diagnostics)
+        #expect(loaded.requests.count == 3_000)
+        // An empty file is no mapping and no requests.
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString).ndjson")
+        try Data().write(to: empty)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        #expect(try RequestsFile.load(path: empty.path).recordCount == 0)
+    }
 }

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// A large index is prepared in parts on every core, each part with its own GEOS context, and
+/// joined in slot order: it must be the index one pass on the calling thread builds.
+@Suite struct IndexBuildTests {
+    /// Circles and polygons (some across the antimeridian), bad centres and radii, and
+    /// self-intersecting polygons, around a few dense spots and anywhere.
+    static func regions(_ n: Int, seed: UInt64) -> [Region] {
+        var g = SeededGenerator(seed: seed)
+        return (0..<n).map { i -> Region in
+            let lat = g.chance(0.5) ? 40 + g.uniform(0, 0.5) : g.uniform(-85, 85)
+            let lon = g.chance(0.5) ? -74 + g.uniform(0, 0.5) : g.uniform(-180, 180)
+            switch g.int(20) {
+            case 0: return circle(.nan, lon, 100, id: "bad\(i)")
+            case 1: return circle(lat, lon, -5, id: "bad\(i)")
+            case 2:
+                // A bow tie: invalid for GEOS.
+                return polygon([[[(lon, lat), (lon + 0.01, lat + 0.01), (lon + 0.01, lat), (lon, lat + 0.01), (lon, lat)]]], id: "tie\(i)")
+            case 3:
+                return polygon([[[(179.99, lat), (-179.99, lat), (-179.99, lat + 0.01), (179.99, lat + 0.01), (179.99, lat)]]], id: "am\(i)")
+            case 4, 5, 6:
+                let d = g.uniform(0.001, 0.02)
+                return polygon([[square(lon, lat, lon + d, lat + d)]], id: "sq\(i)")
+            default:
+                return circle(lat, lon, g.uniform(10, 3_000), id: "c\(i)")
+            }
+        }
+    }
+
+    @Test func thePartsJoinIntoTheSingleThreadedIndex() {
+        let regions = Self.regions(3 * RegionIndex.parallelBuildThreshold, seed: 5)
+        let parallel = RegionIndex(count: regions.count, maximumMargin: 25, parallel: true) { regions[$0] }
+        let serial = RegionIndex(count: regions.count, maximumMargin: 25, parallel: false) { regions[$0] }
+        #expect(parallel.invalid == serial.invalid)
+        #expect(parallel.invalid.count > 1_000)
+        #expect(parallel.grid.slots == serial.grid.slots)
+        #expect(parallel.grid.buckets.map(\.key) == serial.grid.buckets.map(\.key))
+        #expect(parallel.grid.buckets.map(\.start) == serial.grid.buckets.map(\.start))
+        // Each polygon entry points at its own polygon: same boxes in both.
+        for slot in 0..<regions.count where serial.entries[slot].kind == .polygon {
+            let a = parallel.polygons[Int(parallel.entries[slot].polygon)], b = serial.polygons[Int(serial.entries[slot].polygon)]
+            #expect(a.minX == b.minX && a.maxX == b.maxX && a.minY == b.minY && a.maxY == b.maxY, "slot \(slot)")
+        }
+        var g = SeededGenerator(seed: 6)
+        var found = 0
+        for _ in 0..<20_000 {
+            let lat = g.chance(0.8) ? 40 + g.uniform(0, 0.5) : g.uniform(-85, 85)
+            let lon = g.chance(0.8) ? -74 + g.uniform(0, 0.5) : g.uniform(-180, 180)
+            let hits = parallel.hits(lat, lon, margin: 25)
+            #expect(hits == serial.hits(lat, lon, margin: 25), "(\(lat), \(lon))")
+            found += hits.isEmpty ? 0 : 1
+        }
+        #expect(found > 1_000)
+    }
+
+    /// Every cell of the grid is found again (the table is filled group by group, up to
+    /// three quarters full).
+    @Test func everyCellIsFound() {
+        var g = SeededGenerator(seed: 7)
+        var cells: [(key: UInt64, slot: Int32)] = []
+        for slot in 0..<200_000 { cells.append((UInt64(g.below(1 << 40)) | UInt64(g.int(23)) << 52, Int32(slot))) }
+        RegionIndex.radixSortByKey(&cells)
+        let table = CellTable(sortedCells: cells)
+        #expect(table.buckets.count * 3 >= Set(cells.map(\.key)).count * 4)
+        var i = 0
+        while i < cells.count {
+            var j = i
+            while j < cells.count && cells[j].key == cells[i].key { j += 1 }
+            let run = table.lookup(cells[i].key)
+            #expect(Array(table.slots[run]) == cells[i..<j].map(\.slot))
+            i = j
+        }
+        #expect(table.lookup(1 << 41 | 7).isEmpty)
+    }
+}
