@@ -1,5 +1,5 @@
 import Foundation
-@_spi(StreamFastPath) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 
 /// One line of input, without its newline (and without a trailing CR).
 struct InputLine {
@@ -24,13 +24,14 @@ struct InputLine {
 enum LineReader {
     /// Calls `body` with the complete lines of each chunk as soon as it arrives (so a live
     /// pipe is processed promptly); `body` returns false to stop. `threaded`: read and scan on
-    /// a second thread (``PipelinedLineReader``), passing each line's scan; else on this
-    /// thread, passing nil.
-    static func forEachChunk(fd: Int32, threaded: Bool, _ body: ([InputLine], [ScannedLine]?) -> Bool) {
+    /// a second thread (``PipelinedLineReader``), passing each line's scan, and with a
+    /// `lookahead` each fix's geometry decided there too; else on this thread, passing nil.
+    static func forEachChunk(fd: Int32, threaded: Bool, lookahead: FixLookahead? = nil,
+                             _ body: ([InputLine], [ScannedLine]?, DecidedAhead?) -> Bool) {
         if threaded {
-            PipelinedLineReader.forEachChunk(fd: fd) { body($0, $1) }
+            PipelinedLineReader.forEachChunk(fd: fd, lookahead: lookahead) { body($0, $1, $2) }
         } else {
-            forEachChunk(fd: fd) { body($0, nil) }
+            forEachChunk(fd: fd) { body($0, nil, nil) }
         }
     }
 
@@ -106,6 +107,8 @@ enum PipelinedLineReader {
         private(set) var buffer: UnsafeMutableBufferPointer<UInt8>
         var lines: [InputLine] = []
         var scanned: [ScannedLine] = []
+        /// With a lookahead: each line's geometry, their hits in one buffer.
+        var ahead = DecidedAhead()
         var atEOF = false
         init(size: Int) { buffer = .allocate(capacity: size) }
         deinit { buffer.deallocate() }
@@ -146,15 +149,16 @@ enum PipelinedLineReader {
         }
     }
 
-    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, _ body: ([InputLine], [ScannedLine]) -> Bool) {
+    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, lookahead: FixLookahead? = nil,
+                             _ body: ([InputLine], [ScannedLine], DecidedAhead?) -> Bool) {
         let exchange = Exchange(chunks: 3, size: chunkSize)
-        let reader = Thread { read(fd: fd, exchange) }
+        let reader = Thread { read(fd: fd, exchange, lookahead: lookahead) }
         reader.stackSize = 1 << 20
         reader.start()
         while true {
             let chunk = exchange.takeFilled()
             var keepGoing = true
-            if !chunk.lines.isEmpty || chunk.atEOF { keepGoing = body(chunk.lines, chunk.scanned) }
+            if !chunk.lines.isEmpty || chunk.atEOF { keepGoing = body(chunk.lines, chunk.scanned, lookahead == nil ? nil : chunk.ahead) }
             let atEOF = chunk.atEOF
             exchange.putFree(chunk)
             if !keepGoing { exchange.stop(); return }
@@ -163,8 +167,9 @@ enum PipelinedLineReader {
     }
 
     /// The reader thread: fills free chunks until end of input (or a stop).
-    private static func read(fd: Int32, _ exchange: Exchange) {
+    private static func read(fd: Int32, _ exchange: Exchange, lookahead: FixLookahead?) {
         var scanner = LineScanner()
+        var lookahead = lookahead
         var carry: [UInt8] = []  // an unfinished line, moved to the next chunk
         while let chunk = exchange.takeFree() {
             if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
@@ -182,9 +187,24 @@ enum PipelinedLineReader {
             chunk.scanned.removeAll(keepingCapacity: true)
             let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF, into: &chunk.lines)
             for line in chunk.lines { chunk.scanned.append(scanner.scan(line.bytes)) }
+            if lookahead != nil {
+                chunk.ahead.geometry.removeAll(keepingCapacity: true)
+                chunk.ahead.hits.removeAll(keepingCapacity: true)
+                for (line, scan) in zip(chunk.lines, chunk.scanned) {
+                    chunk.ahead.geometry.append(lookahead!.decide(line.bytes, scan, hits: &chunk.ahead.hits))
+                }
+            }
             carry = Array(buf[consumed..<end])
             exchange.putFilled(chunk)
             if chunk.atEOF { return }
         }
     }
+}
+
+/// The geometry a ``FixLookahead`` decided for a chunk's lines (nil for lines it did not
+/// decide), with their hits. Bounded by the chunk: the hits of its fixes (about 15 each in a
+/// dense city), reused from chunk to chunk.
+struct DecidedAhead {
+    var geometry: [FixGeometry?] = []
+    var hits: [RegionHit] = []
 }

@@ -161,7 +161,10 @@ struct RunCommand: ParsableCommand {
         // Each chunk of input lines, with their scans when a reader thread made them: reading
         // and scanning on a second thread, evaluating on this one; with --state, one thread
         // (the durable run records each line's bytes as it consumes them).
-        LineReader.forEachChunk(fd: 0, threaded: durable == nil && !singleThread) { lines, scanned in
+        // Threaded, a plain run also decides each fix's regions ahead on the reader's thread
+        // (``FixLookahead``): the same output, the geometry off the evaluating thread.
+        let threaded = durable == nil && !singleThread
+        LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: threaded ? outerEvaluator.makeLookahead() : nil) { lines, scanned, ahead in
             // A local for the hot loop: the captured `evaluator` variable (replaced only by
             // control lines) is read once per chunk, not once per line.
             var evaluator = outerEvaluator
@@ -185,7 +188,13 @@ struct RunCommand: ParsableCommand {
                     if let durable {
                         try durable.process(lineBytes: line.bytes, into: &events)
                     } else if let scanned, useScan {
-                        try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], into: &events)
+                        if let ahead, let geometry = ahead.geometry[k] {
+                            try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in
+                                try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits, into: &events)
+                            }
+                        } else {
+                            try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], into: &events)
+                        }
                     } else {
                         try evaluator.process(lineBytes: line.bytes, into: &events)
                     }

@@ -24,6 +24,9 @@ struct DeviceState: Sendable {
     /// Whether the last step left nothing pending and no one-shot just fired: a fix with the
     /// same hits would change nothing.
     var settled = false
+    /// The ``FixGeometry/sequence`` of the last fix used, when it was decided ahead by a
+    /// ``FixLookahead``; -2 when the last fix was decided here (or none was).
+    var lastSequence: Int64 = -2
 }
 
 /// A crossing seen but not yet confirmed by `--dwell`: its first fix on the new side.

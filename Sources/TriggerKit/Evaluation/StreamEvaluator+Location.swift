@@ -46,6 +46,33 @@
     private func process(main d: Int32, t: Int64, latitude: Double, longitude: Double, into events: inout [FiredEvent]) {
         let fix = (t: t, latitude: latitude, longitude: longitude)
         let dd = Int(d)
+        if let g = lookaheadGeometry {
+            // Decided ahead (``FixLookahead``): its `same` holds for this device only when it
+            // compared this fix with the very fix used last here.
+            lookaheadGeometry = nil
+            let chained = g.previous == devices[dd].lastSequence
+            devices[dd].lastSequence = g.sequence
+            if chained, g.same, skipsStableFixes, devices[dd].settled, appendedLocationAddedAt <= devices[dd].lastUsed,
+               !locationAdded(after: devices[dd].lastUsed, upTo: fix.t) {
+                devices[dd].lastUsed = fix.t
+                stableSkips += 1
+                return
+            }
+            hits.removeAll(keepingCapacity: true)
+            hits.append(contentsOf: UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)]))
+            var state = DeviceState()
+            swap(&state, &devices[dd])
+            defer { swap(&state, &devices[dd]) }
+            let first = events.count
+            state.settled = step(&state, device: d, t: fix.t, into: &events)
+            if locations.count > builtLocationCount && events.count - first > 1 {
+                events[first...].sort { ExactKey(requests[Int($0.request)].identifier) < ExactKey(requests[Int($1.request)].identifier) }
+            }
+            state.lastUsed = fix.t
+            return
+        }
+        // A fix decided here breaks any chain of fixes decided ahead.
+        devices[dd].lastSequence = -2
         var inNeighbourhood = false
         if skipsStableFixes, devices[dd].nearEpoch == regionEpoch,
            devices[dd].near.area.contains(latitude: fix.latitude, longitude: fix.longitude) {
@@ -97,12 +124,7 @@
     /// (the last area's radius over the fixes it lasted), so a walker gets a small one with few
     /// open regions and a driver a large one it does not leave at once.
     private func rebuildNeighbourhood(_ state: inout DeviceState, latitude: Double, longitude: Double) {
-        let old = state.near.area
-        var radius = Self.firstNeighbourhoodRadius
-        if old.radius > 0, abs(latitude - old.latitude) + abs(longitude - old.longitude) < 0.05 {
-            let step = old.radius / Double(max(1, state.nearUses))
-            radius = min(Self.maximumNeighbourhoodRadius, max(Self.minimumNeighbourhoodRadius, step * Self.neighbourhoodFixes))
-        }
+        let radius = Self.neighbourhoodRadius(previous: state.near.area, uses: state.nearUses, latitude: latitude, longitude: longitude)
         neighbourhoodSlots -= state.near.storedSlots
         regionIndex.buildNeighbourhood(latitude: latitude, longitude: longitude, radius: radius, margin: options.margin,
                                        into: &state.near, hits: &hits)
@@ -110,6 +132,15 @@
         state.nearUses = 0
         neighbourhoodSlots += state.near.storedSlots
         if neighbourhoodSlots > neighbourhoodSlotBudget { releaseNeighbourhoods(keeping: &state) }
+    }
+
+    /// The radius of a device's next neighbourhood: ``neighbourhoodFixes`` of its recent steps
+    /// (the previous area's radius over the fixes it lasted) when that area was near, else
+    /// ``firstNeighbourhoodRadius``.
+    static func neighbourhoodRadius(previous old: StableArea, uses: UInt32, latitude: Double, longitude: Double) -> Double {
+        guard old.radius > 0, abs(latitude - old.latitude) + abs(longitude - old.longitude) < 0.05 else { return firstNeighbourhoodRadius }
+        let step = old.radius / Double(max(1, uses))
+        return min(maximumNeighbourhoodRadius, max(minimumNeighbourhoodRadius, step * neighbourhoodFixes))
     }
 
     /// The memory bound: past ``neighbourhoodSlotBudget`` slots held in all neighbourhoods,

@@ -107,6 +107,10 @@ import Foundation
     @exclusivity(unchecked) var scratchInside: [Int32] = []
     @exclusivity(unchecked) var scratchPending: [PendingCrossing] = []
     @exclusivity(unchecked) var scratchCodes: [UInt8] = []
+    /// The current line's geometry when a ``FixLookahead`` decided it (see
+    /// ``process(lineBytes:scanned:geometry:hits:into:)``), and the buffer its hits are in.
+    @exclusivity(unchecked) var lookaheadGeometry: FixGeometry?
+    @exclusivity(unchecked) var lookaheadHits = UnsafeBufferPointer<RegionHit>(start: nil, count: 0)
 
     /// Builds the evaluator: the region index over every location request, the schedule on
     /// the first line (when the default `addedAt` becomes known).
@@ -238,6 +242,27 @@ import Foundation
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
         let d = deviceBytesIndex.find(name) ?? device(named: String(decoding: name, as: UTF8.self))
         process(device: d, t: s.t, latitude: s.latitude, longitude: s.longitude, accuracy: s.accuracy, into: &events)
+    }
+
+    /// ``process(lineBytes:scanned:into:)`` for a line whose geometry a ``FixLookahead`` (from
+    /// ``makeLookahead()``) decided ahead, its hits in `hits`: the same results.
+    @_spi(StreamFastPath) @inline(__always)
+    public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
+                        hits: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) throws(StreamLineError) {
+        lookaheadGeometry = geometry
+        lookaheadHits = hits
+        defer { lookaheadGeometry = nil }
+        try process(lineBytes: b, scanned: scanned, into: &events)
+    }
+
+    /// A lookahead to decide the geometry of this evaluator's coming fixes on another thread,
+    /// or nil when it would not pay or not apply: no plain location requests, fences with
+    /// rules (their path is not split), regions added since the build, or the neighbourhood
+    /// skip turned off. Until the lookahead stops (at a control line) nothing may change the
+    /// regions.
+    @_spi(StreamFastPath) public func makeLookahead() -> FixLookahead? {
+        guard skipsStableFixes, !locations.isEmpty, locations.count == builtLocationCount, guarded?.fences.isEmpty ?? true else { return nil }
+        return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget)
     }
 
     /// Refuses a line time outside the supported dates or past the clock-jump limit.

@@ -87,7 +87,7 @@ extension RegionIndex {
         let lon = Geodesic.unwrapDegrees(longitude)
         let m = margin >= 0 ? min(margin, maximumMargin) : 0
         var points = FixPoints(latitude: latitude, longitude: lon)
-        defer { points.release(context) }
+        defer { release(&points) }
         let kLatMin = Geodesic.equatorialRadius * (1 - Geodesic.e2) * Geodesic.degree
         let kLonMin = Geodesic.equatorialRadius * Geodesic.degree
             * cos(min(90, abs(latitude) + StableArea.latitudeReach) * Geodesic.degree)
@@ -201,7 +201,7 @@ extension RegionIndex {
         let lon = Geodesic.unwrapDegrees(longitude)
         let m = margin >= 0 ? min(margin, maximumMargin) : 0
         var points = FixPoints(latitude: latitude, longitude: lon)
-        defer { points.release(context) }
+        defer { release(&points) }
         for slot in n.open {
             codes.append(test(Int(slot), latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0)
         }

@@ -20,7 +20,7 @@
         let lon = Geodesic.unwrapDegrees(longitude)
         let m = margin >= 0 ? min(margin, maximumMargin) : 0
         var points = FixPoints(latitude: latitude, longitude: lon)
-        defer { points.release(context) }
+        defer { release(&points) }
         var levelsWithHits = 0
         var mask = summary.mask(latitude: latitude, longitude: lon)
         while mask != 0 {
@@ -60,7 +60,7 @@
     public func contains(slot: Int32, latitude: Double, longitude: Double) -> Bool {
         guard slot >= 0, Int(slot) < count, latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude) else { return false }
         var points = FixPoints(latitude: latitude, longitude: Geodesic.unwrapDegrees(longitude))
-        defer { points.release(context) }
+        defer { release(&points) }
         return test(Int(slot), latitude: latitude, longitude: points.longitude, margin: 0, points: &points)?.contains ?? false
     }
 
@@ -137,6 +137,8 @@
             case .outside: continue
             case .uncertain: break  // within rounding of an edge: GEOS's exact predicate decides
             }
+            geosLock.lock()
+            defer { geosLock.unlock() }
             do {
                 if try points.covers(polygons[i].prepared, which, x: x) { return true }
             } catch {
@@ -186,6 +188,9 @@ struct FixPoints {
         defer { slot = point }
         return try prepared.covers(&point)
     }
+
+    /// Whether this fix made a GEOS point (to be freed by ``release(_:)``).
+    var holdsGEOS: Bool { plain != nil || shifted != nil || antimeridian != nil }
 
     /// Frees the GEOS points this fix made, if any (most fixes make none: only a polygon test
     /// within rounding of an edge does). Checks before touching the context.

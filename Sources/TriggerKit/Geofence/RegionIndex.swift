@@ -1,3 +1,5 @@
+import Foundation
+
 /// One region found by ``RegionIndex/query(latitude:longitude:margin:into:)``.
 @_spi(Engine) public struct RegionHit: Sendable, Hashable {
     /// Index of the region in the array the index was built from.
@@ -43,14 +45,16 @@
 /// memory does not grow with the number of distinct places queried.
 ///
 /// Memory: about 72 bytes per region plus 4 bytes per (region, cell) and a hash table of
-/// 16 bytes per bucket at load <= 1/2 (Benchmarks/RESULTS.md has the measured bytes per
+/// 16 bytes per bucket at load <= 3/4 (Benchmarks/RESULTS.md has the measured bytes per
 /// request). Polygons add their GEOS geometry and prepared index (~4 KB for 64 vertices).
+/// A large index is built on every core (a GEOS context per part).
 ///
-/// Not `Sendable`: polygon tests use the index's GEOS context, which must not be used from two
-/// threads at once. Build and query it from one task (build one index per task to
-/// parallelise). For the same reason its stored arrays opt out of Swift's dynamic
-/// exclusivity checks (`@exclusivity(unchecked)`): they cost a runtime call per read of a
-/// class property in the query loops, and one task never overlaps two accesses.
+/// Not `Sendable`. Queries only read the index, and the few GEOS calls they make (a polygon
+/// test within rounding of an edge) take ``geosLock``, so two threads may query at once (the
+/// `run` command's reader and evaluator do); nothing may query while regions are appended.
+/// Its stored arrays opt out of Swift's dynamic exclusivity checks
+/// (`@exclusivity(unchecked)`): they cost a runtime call per read of a class property in the
+/// query loops, and queries never write them.
 @_spi(Engine) public final class RegionIndex {
     /// Number of slots (the input array's count, plus regions appended since).
     public internal(set) var count: Int
@@ -117,7 +121,20 @@
         self.context = context
     }
 
+    /// Serializes the GEOS calls of queries (GEOS contexts serve one thread at a time); taken
+    /// only for a polygon test within rounding of an edge, and to free its points.
+    let geosLock = NSLock()
+
     func markGEOSFailure() { geosFailures += 1 }
+
+    /// Frees the GEOS points a query made, if any, under ``geosLock``.
+    @inline(__always)
+    func release(_ points: inout FixPoints) {
+        guard points.holdsGEOS else { return }
+        geosLock.lock()
+        defer { geosLock.unlock() }
+        points.release(context)
+    }
 }
 
 @_spi(Engine) extension RegionIndex {

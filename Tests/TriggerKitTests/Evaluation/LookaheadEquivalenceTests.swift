@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+@_spi(Engine) @_spi(StreamFastPath) @testable import TriggerKit
+
+/// A ``FixLookahead`` decides most devices' fixes ahead (on `run`'s reader thread) and the
+/// evaluator uses its answers: the output, the errors and the saved state must be those of
+/// the evaluator alone, whatever the lookahead's memory bound does to its neighbourhoods.
+@Suite struct LookaheadEquivalenceTests {
+    typealias Random = SeededGenerator
+
+    /// The lines through an evaluator, with a lookahead deciding them first when `ahead`
+    /// (its answers never depend on the evaluator, so deciding every line first is one of
+    /// the orders the reader thread may take).
+    static func run(requests: String, lines: [String], options: StreamOptions, ahead: Bool, lookaheadBudget: Int = 16 << 20,
+                    evaluatorBudget: Int? = nil, share: UInt64 = FixLookahead.eighths) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int) {
+        let h = StreamHarness(requests: requests, options: options)
+        let evaluator = h.evaluator
+        if let evaluatorBudget { evaluator.neighbourhoodSlotBudget = evaluatorBudget }
+        var lookahead: FixLookahead? = nil
+        if ahead {
+            lookahead = evaluator.makeLookahead()
+            #expect(lookahead != nil)
+            lookahead = FixLookahead(index: evaluator.regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy,
+                                     slotBudget: lookaheadBudget, share: share)
+        }
+        var bytes = lines.map { Array($0.utf8) }
+        var readerScanner = LineScanner(), scanner = LineScanner()
+        var geometry: [FixGeometry?] = []
+        var hits: [RegionHit] = []
+        for k in bytes.indices {
+            let g = bytes[k].withUnsafeBufferPointer { b in lookahead?.decide(b, readerScanner.scan(b), hits: &hits) }
+            geometry.append(g)
+        }
+        var w = JSONWriter()
+        var events: [FiredEvent] = []
+        var errors: [String] = []
+        for k in bytes.indices {
+            bytes[k].withUnsafeBufferPointer { b in
+                events.removeAll()
+                do throws(StreamLineError) {
+                    let scan = scanner.scan(b)
+                    if let g = geometry[k] {
+                        try hits.withUnsafeBufferPointer { h throws(StreamLineError) in
+                            try evaluator.process(lineBytes: b, scanned: scan, geometry: g, hits: h, into: &events)
+                        }
+                    } else {
+                        try evaluator.process(lineBytes: b, scanned: scan, into: &events)
+                    }
+                    for e in events { evaluator.write(e, format: .json, to: &w) }
+                } catch {
+                    evaluator.recordMalformedLine()
+                    errors.append("line \(k + 1): \(error.reason)")
+                }
+            }
+        }
+        return (w.text, errors, evaluator.snapshot(), geometry.count { $0 != nil })
+    }
+
+    @Test(arguments: 0..<8)
+    func sameOutputStateAndErrorsAsOneThread(seed: Int) {
+        var rng = Random(state: UInt64(seed) &* 104_729 &+ 3)
+        let devices = 4 + rng.below(12)
+        let requests = StableSkipEquivalenceTests.requests(&rng, devices: devices)
+        var lines = StableSkipEquivalenceTests.lines(&rng, devices: devices, seconds: 1200)
+        // Malformed, blank and settings lines (none stops the lookahead), and a clock jump
+        // past the limit (refused: the lookahead had counted that fix).
+        for k in stride(from: 50, to: lines.count, by: 397) {
+            lines.insert([#"{"device": "d1", "t": 5, "lat": "north"}"#, "  ", "{not json",
+                          #"{"t": "\#(at(k / 8))", "settings": {"device": "d2", "authorizationStatus": "denied"}}"#][k % 4], at: k)
+        }
+        lines.insert(#"{"device": "d0", "t": "\#(at(90_000))", "lat": 40, "lon": -74}"#, at: lines.count / 2)
+        var options = StreamOptions(margin: [0, 0, 8, 25][seed % 4], dwell: seed % 3 == 1 ? 4 : 0,
+                                    maxAccuracy: seed % 2 == 0 ? 30 : nil, initialFire: seed % 4 >= 2,
+                                    now: Timestamp.date(millis: 1_795_770_000_000))
+        options.maxClockJump = 3_600
+        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false)
+        let two = Self.run(requests: requests, lines: lines, options: options, ahead: true)
+        #expect(!one.output.isEmpty)
+        #expect(one.errors.count > 5)
+        #expect(two.decided > lines.count / 8, "the lookahead decided \(two.decided) of \(lines.count) lines")
+        #expect(two.output == one.output)
+        #expect(two.errors == one.errors)
+        #expect(two.state == one.state)
+        // Every device decided ahead.
+        let all = Self.run(requests: requests, lines: lines, options: options, ahead: true, share: 8)
+        #expect(all.decided > lines.count / 2)
+        #expect(all.output == one.output)
+        #expect(all.errors == one.errors)
+        #expect(all.state == one.state)
+        // Neighbourhoods dropped again and again on both threads change nothing either.
+        let bounded = Self.run(requests: requests, lines: lines, options: options, ahead: true, lookaheadBudget: 6, evaluatorBudget: 6,
+                               share: UInt64(1 + seed % 8))
+        #expect(bounded.output == one.output)
+        #expect(bounded.state == one.state)
+    }
+
+    /// A control line stops the lookahead (it may change the regions): nothing after it is
+    /// decided ahead. Blank, malformed and settings lines do not.
+    @Test func aControlLineStopsIt() throws {
+        let h = StreamHarness(requests: circleRequest("a"))
+        var lookahead = try #require(h.evaluator.makeLookahead())
+        var scanner = LineScanner()
+        var hits: [RegionHit] = []
+        func decide(_ line: String) -> FixGeometry? {
+            var b = Array(line.utf8)
+            return b.withUnsafeMutableBufferPointer { b in lookahead.decide(UnsafeBufferPointer(b), scanner.scan(UnsafeBufferPointer(b)), hits: &hits) }
+        }
+        // The device ids hash into the lookahead's share, or it leaves them to the evaluator.
+        let mine = (0..<64).map { "d\($0)" }.first { id in
+            var b = Array(id.utf8)
+            return b.withUnsafeBufferPointer { DeviceInterner.hash($0) & 7 < FixLookahead.eighths }
+        }!
+        #expect(decide(fix(mine, 1, north: 0)) != nil)
+        #expect(decide("   ") == nil)
+        #expect(decide("{oops") == nil)
+        #expect(decide(fix(mine, 2, north: 10)) != nil)
+        #expect(decide(#"{"t": "\#(at(3))", "remove": ["a"]}"#) == nil)
+        #expect(lookahead.isStopped)
+        #expect(decide(fix(mine, 4, north: 20)) == nil)
+    }
+
+    /// With fences that have rules (their own path), regions appended since the build, or no
+    /// location requests at all, there is no lookahead.
+    @Test func onlyForPlainFences() {
+        #expect(StreamHarness(requests: circleRequest("a", rules: #""dwell": {"inside": 60}"#)).evaluator.makeLookahead() == nil)
+        #expect(StreamHarness(requests: #"{"identifier": "t", "content": {"title": "t"}, "trigger": {"type": "timeInterval", "timeInterval": 60}}"#).evaluator.makeLookahead() == nil)
+        #expect(StreamHarness(requests: circleRequest("a")).evaluator.makeLookahead() != nil)
+    }
+
+    /// A fix the evaluator refuses (a clock jump past the limit) but the lookahead decided is
+    /// not the fix the evaluator used last: the next fix, "the same as the one before" for the
+    /// lookahead, must still be stepped (here it leaves the circle).
+    @Test func aRefusedFixIsNotTheLastOneUsed() throws {
+        let device = try #require((0..<64).map { "d\($0)" }.first { id in
+            var b = Array(id.utf8)
+            return b.withUnsafeBufferPointer { DeviceInterner.hash($0) & 7 < FixLookahead.eighths }
+        })
+        let lines = [
+            fix(device, 0, north: 0),
+            fix(device, 7_200, north: 500),  // refused: a jump of 2 h past a 1 h limit
+            #"{"t": "\#(at(3_600))"}"#, #"{"t": "\#(at(7_200))"}"#,
+            fix(device, 7_201, north: 500),
+        ]
+        var options = StreamOptions(initialFire: true, now: Timestamp.date(millis: 1_795_770_000_000))
+        options.maxClockJump = 3_600
+        let one = Self.run(requests: circleRequest("a"), lines: lines, options: options, ahead: false)
+        let two = Self.run(requests: circleRequest("a"), lines: lines, options: options, ahead: true)
+        #expect(one.errors.count == 1)
+        #expect(one.output.contains(#""event":"exit""#))
+        #expect(two.decided == 3)
+        #expect(two.output == one.output)
+        #expect(two.errors == one.errors)
+    }
+}
