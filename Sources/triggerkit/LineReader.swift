@@ -187,12 +187,19 @@ enum PipelinedLineReader {
             chunk.scanned.removeAll(keepingCapacity: true)
             let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF, into: &chunk.lines)
             for line in chunk.lines { chunk.scanned.append(scanner.scan(line.bytes)) }
-            if lookahead != nil {
-                chunk.ahead.geometry.removeAll(keepingCapacity: true)
-                chunk.ahead.hits.removeAll(keepingCapacity: true)
-                for (line, scan) in zip(chunk.lines, chunk.scanned) {
-                    chunk.ahead.geometry.append(lookahead!.decide(line.bytes, scan, hits: &chunk.ahead.hits))
+            if var la = lookahead {
+                // Worked on in locals (a class's stored property pays an exclusivity check per
+                // access); the optional let go first, or every array in `la` would be copied.
+                lookahead = nil
+                var ahead = DecidedAhead()
+                swap(&ahead, &chunk.ahead)
+                ahead.geometry.removeAll(keepingCapacity: true)
+                ahead.hits.removeAll(keepingCapacity: true)
+                for k in chunk.lines.indices {
+                    ahead.geometry.append(la.decide(chunk.lines[k].bytes, chunk.scanned[k], hits: &ahead.hits))
                 }
+                swap(&ahead, &chunk.ahead)
+                lookahead = la
             }
             carry = Array(buf[consumed..<end])
             exchange.putFilled(chunk)
