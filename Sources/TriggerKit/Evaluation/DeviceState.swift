@@ -27,6 +27,9 @@ struct DeviceState: Sendable {
     /// The ``FixGeometry/sequence`` of the last fix used, when it was decided ahead by a
     /// ``FixLookahead``; -2 when the last fix was decided here (or none was).
     var lastSequence: Int64 = -2
+    /// The hits of that fix (a lookahead sends none for a fix deciding as its predecessor).
+    /// A cache like ``near``, never persisted.
+    var aheadHits: [RegionHit] = []
 }
 
 /// A crossing seen but not yet confirmed by `--dwell`: its first fix on the new side.

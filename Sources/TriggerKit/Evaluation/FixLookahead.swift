@@ -15,7 +15,8 @@
     /// Whether both are in one neighbourhood and its open regions decide alike for both: the
     /// fix's hits are that fix's.
     let same: Bool
-    /// The fix's hits: `count` of the caller's hit buffer from `start`, sorted by slot.
+    /// The fix's hits: `count` of the caller's hit buffer from `start`, sorted by slot; none
+    /// when `same` (they are the previous fix's).
     let start: Int32
     let count: Int32
 }
@@ -114,7 +115,9 @@
             if !near[d].open.isEmpty {
                 same = near[d].decide(with: index, latitude: s.latitude, longitude: s.longitude, margin: margin, into: &codes)
             }
-            index.neighbourhoodHits(near[d], codes: codes, into: &scratch)
+            // The same decisions: the hits are the previous fix's, which the evaluator keeps
+            // (most fixes; none are sent). Otherwise this fix's.
+            if !same { index.neighbourhoodHits(near[d], codes: codes, into: &scratch) }
             if !near[d].open.isEmpty { swap(&near[d].decisions, &codes) }
         } else {
             let radius = StreamEvaluator.neighbourhoodRadius(previous: near[d].area, uses: uses[d], latitude: s.latitude, longitude: s.longitude)
@@ -129,7 +132,7 @@
                 slots = near[d].storedSlots
             }
         }
-        hits.append(contentsOf: scratch)
+        if !same { hits.append(contentsOf: scratch) }
         let previous = last[d]
         last[d] = sequence
         return FixGeometry(sequence: sequence, previous: previous, same: same, start: Int32(start), count: Int32(hits.count - start))

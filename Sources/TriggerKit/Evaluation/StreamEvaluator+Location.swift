@@ -59,7 +59,16 @@
                 return
             }
             hits.removeAll(keepingCapacity: true)
-            hits.append(contentsOf: UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)]))
+            if !g.same {
+                hits.append(contentsOf: UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)]))
+            } else if chained {
+                hits.append(contentsOf: devices[dd].aheadHits)
+            } else {
+                // The same as a fix this evaluator did not use: ask the index (rare).
+                regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+            }
+            devices[dd].aheadHits.removeAll(keepingCapacity: true)
+            devices[dd].aheadHits.append(contentsOf: hits)
             var state = DeviceState()
             swap(&state, &devices[dd])
             defer { swap(&state, &devices[dd]) }
