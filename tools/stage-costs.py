@@ -11,7 +11,7 @@ every stage includes its own copies, allocations and reference counting. Stages 
 expressions on demangled-enough symbol names, first match wins, leaf to root):
 
   reading          LineReader, PipelinedLineReader (read(2), splitting lines)
-  parsing          StreamLineParser, LineScanner, Timestamp.parseMillis
+  parsing          StreamLineParser, LineScanner.scan, Timestamp.parseMillis
   device lookup    DeviceInterner, device(named:), deviceBytesIndex
   index query      RegionIndex query / neighbourhood build, CellTable, LevelSummary, sortUnique
   exact test       test(), openDecisions, Geodesic, PlanarRings, GEOS, polygonCovers
@@ -22,7 +22,7 @@ expressions on demangled-enough symbol names, first match wins, leaf to root):
   line dispatch    what StreamEvaluator.process(lineBytes:) and the run loop do themselves
                    (both inlined into RunCommand.run in a release build): checks, the device
                    lookup, copying events, and (single-threaded, where the scan is inlined
-                   there) parsing
+                   there) parsing; on the reader thread, FixLookahead's own bookkeeping
   other            start-up, request loading and anything unmatched
 
 Output goes to a file (as in tools/geofence-bench.py), not /dev/null. Prints, per stage, the share of samples and ns per input line (CPU time of the process, user
@@ -40,7 +40,7 @@ import tempfile
 
 STAGES = [
     ("reading", r"LineReader|PipelinedLineReader|vfs_read|ksys_read"),
-    ("parsing", r"StreamLineParser|LineScanner|Timestamp\w*parseMillis|ScannedLine"),
+    ("parsing", r"StreamLineParser|LineScannerV4scan|Timestamp\w*parseMillis"),
     ("device lookup", r"DeviceInterner|device5named|deviceBytesIndex|ExactKey"),
     ("exact test", r"geos::|libgeos|openDecisions|RegionIndex\w*4test|Geodesic|PlanarRings|GEOS|polygonCovers|Haversine|LocalPlane|decide4with|classify"),
     ("index query", r"RegionIndex|CellTable|LevelSummary|sortUnique|Neighbourhood"),
@@ -48,7 +48,7 @@ STAGES = [
     ("clock, time", r"StreamEvaluator\w*5begin|FireSchedule|FireQueue|TimeRule|checkTime|CalendarSchedule"),
     ("formatting", r"StreamEvaluator\w*5write_|JSONWriter|EventID|Timestamp\w*6append|fillCaches|EventBytes"),
     ("writing", r"OutputBuffer|vfs_write|ksys_write"),
-    ("line dispatch", r"StreamEvaluator\w*7process9lineBytes|RunCommandV3runyyKF$"),
+    ("line dispatch", r"StreamEvaluator\w*7process9lineBytes|RunCommandV3runyyKF$|FixLookahead"),
 ]
 ORDER = [s for s, _ in STAGES] + ["other"]
 COMPILED = [(s, re.compile(p)) for s, p in STAGES]
