@@ -48,17 +48,14 @@ struct RequestRecordDecoder {
     private mutating func request() throws(Decline) -> NotificationRequest {
         var identifier: String?, content: NotificationContent?, device: String?
         var addedAt: Date?, expiresAt: Date?, trigger: TriggerParts?
-        var seen = Seen()
-        try openObject()
-        var first = true
-        while let key = try nextMember(&first) {
+        try members { d, key throws(Decline) -> Int in
             switch key {
-            case "identifier": try seen.once(0); identifier = try string()
-            case "content": try seen.once(1); content = try self.content()
-            case "device": try seen.once(2); device = try string()
-            case "addedAt": try seen.once(3); addedAt = try date()
-            case "expiresAt": try seen.once(4); expiresAt = try date()
-            case "trigger": try seen.once(5); trigger = try self.trigger()
+            case "identifier": identifier = try d.string(); return 0
+            case "content": content = try d.content(); return 1
+            case "device": device = try d.string(); return 2
+            case "addedAt": addedAt = try d.date(); return 3
+            case "expiresAt": expiresAt = try d.date(); return 4
+            case "trigger": trigger = try d.trigger(); return 5
             default: throw Decline()
             }
         }
@@ -70,23 +67,20 @@ struct RequestRecordDecoder {
 
     private mutating func content() throws(Decline) -> NotificationContent {
         var c = NotificationContent()
-        var seen = Seen()
-        try openObject()
-        var first = true
-        while let key = try nextMember(&first) {
+        try members { d, key throws(Decline) -> Int in
             switch key {
-            case "title": try seen.once(0); c.title = try string()
-            case "subtitle": try seen.once(1); c.subtitle = try string()
-            case "body": try seen.once(2); c.body = try string()
-            case "sound": try seen.once(3); c.sound = try string()
-            case "categoryIdentifier": try seen.once(4); c.categoryIdentifier = try string()
-            case "threadIdentifier": try seen.once(5); c.threadIdentifier = try string()
+            case "title": c.title = try d.string(); return 0
+            case "subtitle": c.subtitle = try d.string(); return 1
+            case "body": c.body = try d.string(); return 2
+            case "sound": c.sound = try d.string(); return 3
+            case "categoryIdentifier": c.categoryIdentifier = try d.string(); return 4
+            case "threadIdentifier": c.threadIdentifier = try d.string(); return 5
             case "badge":
-                try seen.once(6)
                 // The general path's integer rule (`JSONFields.integer`).
-                let n = try number()
+                let n = try d.number()
                 guard n == n.rounded(), abs(n) < 9.0e15 else { throw Decline() }
                 c.badge = Int(n)
+                return 6
             default: throw Decline()
             }
         }
@@ -154,15 +148,12 @@ struct RequestRecordDecoder {
 
     private mutating func trigger() throws(Decline) -> TriggerParts {
         var t = TriggerParts()
-        var seen = Seen()
-        try openObject()
-        var first = true
-        while let key = try nextMember(&first) {
+        try members { d, key throws(Decline) -> Int in
             switch key {
-            case "type": try seen.once(0); t.type = try string()
-            case "repeats": try seen.once(1); t.repeats = try bool()
-            case "timeInterval": try seen.once(2); t.interval = try number()
-            case "region": try seen.once(3); t.region = try region()
+            case "type": t.type = try d.string(); return 0
+            case "repeats": t.repeats = try d.bool(); return 1
+            case "timeInterval": t.interval = try d.number(); return 2
+            case "region": t.region = try d.region(); return 3
             default: throw Decline()  // fence rules, calendar's dateMatching, unknown members
             }
         }
@@ -171,17 +162,14 @@ struct RequestRecordDecoder {
 
     private mutating func region() throws(Decline) -> RegionParts {
         var r = RegionParts()
-        var seen = Seen()
-        try openObject()
-        var first = true
-        while let key = try nextMember(&first) {
+        try members { d, key throws(Decline) -> Int in
             switch key {
-            case "identifier": try seen.once(0); r.identifier = try string()
-            case "notifyOnEntry": try seen.once(1); r.onEntry = try bool()
-            case "notifyOnExit": try seen.once(2); r.onExit = try bool()
-            case "center": try seen.once(3); r.center = try center()
-            case "radius": try seen.once(4); r.radius = try number()
-            case "geometry": try seen.once(5); r.rings = try polygonGeometry()
+            case "identifier": r.identifier = try d.string(); return 0
+            case "notifyOnEntry": r.onEntry = try d.bool(); return 1
+            case "notifyOnExit": r.onExit = try d.bool(); return 2
+            case "center": r.center = try d.center(); return 3
+            case "radius": r.radius = try d.number(); return 4
+            case "geometry": r.rings = try d.polygonGeometry(); return 5
             default: throw Decline()
             }
         }
@@ -190,12 +178,10 @@ struct RequestRecordDecoder {
 
     private mutating func center() throws(Decline) -> Coordinate {
         var lat: Double?, lon: Double?
-        try openObject()
-        var first = true
-        while let key = try nextMember(&first) {
+        try members { d, key throws(Decline) -> Int in
             switch key {
-            case "latitude" where lat == nil: lat = try number()
-            case "longitude" where lon == nil: lon = try number()
+            case "latitude": lat = try d.number(); return 0
+            case "longitude": lon = try d.number(); return 1
             default: throw Decline()
             }
         }
@@ -206,12 +192,10 @@ struct RequestRecordDecoder {
     /// A GeoJSON `Polygon`'s rings (`type` may come after `coordinates`).
     private mutating func polygonGeometry() throws(Decline) -> [[Coordinate]] {
         var type: String?, rings: [[Coordinate]]?
-        try openObject()
-        var first = true
-        while let key = try nextMember(&first) {
+        try members { d, key throws(Decline) -> Int in
             switch key {
-            case "type" where type == nil: type = try string()
-            case "coordinates" where rings == nil: rings = try ringList()
+            case "type": type = try d.string(); return 0
+            case "coordinates": rings = try d.ringList(); return 1
             default: throw Decline()
             }
         }
@@ -251,6 +235,21 @@ struct RequestRecordDecoder {
         p.skipWhitespace()
         guard p.i < p.bytes.count, p.bytes[p.i] == b else { throw Decline() }
         p.i += 1
+    }
+
+    /// Reads one object: `read` gets each member's name with the decoder at its value, reads
+    /// the value and returns the member's number among the object's known ones; a member seen
+    /// twice declines (the general path keeps the last).
+    private mutating func members(_ read: (inout RequestRecordDecoder, String) throws(Decline) -> Int) throws(Decline) {
+        var seen: UInt16 = 0
+        try openObject()
+        var first = true
+        while let key = try nextMember(&first) {
+            let member = try read(&self, key)
+            let bit: UInt16 = 1 << member
+            guard seen & bit == 0 else { throw Decline() }
+            seen |= bit
+        }
     }
 
     /// After `{` or a member's value: the next member's name with its `:` read (the value
@@ -305,14 +304,5 @@ struct RequestRecordDecoder {
         let value = p.bytes[p.i] == UInt8(ascii: "t")
         do throws(JSONSyntaxError) { try p.literal(value ? "true" : "false") } catch { throw Decline() }
         return value
-    }
-
-    /// Members seen in one object: a repeat declines (the general path keeps the last).
-    private struct Seen {
-        var bits: UInt16 = 0
-        mutating func once(_ k: Int) throws(Decline) {
-            guard bits & (1 << k) == 0 else { throw Decline() }
-            bits |= 1 << k
-        }
     }
 }
