@@ -244,27 +244,6 @@ import Foundation
         process(device: d, t: s.t, latitude: s.latitude, longitude: s.longitude, accuracy: s.accuracy, into: &events)
     }
 
-    /// ``process(lineBytes:scanned:into:)`` for a line whose geometry a ``FixLookahead`` (from
-    /// ``makeLookahead()``) decided ahead, its hits in `hits`: the same results.
-    @_spi(StreamFastPath) @inline(__always)
-    public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
-                        hits: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) throws(StreamLineError) {
-        lookaheadGeometry = geometry
-        lookaheadHits = hits
-        defer { lookaheadGeometry = nil }
-        try process(lineBytes: b, scanned: scanned, into: &events)
-    }
-
-    /// A lookahead to decide the geometry of this evaluator's coming fixes on another thread,
-    /// or nil when it would not pay or not apply: no plain location requests, fences with
-    /// rules (their path is not split), regions added since the build, or the neighbourhood
-    /// skip turned off. Until the lookahead stops (at a control line) nothing may change the
-    /// regions.
-    @_spi(StreamFastPath) public func makeLookahead() -> FixLookahead? {
-        guard skipsStableFixes, !locations.isEmpty, locations.count == builtLocationCount, guarded?.fences.isEmpty ?? true else { return nil }
-        return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget)
-    }
-
     /// Refuses a line time outside the supported dates or past the clock-jump limit.
     @inline(__always)
     func checkTime(_ t: Int64) throws(StreamLineError) {
