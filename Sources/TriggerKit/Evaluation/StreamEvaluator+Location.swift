@@ -46,18 +46,15 @@
     private func process(main d: Int32, t: Int64, latitude: Double, longitude: Double, into events: inout [FiredEvent]) {
         let fix = (t: t, latitude: latitude, longitude: longitude)
         let dd = Int(d)
+        var inNeighbourhood = false, decidedAhead = false
         if let g = lookaheadGeometry {
             // Decided ahead (``FixLookahead``): its `same` holds for this device only when it
             // compared this fix with the very fix used last here.
             lookaheadGeometry = nil
+            decidedAhead = true
             let chained = g.previous == devices[dd].lastSequence
             devices[dd].lastSequence = g.sequence
-            if chained, g.same, skipsStableFixes, devices[dd].settled, appendedLocationAddedAt <= devices[dd].lastUsed,
-               !locationAdded(after: devices[dd].lastUsed, upTo: fix.t) {
-                devices[dd].lastUsed = fix.t
-                stableSkips += 1
-                return
-            }
+            if chained, g.same, skipsStableFixes, skips(dd, t: fix.t) { return }
             hits.removeAll(keepingCapacity: true)
             if !g.same {
                 hits.append(contentsOf: UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)]))
@@ -69,40 +66,21 @@
             }
             devices[dd].aheadHits.removeAll(keepingCapacity: true)
             devices[dd].aheadHits.append(contentsOf: hits)
-            var state = DeviceState()
-            swap(&state, &devices[dd])
-            defer { swap(&state, &devices[dd]) }
-            let first = events.count
-            state.settled = step(&state, device: d, t: fix.t, into: &events)
-            if locations.count > builtLocationCount && events.count - first > 1 {
-                events[first...].sort { ExactKey(requests[Int($0.request)].identifier) < ExactKey(requests[Int($1.request)].identifier) }
-            }
-            state.lastUsed = fix.t
-            return
-        }
-        // A fix decided here breaks any chain of fixes decided ahead.
-        devices[dd].lastSequence = -2
-        var inNeighbourhood = false
-        if skipsStableFixes, devices[dd].nearEpoch == regionEpoch,
-           devices[dd].near.area.contains(latitude: fix.latitude, longitude: fix.longitude) {
-            // Within the device's neighbourhood: only its open regions are tested (in place:
-            // this is the path of most fixes).
-            inNeighbourhood = true
-            devices[dd].nearUses &+= 1
-            var same = true
-            if !devices[dd].near.open.isEmpty {
-                same = devices[dd].near.decide(with: regionIndex, latitude: fix.latitude, longitude: fix.longitude,
-                                               margin: options.margin, into: &scratchCodes)
-            }
-            // The skip rule: the same decisions as at the last step, with nothing pending
-            // (settled) and no request added since the last used fix, decide the same as that
-            // step, and a step that decides the same as its predecessor changes nothing. So
-            // only the clock of the device moves.
-            if same, devices[dd].settled, appendedLocationAddedAt <= devices[dd].lastUsed,
-               !locationAdded(after: devices[dd].lastUsed, upTo: fix.t) {
-                devices[dd].lastUsed = fix.t
-                stableSkips += 1
-                return
+        } else {
+            // A fix decided here breaks any chain of fixes decided ahead.
+            devices[dd].lastSequence = -2
+            if skipsStableFixes, devices[dd].nearEpoch == regionEpoch,
+               devices[dd].near.area.contains(latitude: fix.latitude, longitude: fix.longitude) {
+                // Within the device's neighbourhood: only its open regions are tested (in
+                // place: this is the path of most fixes).
+                inNeighbourhood = true
+                devices[dd].nearUses &+= 1
+                var same = true
+                if !devices[dd].near.open.isEmpty {
+                    same = devices[dd].near.decide(with: regionIndex, latitude: fix.latitude, longitude: fix.longitude,
+                                                   margin: options.margin, into: &scratchCodes)
+                }
+                if same, skips(dd, t: fix.t) { return }
             }
         }
         // Move the state out of the array while stepping it: a copy would share its arrays
@@ -113,10 +91,12 @@
         if inNeighbourhood {
             regionIndex.neighbourhoodHits(state.near, codes: scratchCodes, into: &hits)
             if !state.near.open.isEmpty { swap(&state.near.decisions, &scratchCodes) }
-        } else if skipsStableFixes {
-            rebuildNeighbourhood(&state, latitude: fix.latitude, longitude: fix.longitude)
-        } else {
-            regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+        } else if !decidedAhead {  // (decided ahead, `hits` holds the fix's hits already)
+            if skipsStableFixes {
+                rebuildNeighbourhood(&state, latitude: fix.latitude, longitude: fix.longitude)
+            } else {
+                regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+            }
         }
         let first = events.count
         state.settled = step(&state, device: d, t: fix.t, into: &events)
@@ -126,6 +106,19 @@
             events[first...].sort { ExactKey(requests[Int($0.request)].identifier) < ExactKey(requests[Int($1.request)].identifier) }
         }
         state.lastUsed = fix.t
+    }
+
+    /// The skip rule, for a fix whose hits are the last used fix's: with nothing pending
+    /// (settled) and no request added since that fix, a step would decide as that step did, and
+    /// a step that decides the same as its predecessor changes nothing; so only the device's
+    /// clock moves (and true is returned).
+    @inline(__always)
+    private func skips(_ dd: Int, t: Int64) -> Bool {
+        guard devices[dd].settled, appendedLocationAddedAt <= devices[dd].lastUsed,
+              !locationAdded(after: devices[dd].lastUsed, upTo: t) else { return false }
+        devices[dd].lastUsed = t
+        stableSkips += 1
+        return true
     }
 
     /// Builds the device's neighbourhood at a fix (answering its query into ``hits``). Its
