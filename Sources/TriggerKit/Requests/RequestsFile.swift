@@ -241,6 +241,8 @@ public struct RequestsFileError: Error, Sendable, Hashable, CustomStringConverti
 /// copy (a 257 MB file was 257 MB of fresh memory, each page zeroed then filled). Decoded
 /// requests copy what they keep, so the mapping ends with the parse. `nil` for anything
 /// that is not a non-empty regular file (a pipe, a device, a directory: read as before).
+/// A file truncated by another process while it is mapped ends the process (SIGBUS): files
+/// are replaced by renaming a new one over them (docs/cli.md).
 struct MappedFile {
     let bytes: UnsafeBufferPointer<UInt8>
 
