@@ -95,8 +95,11 @@
         if let found = names.find(name) {
             d = Int(found)
         } else {
+            // Kept by its bytes: a name that is not valid UTF-8 would be stored repaired and
+            // never found again (one entry per fix); the evaluator decides such a device.
+            guard let valid = String(validating: name, as: UTF8.self) else { return nil }
             d = names.count
-            names.append(String(decoding: name, as: UTF8.self))
+            names.append(valid)
             near.append(Neighbourhood())
             uses.append(0)
             last.append(-1)

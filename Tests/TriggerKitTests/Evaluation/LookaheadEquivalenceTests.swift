@@ -151,4 +151,26 @@ import Testing
         #expect(two.output == one.output)
         #expect(two.errors == one.errors)
     }
+
+    /// A device id that is not valid UTF-8 is left to the evaluator (the lookahead keeps ids
+    /// by their bytes; stored repaired, such an id would never be found again and would take a
+    /// new entry per fix). The stream scanner refuses such ids today; this holds whatever it does.
+    @Test func aDeviceIdThatIsNotUTF8IsLeftToTheEvaluator() {
+        let h = StreamHarness(requests: circleRequest("a", radius: 300))
+        var lookahead = FixLookahead(index: h.evaluator.regionIndex, margin: 0, maxAccuracy: nil, slotBudget: 1 << 20, share: 8)
+        var hits: [RegionHit] = []
+        let bad: [UInt8] = Array("d".utf8) + [0xFF, 0x78]
+        var decided = 0
+        for s in 0..<20 {
+            let scan = ScannedLine(scanned: StreamLineParser.Scanned(t: 1_795_770_000_000 + Int64(s) * 1000, latitude: 40, longitude: -74,
+                                                                     accuracy: nil, device: 0..<bad.count, isClock: false))
+            if bad.withUnsafeBufferPointer({ lookahead.decide($0, scan, hits: &hits) }) != nil { decided += 1 }
+        }
+        #expect(decided == 0)
+        // A valid id is decided.
+        let good = Array("ok".utf8)
+        let scan = ScannedLine(scanned: StreamLineParser.Scanned(t: 1_795_770_000_000, latitude: 40, longitude: -74, accuracy: nil,
+                                                                 device: 0..<good.count, isClock: false))
+        #expect(good.withUnsafeBufferPointer { lookahead.decide($0, scan, hits: &hits) } != nil)
+    }
 }
