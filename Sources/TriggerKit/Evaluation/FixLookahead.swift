@@ -29,6 +29,11 @@
 /// Decides the fixes of about 5/8 of the devices (by a hash of the device id); the evaluator
 /// decides the others itself, at the same time, through its own neighbourhoods.
 ///
+/// Memory: per device it decides, its id and about 40 bytes (as the evaluator keeps a state
+/// per device), plus its neighbourhood; all neighbourhoods together are bounded by the slot
+/// budget it is made with (past it, every other device's is dropped and rebuilt at its next
+/// fix).
+///
 /// Stops at the first control line (it may change the regions): it answers nil for that line
 /// and every later one, and never touches the index again, so the evaluator may change it
 /// from then on. Until then the index must not change.
