@@ -7,6 +7,14 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def add_common_arguments(ap, data_default="/tmp/triggerkit-geo"):
+    """--runs, --data (generated inputs, cached; BENCH_DATA overrides the default) and
+    --triggerkit (the release binary), as every whole-process benchmark here takes them."""
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--data", default=os.environ.get("BENCH_DATA", data_default))
+    ap.add_argument("--triggerkit", default=os.path.join(ROOT, ".build", "release", "triggerkit"))
+
+
 def generate(data, name, args):
     """tools/gen-geo.py ARGS into DATA/NAME once (kept as a cache); returns the path."""
     path = os.path.join(data, name)

@@ -22,7 +22,7 @@ import os
 import statistics
 import sys
 
-from benchutil import count_lines, generate, run_measured
+from benchutil import add_common_arguments, count_lines, generate, run_measured
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -46,11 +46,9 @@ def main():
     ap.add_argument("--devices", type=int, default=1000)
     ap.add_argument("--seconds", type=int, default=1000)
     ap.add_argument("--regions", type=int, default=10000)
-    ap.add_argument("--runs", type=int, default=3)
+    add_common_arguments(ap)
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--baseline", help="a triggerkit binary from before fence rules (optional)")
-    ap.add_argument("--data", default=os.environ.get("BENCH_DATA", "/tmp/triggerkit-geo"))
-    ap.add_argument("--triggerkit", default=os.path.join(ROOT, ".build", "release", "triggerkit"))
     a = ap.parse_args()
     os.makedirs(a.data, exist_ok=True)
     regions = generate(a.data, "regions-circles-%d.ndjson" % a.regions,

@@ -22,7 +22,7 @@ import statistics
 import subprocess
 import sys
 
-from benchutil import count_lines, generate, run_measured
+from benchutil import add_common_arguments, count_lines, generate, run_measured
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -35,10 +35,8 @@ def main():
     ap.add_argument("--polygons", action="store_true", help="convex polygons of 8-64 vertices instead of circles")
     ap.add_argument("--area", choices=["metro", "region"], default="metro",
                     help="metro (default): 0.5 x 0.6 degrees around New York, a point is inside ~15 regions; region: 2 x 2.5 degrees, ~1")
-    ap.add_argument("--runs", type=int, default=3)
+    add_common_arguments(ap)
     ap.add_argument("--timeout", type=float, default=600)
-    ap.add_argument("--data", default=os.environ.get("BENCH_DATA", "/tmp/triggerkit-geo"))
-    ap.add_argument("--triggerkit", default=os.path.join(ROOT, ".build", "release", "triggerkit"))
     a = ap.parse_args()
     os.makedirs(a.data, exist_ok=True)
     shape = "polygons" if a.polygons else "circles"

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-from benchutil import generate
+from benchutil import add_common_arguments, generate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -61,10 +61,8 @@ def measure(cmd, stdin_path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=1_000_000)
-    ap.add_argument("--runs", type=int, default=3)
+    add_common_arguments(ap)
     ap.add_argument("--baseline", help="another triggerkit binary, measured the same way in the same runs")
-    ap.add_argument("--data", default=os.environ.get("BENCH_DATA", "/tmp/triggerkit-geo"))
-    ap.add_argument("--triggerkit", default=os.path.join(ROOT, ".build", "release", "triggerkit"))
     a = ap.parse_args()
     os.makedirs(a.data, exist_ok=True)
     name = "regions-1m.ndjson" if a.count == 1_000_000 else "regions-world-%d.ndjson" % a.count

@@ -56,6 +56,14 @@ import Testing
         return (w.text, errors, evaluator.snapshot(), geometry.count { $0 != nil })
     }
 
+    /// A device id the lookahead decides (by default it takes the ids hashing into 5/8).
+    static func deviceInTheLookaheadsShare() -> String? {
+        (0..<64).map { "d\($0)" }.first { id in
+            let b = Array(id.utf8)
+            return b.withUnsafeBufferPointer { DeviceInterner.hash($0) & 7 < FixLookahead.eighths }
+        }
+    }
+
     @Test(arguments: 0..<8)
     func sameOutputStateAndErrorsAsOneThread(seed: Int) {
         var rng = Random(state: UInt64(seed) &* 104_729 &+ 3)
@@ -106,10 +114,7 @@ import Testing
             return b.withUnsafeMutableBufferPointer { b in lookahead.decide(UnsafeBufferPointer(b), scanner.scan(UnsafeBufferPointer(b)), hits: &hits) }
         }
         // The device ids hash into the lookahead's share, or it leaves them to the evaluator.
-        let mine = (0..<64).map { "d\($0)" }.first { id in
-            var b = Array(id.utf8)
-            return b.withUnsafeBufferPointer { DeviceInterner.hash($0) & 7 < FixLookahead.eighths }
-        }!
+        let mine = try #require(Self.deviceInTheLookaheadsShare())
         #expect(decide(fix(mine, 1, north: 0)) != nil)
         #expect(decide("   ") == nil)
         #expect(decide("{oops") == nil)
@@ -131,10 +136,7 @@ import Testing
     /// not the fix the evaluator used last: the next fix, "the same as the one before" for the
     /// lookahead, must still be stepped (here it leaves the circle).
     @Test func aRefusedFixIsNotTheLastOneUsed() throws {
-        let device = try #require((0..<64).map { "d\($0)" }.first { id in
-            var b = Array(id.utf8)
-            return b.withUnsafeBufferPointer { DeviceInterner.hash($0) & 7 < FixLookahead.eighths }
-        })
+        let device = try #require(Self.deviceInTheLookaheadsShare())
         let lines = [
             fix(device, 0, north: 0),
             fix(device, 7_200, north: 500),  // refused: a jump of 2 h past a 1 h limit
