@@ -12,15 +12,13 @@ struct DeviceState: Sendable {
     var pending: [PendingCrossing] = []
     /// Shared one-shot region slots that already fired for this device, sorted.
     var firedOnce: [Int32] = []
-    /// The regions around the device's last rebuild (``Neighbourhood``): fixes within its area
-    /// test only its open regions. A cache, never persisted: a restored device rebuilds it on
-    /// its next fix. Valid only while ``nearEpoch`` is the evaluator's
-    /// ``StreamEvaluator/regionEpoch``.
+    /// The tile of the device's last fix and its open regions' state (``Neighbourhood``):
+    /// fixes in the same tile test only the open regions they may have reached. A cache, never
+    /// persisted: a restored device takes its tile again on its next fix. Valid only while
+    /// ``nearEpoch`` is the evaluator's ``StreamEvaluator/regionEpoch``.
     var near = Neighbourhood()
-    /// The evaluator's ``StreamEvaluator/regionEpoch`` when ``near`` was built.
+    /// The evaluator's ``StreamEvaluator/regionEpoch`` when ``near`` was taken.
     var nearEpoch: UInt32 = 0
-    /// Fixes stepped or skipped within ``near`` since it was built (sizes the next one).
-    var nearUses: UInt32 = 0
     /// Whether the last step left nothing pending and no one-shot just fired: a fix with the
     /// same hits would change nothing.
     var settled = false

@@ -44,13 +44,12 @@
     private let maxAccuracy: Double?
     private var names = DeviceInterner()
     private var near: [Neighbourhood] = []
-    private var uses: [UInt32] = []
+    private var tiles = TileCache(budget: 4 << 20)
     /// The last fix decided per device, and the latest `t` accepted (the evaluator's stale rule).
     private var last: [Int64] = []
     private var lastAccepted: [Int64] = []
     private var slots = 0
     private let slotBudget: Int
-    private var codes: [UInt8] = []
     private var scratch: [RegionHit] = []
     private var sequence: Int64 = 0
     private var stopped = false
@@ -106,7 +105,6 @@
             d = names.count
             names.append(valid)
             near.append(Neighbourhood())
-            uses.append(0)
             last.append(-1)
             lastAccepted.append(.min)
         }
@@ -117,22 +115,20 @@
         if let limit = maxAccuracy, let acc = s.accuracy, acc > limit { return nil }
         let start = hits.count
         var same = false
-        if near[d].area.contains(latitude: s.latitude, longitude: s.longitude) {
-            uses[d] &+= 1
-            same = true
-            if !near[d].open.isEmpty {
-                same = near[d].decide(with: index, latitude: s.latitude, longitude: s.longitude, margin: margin, into: &codes)
-            }
+        if near[d].holds(latitude: s.latitude, longitude: s.longitude) {
             // The same decisions: the hits are the previous fix's, which the evaluator keeps
             // (most fixes; none are sent). Otherwise this fix's.
-            if !same { index.neighbourhoodHits(near[d], codes: codes, into: &scratch) }
-            if !near[d].open.isEmpty { swap(&near[d].decisions, &codes) }
+            same = !near[d].advance(with: index, latitude: s.latitude, longitude: s.longitude, margin: margin)
+            if !same { index.neighbourhoodHits(near[d], into: &scratch) }
         } else {
-            let radius = StreamEvaluator.neighbourhoodRadius(previous: near[d].area, uses: uses[d], latitude: s.latitude, longitude: s.longitude)
             slots -= near[d].storedSlots
-            index.buildNeighbourhood(latitude: s.latitude, longitude: s.longitude, radius: radius, margin: margin,
-                                     into: &near[d], hits: &scratch)
-            uses[d] = 0
+            if let tile = tiles.tile(latitude: s.latitude, longitude: s.longitude, index: index, margin: margin) {
+                near[d].enter(tile, with: index, latitude: s.latitude, longitude: s.longitude, margin: margin)
+                index.neighbourhoodHits(near[d], into: &scratch)
+            } else {
+                near[d].clear()
+                index.query(latitude: s.latitude, longitude: s.longitude, margin: margin, into: &scratch)
+            }
             slots += near[d].storedSlots
             if slots > slotBudget {
                 // The memory bound: every other device's neighbourhood goes.

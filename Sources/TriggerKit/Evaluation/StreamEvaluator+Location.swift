@@ -70,17 +70,13 @@
             // A fix decided here breaks any chain of fixes decided ahead.
             devices[dd].lastSequence = -2
             if skipsStableFixes, devices[dd].nearEpoch == regionEpoch,
-               devices[dd].near.area.contains(latitude: fix.latitude, longitude: fix.longitude) {
-                // Within the device's neighbourhood: only its open regions are tested (in
-                // place: this is the path of most fixes).
+               devices[dd].near.holds(latitude: fix.latitude, longitude: fix.longitude) {
+                // In the device's tile: only the open regions it may have reached are tested
+                // (in place: this is the path of most fixes).
                 inNeighbourhood = true
-                devices[dd].nearUses &+= 1
-                var same = true
-                if !devices[dd].near.open.isEmpty {
-                    same = devices[dd].near.decide(with: regionIndex, latitude: fix.latitude, longitude: fix.longitude,
-                                                   margin: options.margin, into: &scratchCodes)
-                }
-                if same, skips(dd, t: fix.t) { return }
+                let changed = devices[dd].near.advance(with: regionIndex, latitude: fix.latitude, longitude: fix.longitude,
+                                                       margin: options.margin)
+                if !changed, skips(dd, t: fix.t) { return }
             }
         }
         // Move the state out of the array while stepping it: a copy would share its arrays
@@ -89,11 +85,10 @@
         swap(&state, &devices[dd])
         defer { swap(&state, &devices[dd]) }
         if inNeighbourhood {
-            regionIndex.neighbourhoodHits(state.near, codes: scratchCodes, into: &hits)
-            if !state.near.open.isEmpty { swap(&state.near.decisions, &scratchCodes) }
+            regionIndex.neighbourhoodHits(state.near, into: &hits)
         } else if !decidedAhead {  // (decided ahead, `hits` holds the fix's hits already)
             if skipsStableFixes {
-                rebuildNeighbourhood(&state, latitude: fix.latitude, longitude: fix.longitude)
+                enterTile(&state, latitude: fix.latitude, longitude: fix.longitude)
             } else {
                 regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
             }
@@ -121,28 +116,24 @@
         return true
     }
 
-    /// Builds the device's neighbourhood at a fix (answering its query into ``hits``). Its
-    /// radius follows the device's pace: about ``neighbourhoodFixes`` of its recent steps
-    /// (the last area's radius over the fixes it lasted), so a walker gets a small one with few
-    /// open regions and a driver a large one it does not leave at once.
-    private func rebuildNeighbourhood(_ state: inout DeviceState, latitude: Double, longitude: Double) {
-        let radius = Self.neighbourhoodRadius(previous: state.near.area, uses: state.nearUses, latitude: latitude, longitude: longitude)
+    /// Puts the device in the tile of a fix (``TileCache``) and answers the fix's query into
+    /// ``hits`` from it; beyond the tiles' latitude a plain query.
+    private func enterTile(_ state: inout DeviceState, latitude: Double, longitude: Double) {
+        if tilesEpoch != regionEpoch {
+            tileCache.removeAll()
+            tilesEpoch = regionEpoch
+        }
         neighbourhoodSlots -= state.near.storedSlots
-        regionIndex.buildNeighbourhood(latitude: latitude, longitude: longitude, radius: radius, margin: options.margin,
-                                       into: &state.near, hits: &hits)
+        guard let tile = tileCache.tile(latitude: latitude, longitude: longitude, index: regionIndex, margin: options.margin) else {
+            state.near.clear()
+            regionIndex.query(latitude: latitude, longitude: longitude, margin: options.margin, into: &hits)
+            return
+        }
+        state.near.enter(tile, with: regionIndex, latitude: latitude, longitude: longitude, margin: options.margin)
         state.nearEpoch = regionEpoch
-        state.nearUses = 0
         neighbourhoodSlots += state.near.storedSlots
         if neighbourhoodSlots > neighbourhoodSlotBudget { releaseNeighbourhoods(keeping: &state) }
-    }
-
-    /// The radius of a device's next neighbourhood: ``neighbourhoodFixes`` of its recent steps
-    /// (the previous area's radius over the fixes it lasted) when that area was near, else
-    /// ``firstNeighbourhoodRadius``.
-    static func neighbourhoodRadius(previous old: StableArea, uses: UInt32, latitude: Double, longitude: Double) -> Double {
-        guard old.radius > 0, abs(latitude - old.latitude) + abs(longitude - old.longitude) < 0.05 else { return firstNeighbourhoodRadius }
-        let step = old.radius / Double(max(1, uses))
-        return min(maximumNeighbourhoodRadius, max(minimumNeighbourhoodRadius, step * neighbourhoodFixes))
+        regionIndex.neighbourhoodHits(state.near, into: &hits)
     }
 
     /// The memory bound: past ``neighbourhoodSlotBudget`` slots held in all neighbourhoods,

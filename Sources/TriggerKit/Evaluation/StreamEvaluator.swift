@@ -75,12 +75,10 @@ import Foundation
     @exclusivity(unchecked) var neighbourhoodSlots = 0
     @exclusivity(unchecked) var neighbourhoodSlotBudget = 16 << 20
     @exclusivity(unchecked) var neighbourhoodReleases = 0
-    /// A device's first neighbourhood radius (metres), the bounds of later ones, and how
-    /// many of the device's recent steps a later one spans.
-    static let firstNeighbourhoodRadius = 150.0
-    static let minimumNeighbourhoodRadius = 25.0
-    static let maximumNeighbourhoodRadius = 2_000.0
-    static let neighbourhoodFixes = 10.0
+    /// The tiles this evaluator's devices are in (``TileCache``, bounded: 4M slots, 32 MB at
+    /// most), valid while ``tilesEpoch`` is ``regionEpoch``.
+    @exclusivity(unchecked) var tileCache = TileCache(budget: 4 << 20)
+    @exclusivity(unchecked) var tilesEpoch: UInt32 = 0
 
     /// Output bytes cached per request and per device (filled on first use; see
     /// StreamEvaluator+Output.swift).

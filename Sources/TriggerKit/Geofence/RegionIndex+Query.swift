@@ -120,7 +120,7 @@
         }
     }
 
-    private func exactHit(_ slot: Int, _ e: Entry, _ latitude: Double, _ lon: Double, _ m: Double) -> RegionHit? {
+    func exactHit(_ slot: Int, _ e: Entry, _ latitude: Double, _ lon: Double, _ m: Double) -> RegionHit? {
         let d = Geodesic.distance(latitude1: e.latitude, longitude1: e.longitude, latitude2: latitude, longitude2: lon)
         if d > e.radius + m { return nil }
         return RegionHit(slot: Int32(slot), inner: d <= e.radius - m, contains: d <= e.radius)

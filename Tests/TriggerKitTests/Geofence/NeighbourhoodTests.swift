@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @_spi(Engine) @testable import TriggerKit
 
-/// The neighbourhood shortcut (fixed decisions kept, open regions tested) against the slow
-/// path, `query` at every point: dense circles of every size, star polygons, margins, and
-/// points placed within 1 cm of circle thresholds and polygon edges.
+/// The tile shortcut (fixed decisions kept over a cell, open regions tested when the device may
+/// have reached them) against the slow path, `query` at every point: dense circles of every
+/// size, star polygons, margins, and points placed within 1 cm of circle thresholds, on polygon
+/// edges and on cell edges.
 @Suite struct NeighbourhoodTests {
     typealias Rng = SeededGenerator
 
@@ -66,61 +67,155 @@ import Testing
         return out
     }
 
+    /// A device's path through the regions: walking and driving steps (1 cm to 300 m), jumps,
+    /// points within 1 cm of a threshold of one of its tile's open regions on the side facing
+    /// it, points on polygon edges, and points on the edges of grid cells (tiles).
+    static func walk(_ g: inout Rng, steps: Int, regions: [Region], margin: Double,
+                     around c: (lat: Double, lon: Double) = centre, spread: Double = 1,
+                     visit: (_ lat: Double, _ lon: Double) -> Void) {
+        var p = c
+        for _ in 0..<steps {
+            switch g.int(10) {
+            case 0:
+                p = (c.lat + (g.unit() - 0.5) * 0.05 * spread, c.lon + (g.unit() - 0.5) * 0.06 * spread)
+            case 1, 2:
+                // Towards a threshold of a nearby circle, or onto a polygon edge.
+                let near = probes(&g, around: p, radius: 300, regions: regions, margin: margin).suffix(12)
+                if let q = near.randomElement(using: &g),
+                   Geodesic.distance(latitude1: p.lat, longitude1: p.lon, latitude2: q.lat, longitude2: q.lon) < 3_000 {
+                    p = q
+                }
+            case 3:
+                // Onto a cell edge of a tile level (the same rounding the index uses), ± 1 ulp.
+                let level = [16, 18, 20][g.int(3)]
+                let cell = 360 / Double(1 << level)
+                var lat = ((p.lat + 90) / cell).rounded() * cell - 90
+                if g.chance(0.5) { lat = g.chance(0.5) ? lat.nextUp : lat.nextDown }
+                var lon = ((p.lon + 180) / cell).rounded() * cell - 180
+                if g.chance(0.5) { lon = g.chance(0.5) ? lon.nextUp : lon.nextDown }
+                p = (g.chance(0.5) ? lat : p.lat, g.chance(0.5) ? lon : p.lon)
+            default:
+                let d = [0.01, 1, 10, 30, 300][g.int(5)] * g.unit()
+                p = point(from: p.lat, p.lon, distance: d, bearing: 2 * .pi * g.unit())
+            }
+            visit(p.lat, p.lon)
+        }
+    }
+
+    /// The per-device path (a fix in its tile tests only the open regions whose slack it has
+    /// used up, a fix elsewhere takes the tile there) against `query` at every point.
     @Test(arguments: [0.0, 5.0, 40.0])
-    func everyPointOfTheAreaGetsTheQuerysHits(margin: Double) {
+    func everyFixOfAWalkGetsTheQuerysHits(margin: Double) {
         var g = Rng(s: 4242 &+ UInt64(margin))
         let regions = Self.regions(&g)
         let index = RegionIndex(regions: regions, maximumMargin: margin)
-        var n = Neighbourhood(), built: [RegionHit] = [], slow: [RegionHit] = [], fast: [RegionHit] = [], codes: [UInt8] = []
-        var inside = 0, open = 0, fixed = 0
-        for _ in 0..<400 {
-            let c = (lat: Self.centre.lat + (g.unit() - 0.5) * 0.05, lon: Self.centre.lon + (g.unit() - 0.5) * 0.06)
-            index.buildNeighbourhood(latitude: c.lat, longitude: c.lon, radius: 10 + 2_000 * g.unit() * g.unit(),
-                                     margin: margin, into: &n, hits: &built)
-            index.query(latitude: c.lat, longitude: c.lon, margin: margin, into: &slow)
-            #expect(built == slow, "centre \(c)")
-            open += n.open.count
-            fixed += n.fixed.count
-            for p in Self.probes(&g, around: c, radius: n.area.radius * 1.2, regions: regions, margin: margin)
-            where n.area.contains(latitude: p.lat, longitude: p.lon) {
-                index.openDecisions(n, latitude: p.lat, longitude: p.lon, margin: margin, into: &codes)
-                index.neighbourhoodHits(n, codes: codes, into: &fast)
-                index.query(latitude: p.lat, longitude: p.lon, margin: margin, into: &slow)
-                #expect(fast == slow, "centre \(c), point \(p)")
-                inside += 1
+        var cache = TileCache(budget: 1 << 20)
+        var n = Neighbourhood(), fast: [RegionHit] = [], slow: [RegionHit] = []
+        var advanced = 0, entered = 0, open = 0, fixed = 0, changed = 0
+        for device in 0..<8 {
+            n = Neighbourhood()
+            Self.walk(&g, steps: 1_500, regions: regions, margin: margin) { lat, lon in
+                if n.holds(latitude: lat, longitude: lon) {
+                    if n.advance(with: index, latitude: lat, longitude: lon, margin: margin) { changed += 1 }
+                    advanced += 1
+                } else {
+                    let tile = cache.tile(latitude: lat, longitude: lon, index: index, margin: margin)
+                    n.enter(tile!, with: index, latitude: lat, longitude: lon, margin: margin)
+                    entered += 1
+                    open += n.open.count
+                    fixed += n.fixed.count
+                }
+                index.neighbourhoodHits(n, into: &fast)
+                index.query(latitude: lat, longitude: lon, margin: margin, into: &slow)
+                #expect(fast == slow, "device \(device) at \(lat), \(lon)")
             }
         }
-        // The probes must exercise both kinds and many points near thresholds.
-        #expect(inside > 4_000)
-        #expect(open > 400 && fixed > 400)
+        // The walks must exercise both paths, both kinds of region and changing decisions.
+        #expect(advanced > 6_000 && entered > 1_000, "advanced \(advanced), entered \(entered)")
+        #expect(open > 2_000 && fixed > 1_000 && changed > 500, "open \(open), fixed \(fixed), changed \(changed)")
     }
 
-    /// Every region kept as fixed really is constant: no point of the area is on its other side
-    /// (a weaker bound would let `everyPointOfTheAreaGetsTheQuerysHits` pass only by luck).
-    @Test func aFixedRegionNeverChangesWithinTheArea() {
+    /// The same with a cache bound of a few slots (emptied again and again): devices keep
+    /// their tiles' arrays, answers do not change.
+    @Test func aTinyCacheChangesNoAnswer() {
+        var g = Rng(s: 99)
+        let regions = Self.regions(&g)
+        let index = RegionIndex(regions: regions, maximumMargin: 10)
+        var cache = TileCache(budget: 8)
+        var n = Neighbourhood(), fast: [RegionHit] = [], slow: [RegionHit] = []
+        Self.walk(&g, steps: 3_000, regions: regions, margin: 10) { lat, lon in
+            if n.holds(latitude: lat, longitude: lon) {
+                _ = n.advance(with: index, latitude: lat, longitude: lon, margin: 10)
+            } else {
+                n.enter(cache.tile(latitude: lat, longitude: lon, index: index, margin: 10)!, with: index,
+                        latitude: lat, longitude: lon, margin: 10)
+            }
+            index.neighbourhoodHits(n, into: &fast)
+            index.query(latitude: lat, longitude: lon, margin: 10, into: &slow)
+            #expect(fast == slow, "at \(lat), \(lon)")
+        }
+        #expect(cache.clears > 100)
+    }
+
+    /// Every region a tile keeps as fixed really is constant: no point of its cell (corners
+    /// and edges included) is on its other side (a weaker bound would let the walks pass only
+    /// by luck).
+    @Test func aFixedRegionNeverChangesWithinItsTile() {
         var g = Rng(s: 77)
         let regions = Self.regions(&g)
         let index = RegionIndex(regions: regions, maximumMargin: 0)
-        var n = Neighbourhood(), hits: [RegionHit] = []
+        var cache = TileCache(budget: 1 << 20)
         var checked = 0
-        for _ in 0..<200 {
+        for _ in 0..<300 {
             let c = (lat: Self.centre.lat + (g.unit() - 0.5) * 0.05, lon: Self.centre.lon + (g.unit() - 0.5) * 0.06)
-            index.buildNeighbourhood(latitude: c.lat, longitude: c.lon, radius: 50 + 1_000 * g.unit(), margin: 0, into: &n, hits: &hits)
-            for f in n.fixed {
-                for _ in 0..<5 {
-                    let p = Self.point(from: c.lat, c.lon, distance: n.area.radius * g.unit().squareRoot() * 0.999, bearing: 2 * .pi * g.unit())
-                    guard n.area.contains(latitude: p.lat, longitude: p.lon) else { continue }
-                    #expect(index.contains(slot: f.slot, latitude: p.lat, longitude: p.lon))
+            let t = cache.tile(latitude: c.lat, longitude: c.lon, index: index, margin: 0)!
+            let f = TileFrame(level: t.level, ix: Int(t.key & 0x3FF_FFFF), iy: Int((t.key >> 26) & 0x3FF_FFFF))
+            let h = f.halfExtent - RegionIndex.tilePad
+            for hit in t.fixed {
+                for _ in 0..<6 {
+                    let (u, v) = g.chance(0.5) ? (Double(g.int(2)) * 2 - 1, g.unit() * 2 - 1) : (g.unit() * 2 - 1, g.unit() * 2 - 1)
+                    let p = (lat: f.latitude + h * u, lon: f.longitude + h * v)
+                    #expect(index.contains(slot: hit.slot, latitude: p.lat, longitude: p.lon) == hit.contains)
                     checked += 1
                 }
             }
         }
-        #expect(checked > 1_000)
+        #expect(checked > 3_000)
+    }
+
+    /// A decision holds within its slack: points just inside the slack from a fix, towards and
+    /// away from the circle's centre (where the nearest threshold lies), decide the same.
+    @Test(arguments: [0.0, 25.0])
+    func aDecisionHoldsWithinItsSlack(margin: Double) {
+        var g = Rng(s: 31 &+ UInt64(margin))
+        let regions = Self.regions(&g)
+        let index = RegionIndex(regions: regions, maximumMargin: margin)
+        var points = FixPoints(latitude: 0, longitude: 0)
+        var checked = 0
+        for _ in 0..<3_000 {
+            let slot = g.int(300)
+            guard case .circular(let r) = regions[slot] else { continue }
+            let threshold = [r.radius, r.radius - margin, r.radius + margin][g.int(3)]
+            guard threshold > 1 else { continue }
+            // A fix 1 mm to 50 m from a threshold.
+            let offset = (g.chance(0.5) ? 1.0 : -1.0) * 0.001 * pow(50_000, g.unit())
+            let bearing = 2 * .pi * g.unit()
+            let p = Self.point(from: r.center.latitude, r.center.longitude, distance: max(0, threshold + offset), bearing: bearing)
+            let (code, slack) = index.decision(slot, latitude: p.lat, longitude: p.lon, margin: margin, points: &points)
+            guard slack > 0.01 else { continue }
+            for towards in [true, false] {
+                let d = Geodesic.distance(latitude1: r.center.latitude, longitude1: r.center.longitude, latitude2: p.lat, longitude2: p.lon)
+                let q = Self.point(from: r.center.latitude, r.center.longitude, distance: max(0, d + (towards ? -1 : 1) * slack * 0.999_9),
+                                   bearing: bearing)
+                #expect(index.decision(slot, latitude: q.lat, longitude: q.lon, margin: margin, points: &points).code == code)
+                checked += 1
+            }
+        }
+        #expect(checked > 2_000)
     }
 }
 
-/// Near 78 degrees a 5 km disc is wider (in longitude) than a summary cell: the levels that may
-/// hold a region must come from every summary cell the disc meets, not only from its corners.
+/// Near 80 degrees cells are narrow in metres and longitude scales change fast.
 @Suite struct HighLatitudeNeighbourhoodTests {
     /// A device walking into a 100 m circle at 78 N from 1.9 km away, all in the circle's
     /// summary cell (centred on its longitude): it must enter.
@@ -137,32 +232,32 @@ import Testing
         #expect(out.count == 1 && out.first?.contains(#""event":"enter""#) == true, "\(out)")
     }
 
-    /// The index-level check at 78 N: every probe in the neighbourhood gets `query`'s hits.
-    @Test func everyPointOfTheAreaGetsTheQuerysHitsAt78North() {
+    /// The index-level check at 78-80 N (tiles end at 80): a walk's every fix gets `query`'s hits.
+    @Test func everyFixOfAWalkGetsTheQuerysHitsAt78North() {
         var g = SeededGenerator(s: 78)
-        let centre = (lat: 78.0, lon: 568.5 * 360 / 1024 - 180)
+        let centre = (lat: 79.0, lon: 568.5 * 360 / 1024 - 180)
         var regions: [Region] = []
-        for i in 0..<20 {
-            regions.append(circle(centre.lat + (g.unit() - 0.5) * 0.05, centre.lon + (g.unit() - 0.5) * 0.4, 20 + 400 * g.unit(), id: "c\(i)"))
+        for i in 0..<60 {
+            regions.append(circle(centre.lat + (g.unit() - 0.5) * 2, centre.lon + (g.unit() - 0.5) * 0.4, 20 + 2_000 * g.unit(), id: "c\(i)"))
         }
         let index = RegionIndex(regions: regions, maximumMargin: 0)
-        var n = Neighbourhood(), built: [RegionHit] = [], slow: [RegionHit] = [], fast: [RegionHit] = [], codes: [UInt8] = []
-        var inside = 0
-        for _ in 0..<300 {
-            let c = (lat: centre.lat + (g.unit() - 0.5) * 0.06, lon: centre.lon + (g.unit() - 0.5) * 0.5)
-            index.buildNeighbourhood(latitude: c.lat, longitude: c.lon, radius: 100 + 5_000 * g.unit(), margin: 0, into: &n, hits: &built)
-            index.query(latitude: c.lat, longitude: c.lon, margin: 0, into: &slow)
-            #expect(built == slow)
-            for _ in 0..<20 {
-                let p = NeighbourhoodTests.point(from: c.lat, c.lon, distance: n.area.radius * g.unit().squareRoot(), bearing: 2 * .pi * g.unit())
-                guard n.area.contains(latitude: p.lat, longitude: p.lon) else { continue }
-                index.openDecisions(n, latitude: p.lat, longitude: p.lon, margin: 0, into: &codes)
-                index.neighbourhoodHits(n, codes: codes, into: &fast)
-                index.query(latitude: p.lat, longitude: p.lon, margin: 0, into: &slow)
-                #expect(fast == slow, "centre \(c), point \(p), radius \(n.area.radius)")
-                inside += 1
+        var cache = TileCache(budget: 1 << 20)
+        var n = Neighbourhood(), fast: [RegionHit] = [], slow: [RegionHit] = []
+        var advanced = 0
+        NeighbourhoodTests.walk(&g, steps: 4_000, regions: regions, margin: 0, around: centre, spread: 40) { lat, lon in
+            if n.holds(latitude: lat, longitude: lon) {
+                _ = n.advance(with: index, latitude: lat, longitude: lon, margin: 0)
+                advanced += 1
+            } else if let t = cache.tile(latitude: lat, longitude: lon, index: index, margin: 0) {
+                n.enter(t, with: index, latitude: lat, longitude: lon, margin: 0)
+            } else {
+                n.clear()
+                return
             }
+            index.neighbourhoodHits(n, into: &fast)
+            index.query(latitude: lat, longitude: lon, margin: 0, into: &slow)
+            #expect(fast == slow, "at \(lat), \(lon)")
         }
-        #expect(inside > 2_000)
+        #expect(advanced > 1_000)
     }
 }

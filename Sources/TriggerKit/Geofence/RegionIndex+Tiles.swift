@@ -1,0 +1,310 @@
+import Foundation
+
+// Tiles: cells of the index's grid with their regions sorted out once, for every fix of every
+// device that comes into the cell. Where regions are dense no area around a fix is free of
+// boundaries, but only a few boundaries cross a small cell: those few are tested per fix (and
+// only when the device has moved far enough to reach them), the others keep the decision they
+// have over the whole cell. A tile is built from its parent cell's tile, so a fine tile
+// classifies only the regions whose boundaries cross its parent, plus those stored at its own
+// level: devices share the coarse work.
+
+/// A cell of the region index's grid (its level, column and row as in
+/// ``RegionIndex/cellKey(level:ix:iy:)``) with the regions that matter in it split by whether
+/// their decision can change anywhere in the cell: those that cannot are kept with their
+/// decision (``fixed``, hits only), the others (``open``) are tested per fix.
+///
+/// Memory: 8 bytes per fixed hit and 4 per open region, plus two array headers.
+struct Tile: Sendable {
+    /// The cell (``RegionIndex/cellKey(level:ix:iy:)``).
+    var key: UInt64
+    var level: Int
+    /// Regions hit at every point of the cell, with their (constant) flags, by slot.
+    var fixed: [RegionHit]
+    /// Regions whose decision may change within the cell, by slot.
+    var open: [Int32]
+    /// An upper bound of metres per degree of longitude anywhere in the cell (step lengths).
+    var kLon: Double
+
+    var slots: Int { fixed.count + open.count }
+}
+
+/// The geometry of a grid cell: its centre and a disc around it that holds the whole cell.
+struct TileFrame {
+    let level: Int
+    let ix: Int
+    let iy: Int
+    /// The centre (degrees).
+    let latitude: Double
+    let longitude: Double
+    /// Half the cell's extent in degrees, padded by ``RegionIndex/tilePad``: a fix the index
+    /// functions place in the cell lies inside the padded box even after rounding.
+    let halfExtent: Double
+    /// An upper bound (metres) of the geodesic distance from the centre to any point of the
+    /// padded box (see ``RegionIndex/stepBound(dLat:dLon:kLon:)``).
+    let radius: Double
+    /// An upper bound of metres per degree of longitude anywhere in the padded box.
+    let kLon: Double
+
+    init(level: Int, ix: Int, iy: Int) {
+        self.level = level
+        self.ix = ix
+        self.iy = iy
+        let c = 360 / Double(1 << level)
+        let lat0 = Double(iy) * c - 90, lon0 = Double(ix) * c - 180
+        latitude = lat0 + c / 2
+        longitude = lon0 + c / 2
+        halfExtent = c / 2 + RegionIndex.tilePad
+        // N cos φ <= a / sqrt(1 - e²) cos φ, largest at the box's lowest |latitude|.
+        let south = lat0 - RegionIndex.tilePad, north = lat0 + c + RegionIndex.tilePad
+        let lowest = south <= 0 && north >= 0 ? 0 : min(abs(south), abs(north))
+        kLon = RegionIndex.kLatMax * cos(min(90, lowest) * Geodesic.degree)
+        radius = RegionIndex.stepBound(dLat: halfExtent, dLon: halfExtent, kLon: kLon) * (1 + 1e-12) + 1e-6
+    }
+}
+
+extension RegionIndex {
+    /// Padding (degrees, ~0.1 mm) of a cell's box when classifying regions over it.
+    static let tilePad = 1e-9
+    /// The largest metres per degree of latitude anywhere on WGS84: the meridional radius of
+    /// curvature peaks at the poles at a / sqrt(1 - e²).
+    static let kLatMax = Geodesic.equatorialRadius / (1 - Geodesic.e2).squareRoot() * Geodesic.degree
+    /// The coarsest tile level built from cells alone; finer tiles refine their parent's.
+    static let rootTileLevel = 12
+    /// Tiles are at least this fine (cells of ~0.6 x 0.5 km at 40 degrees) ...
+    static let coarsestLeafLevel = 16
+    /// Beyond this latitude a fix gets no tile, only plain queries.
+    static let maximumTileLatitude = 80.0
+
+    /// An upper bound (metres) of the geodesic distance between two points of a box in which
+    /// metres per degree of longitude never exceed `kLon`, `dLat` and `dLon` degrees apart: the
+    /// straight segment between them in (latitude, longitude) stays in the box and is a path of
+    /// length <= sqrt((M_max dLat)² + (kLon dLon)²) (its length element is
+    /// sqrt(M² dφ² + N² cos² φ dλ²)); the geodesic is no longer than any path.
+    @inline(__always)
+    static func stepBound(dLat: Double, dLon: Double, kLon: Double) -> Double {
+        let y = dLat * kLatMax, x = dLon * kLon
+        return (x * x + y * y).squareRoot()
+    }
+
+    /// The level of the leaf tile for a place whose summary cell holds `mask`'s levels: two
+    /// levels above the finest level there, and no coarser than ``coarsestLeafLevel``, so a
+    /// leaf reads at most 4 x 4 cells of the one finer level. A summary cell holding nothing
+    /// is a tile by itself (``LevelSummary/level``).
+    @inline(__always)
+    static func leafLevel(_ mask: UInt32) -> Int {
+        guard mask != 0 else { return LevelSummary.level }
+        let finest = 31 - mask.leadingZeroBitCount
+        return max(coarsestLeafLevel, finest - 2)
+    }
+
+    /// One candidate region over a cell: its decision at the cell's centre (hit code, 0 for
+    /// none) and whether that decision holds at every point of the cell.
+    @inline(__always)
+    func classify(_ slot: Int, over f: TileFrame, margin m: Double, points: inout FixPoints) -> (code: UInt8, constant: Bool) {
+        let e = entries[slot]
+        let latitude = f.latitude, lon = f.longitude
+        switch e.kind {
+        case .planeCircle:
+            // The common case, fused: one flat distance serves the decision and the threshold
+            // distance.
+            let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
+            let err = e.plane.errorBound(d), rr = e.radius
+            let nearest = min(abs(d - (rr + m)), abs(d - rr), abs(d - (rr - m)))
+            if nearest > err {
+                let code: UInt8 = d > rr + m ? 0 : (d <= rr - m ? 3 : (d <= rr ? 2 : 1))
+                return (code, nearest - err - Self.geodesicSlack > f.radius)
+            }
+        case .polygon:
+            let i = Int(e.polygon), dLat = f.halfExtent, dLon = f.halfExtent
+            return polygons.withUnsafeBufferPointer { p -> (UInt8, Bool) in
+                // Outside the box of the polygon's edges: constant (and no hit).
+                if latitude + dLat < p[i].minY || latitude - dLat > p[i].maxY { return (0, true) }
+                let code: UInt8 = polygonCovers(p, i, points: &points) ? 3 : 0
+                // A polygon across the antimeridian, or a cell at it, has more than one frame:
+                // tested per fix.
+                if p[i].shifted || abs(lon) + dLon >= 180 { return (code, false) }
+                if lon + dLon < p[i].minX || lon - dLon > p[i].maxX { return (code, true) }
+                return (code, !p[i].rings.hasEdge(nearX: lon, y: latitude, dx: dLon, dy: dLat))
+            }
+        case .exactCircle, .invalid:
+            break
+        }
+        let code = test(slot, latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0
+        return (code, thresholdDistance(slot, latitude: latitude, longitude: lon, margin: m) > f.radius)
+    }
+
+    /// The tile of the regions stored at levels up to `level` in the cell (`ix`, `iy`) of that
+    /// level: `parent` (the same for the cell's parent two levels up) refined, plus the regions
+    /// stored at this level; without a parent, the regions of every level up to this one in
+    /// `mask` (the levels near the cell).
+    ///
+    /// Correct because a region stored at level L that matters at a point is stored in the
+    /// point's own cell at L (what ``query(latitude:longitude:margin:into:)`` reads), and cells
+    /// nest: the cell at L of any point of this cell is the one with this cell's indices shifted
+    /// right (indices scale by exact powers of two).
+    func prefixTile(level: Int, ix: Int, iy: Int, mask: UInt32, parent: Tile?, margin m: Double) -> Tile {
+        let f = TileFrame(level: level, ix: ix, iy: iy)
+        var points = FixPoints(latitude: f.latitude, longitude: f.longitude)
+        defer { release(&points) }
+        var fixed: [RegionHit] = [], open: [Int32] = []
+        var levels = mask & ((UInt32(2) << UInt32(level)) - 1)
+        if let parent {
+            fixed.reserveCapacity(parent.fixed.count + 16)
+            fixed.append(contentsOf: parent.fixed)
+            for slot in parent.open {
+                let (code, constant) = classify(Int(slot), over: f, margin: m, points: &points)
+                if !constant { open.append(slot) } else if code != 0 { fixed.append(RegionHit(slot: slot, code: code)) }
+            }
+            levels &= ~((UInt32(2) << UInt32(parent.level)) - 1)
+        }
+        while levels != 0 {
+            let l = levels.trailingZeroBitCount
+            levels &= levels - 1
+            let shift = level - l
+            classifyCell(Self.cellKey(level: l, ix: ix >> shift, iy: iy >> shift), over: f, margin: m, points: &points,
+                         fixed: &fixed, open: &open)
+        }
+        Self.sortUnique(&fixed) { $0.slot }
+        Self.sortUnique(&open) { $0 }
+        return Tile(key: Self.cellKey(level: level, ix: ix, iy: iy), level: level, fixed: fixed, open: open, kLon: f.kLon)
+    }
+
+    /// The leaf tile of a cell: its prefix tile plus the regions stored at the finer levels in
+    /// `finer` (at most two levels finer: 4 x 4 cells), read from every cell of those levels
+    /// inside this one.
+    func leafTile(prefix: Tile, ix: Int, iy: Int, finer: UInt32, margin m: Double) -> Tile {
+        let f = TileFrame(level: prefix.level, ix: ix, iy: iy)
+        var points = FixPoints(latitude: f.latitude, longitude: f.longitude)
+        defer { release(&points) }
+        var fixed = prefix.fixed, open = prefix.open
+        var levels = finer
+        while levels != 0 {
+            let l = levels.trailingZeroBitCount
+            levels &= levels - 1
+            let shift = l - prefix.level, side = 1 << shift
+            for dy in 0..<side {
+                for dx in 0..<side {
+                    classifyCell(Self.cellKey(level: l, ix: (ix << shift) + dx, iy: (iy << shift) + dy), over: f, margin: m,
+                                 points: &points, fixed: &fixed, open: &open)
+                }
+            }
+        }
+        // A region stored in several of the cells read was classified once per cell.
+        Self.sortUnique(&fixed) { $0.slot }
+        Self.sortUnique(&open) { $0 }
+        return Tile(key: prefix.key, level: prefix.level, fixed: fixed, open: open, kLon: f.kLon)
+    }
+
+    /// Classifies every region stored in cell `key` (built and appended) over the frame.
+    @inline(__always)
+    private func classifyCell(_ key: UInt64, over f: TileFrame, margin m: Double, points: inout FixPoints,
+                              fixed: inout [RegionHit], open: inout [Int32]) {
+        let run = grid.lookup(key)
+        for i in run {
+            let slot = grid.slots.withUnsafeBufferPointer { $0[i] }
+            let (code, constant) = classify(Int(slot), over: f, margin: m, points: &points)
+            if !constant { open.append(slot) } else if code != 0 { fixed.append(RegionHit(slot: slot, code: code)) }
+        }
+        for slot in overlaySlots(key) ?? [] {
+            let (code, constant) = classify(Int(slot), over: f, margin: m, points: &points)
+            if !constant { open.append(slot) } else if code != 0 { fixed.append(RegionHit(slot: slot, code: code)) }
+        }
+    }
+
+    /// Sorts by key and drops repeated keys (equal keys carry equal values here).
+    static func sortUnique<T>(_ a: inout [T], _ key: (T) -> Int32) {
+        guard a.count > 1 else { return }
+        a.sort { key($0) < key($1) }
+        var w = 1
+        for i in 1..<a.count where key(a[i]) != key(a[w - 1]) {
+            a[w] = a[i]
+            w += 1
+        }
+        a.removeLast(a.count - w)
+    }
+}
+
+/// The tiles one thread has built, by cell: a cache with a memory bound.
+///
+/// Holds leaf tiles and the coarser tiles they were refined from. Past ``budget`` slots
+/// (``Tile/slots`` summed over the tiles held; 8 bytes a slot at most) it drops every tile and
+/// counts it in ``clears``; tiles are rebuilt as fixes need them. Devices keep the arrays of the
+/// tile they are in (shared, not copied), so dropping the cache never changes a device's tile.
+struct TileCache {
+    private var tiles: [UInt64: Tile] = [:]
+    /// Slots held, and the bound.
+    private(set) var slots = 0
+    let budget: Int
+    /// How many times the bound emptied the cache.
+    private(set) var clears = 0
+    /// Tiles built (for tests and benchmarks).
+    private(set) var builds = 0
+
+    /// Bit set in the keys of leaf tiles (a prefix tile of the same cell may differ).
+    private static let leafBit: UInt64 = 1 << 63
+
+    init(budget: Int) {
+        self.budget = budget
+    }
+
+    /// Forgets every tile (regions were added).
+    mutating func removeAll() {
+        tiles.removeAll()
+        slots = 0
+    }
+
+    /// The leaf tile of the cell a fix is in; nil beyond ``RegionIndex/maximumTileLatitude``
+    /// or for a coordinate that is not finite (such fixes are queried plainly).
+    ///
+    /// - Complexity: one hash probe when the tile is held; else building it and any coarser
+    ///   tile it refines that is not held (each O(regions near its cell)).
+    mutating func tile(latitude: Double, longitude: Double, index: RegionIndex, margin: Double) -> Tile? {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= RegionIndex.maximumTileLatitude else { return nil }
+        let lon = Geodesic.unwrapDegrees(longitude)
+        let mask = index.summary.mask(latitude: latitude, longitude: lon)
+        let level = RegionIndex.leafLevel(mask)
+        let scale = RegionIndex.levelScales[level]
+        let ix = RegionIndex.cellIndex(lon + 180, scale: scale) & ((1 << level) - 1)
+        let iy = RegionIndex.cellIndex(latitude + 90, scale: scale)
+        let leafKey = RegionIndex.cellKey(level: level, ix: ix, iy: iy) | Self.leafBit
+        if let t = tiles[leafKey] { return t }
+        let m = margin >= 0 ? min(margin, index.maximumMargin) : 0
+        let finer = mask & ~((UInt32(2) << UInt32(level)) - 1)
+        let t: Tile
+        if level < RegionIndex.rootTileLevel {
+            // Nothing near (see ``RegionIndex/leafLevel(_:)``): an empty tile.
+            t = Tile(key: RegionIndex.cellKey(level: level, ix: ix, iy: iy), level: level, fixed: [], open: [],
+                     kLon: TileFrame(level: level, ix: ix, iy: iy).kLon)
+        } else {
+            let prefix = prefixTile(level: level, ix: ix, iy: iy, mask: mask, index: index, margin: m)
+            t = finer == 0 ? prefix : index.leafTile(prefix: prefix, ix: ix, iy: iy, finer: finer, margin: m)
+        }
+        store(t, under: leafKey)
+        return t
+    }
+
+    /// The prefix tile of cell (`ix`, `iy`) at `level`, from the cache or built (with its
+    /// parents, down to ``RegionIndex/rootTileLevel``).
+    private mutating func prefixTile(level: Int, ix: Int, iy: Int, mask: UInt32, index: RegionIndex, margin: Double) -> Tile {
+        let key = RegionIndex.cellKey(level: level, ix: ix, iy: iy)
+        if let t = tiles[key] { return t }
+        var parent: Tile?
+        if level - 2 >= RegionIndex.rootTileLevel {
+            parent = prefixTile(level: level - 2, ix: ix >> 2, iy: iy >> 2, mask: mask, index: index, margin: margin)
+        }
+        let t = index.prefixTile(level: level, ix: ix, iy: iy, mask: mask, parent: parent, margin: margin)
+        store(t, under: key)
+        return t
+    }
+
+    private mutating func store(_ t: Tile, under key: UInt64) {
+        builds += 1
+        if slots + t.slots > budget {
+            tiles.removeAll()
+            slots = 0
+            clears += 1
+        }
+        tiles[key] = t
+        slots += t.slots
+    }
+}
