@@ -119,14 +119,15 @@
             // The same decisions: the hits are the previous fix's, which the evaluator keeps
             // (most fixes; none are sent). Otherwise this fix's.
             same = !near[d].advance(with: index, latitude: s.latitude, longitude: s.longitude, margin: margin)
-            if !same { index.neighbourhoodHits(near[d], into: &scratch) }
+            if !same { near[d].hits(into: &scratch) }
         } else {
             slots -= near[d].storedSlots
-            if let tile = tiles.tile(latitude: s.latitude, longitude: s.longitude, index: index, margin: margin) {
+            if near[d].follows(latitude: s.latitude, longitude: s.longitude),
+               let tile = tiles.tile(latitude: s.latitude, longitude: s.longitude, index: index, margin: margin) {
                 near[d].enter(tile, with: index, latitude: s.latitude, longitude: s.longitude, margin: margin)
-                index.neighbourhoodHits(near[d], into: &scratch)
+                near[d].hits(into: &scratch)
             } else {
-                near[d].clear()
+                near[d].clear(latitude: s.latitude, longitude: s.longitude)
                 index.query(latitude: s.latitude, longitude: s.longitude, margin: margin, into: &scratch)
             }
             slots += near[d].storedSlots
@@ -136,7 +137,7 @@
                 slots = near[d].storedSlots
             }
         }
-        if !same { hits.append(contentsOf: scratch) }
+        if !same { scratch.withUnsafeBufferPointer { hits.append(contentsOf: $0) } }
         let previous = last[d]
         last[d] = sequence
         return FixGeometry(sequence: sequence, previous: previous, same: same, start: Int32(start), count: Int32(hits.count - start))

@@ -59,13 +59,13 @@
             if !g.same {
                 hits.append(contentsOf: UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)]))
             } else if chained {
-                hits.append(contentsOf: devices[dd].aheadHits)
+                devices[dd].aheadHits.withUnsafeBufferPointer { hits.append(contentsOf: $0) }
             } else {
                 // The same as a fix this evaluator did not use: ask the index (rare).
                 regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
             }
             devices[dd].aheadHits.removeAll(keepingCapacity: true)
-            devices[dd].aheadHits.append(contentsOf: hits)
+            hits.withUnsafeBufferPointer { devices[dd].aheadHits.append(contentsOf: $0) }
         } else {
             // A fix decided here breaks any chain of fixes decided ahead.
             devices[dd].lastSequence = -2
@@ -85,7 +85,7 @@
         swap(&state, &devices[dd])
         defer { swap(&state, &devices[dd]) }
         if inNeighbourhood {
-            regionIndex.neighbourhoodHits(state.near, into: &hits)
+            state.near.hits(into: &hits)
         } else if !decidedAhead {  // (decided ahead, `hits` holds the fix's hits already)
             if skipsStableFixes {
                 enterTile(&state, latitude: fix.latitude, longitude: fix.longitude)
@@ -117,15 +117,17 @@
     }
 
     /// Puts the device in the tile of a fix (``TileCache``) and answers the fix's query into
-    /// ``hits`` from it; beyond the tiles' latitude a plain query.
+    /// ``hits`` from it; a plain query for a fix far from the device's last one
+    /// (``Neighbourhood/follows(latitude:longitude:)``) or beyond the tiles' latitude.
     private func enterTile(_ state: inout DeviceState, latitude: Double, longitude: Double) {
         if tilesEpoch != regionEpoch {
             tileCache.removeAll()
             tilesEpoch = regionEpoch
         }
         neighbourhoodSlots -= state.near.storedSlots
-        guard let tile = tileCache.tile(latitude: latitude, longitude: longitude, index: regionIndex, margin: options.margin) else {
-            state.near.clear()
+        guard state.near.follows(latitude: latitude, longitude: longitude),
+              let tile = tileCache.tile(latitude: latitude, longitude: longitude, index: regionIndex, margin: options.margin) else {
+            state.near.clear(latitude: latitude, longitude: longitude)
             regionIndex.query(latitude: latitude, longitude: longitude, margin: options.margin, into: &hits)
             return
         }
@@ -133,7 +135,7 @@
         state.nearEpoch = regionEpoch
         neighbourhoodSlots += state.near.storedSlots
         if neighbourhoodSlots > neighbourhoodSlotBudget { releaseNeighbourhoods(keeping: &state) }
-        regionIndex.neighbourhoodHits(state.near, into: &hits)
+        state.near.hits(into: &hits)
     }
 
     /// The memory bound: past ``neighbourhoodSlotBudget`` slots held in all neighbourhoods,

@@ -82,11 +82,14 @@ import Foundation
 
     /// Output bytes cached per request and per device (filled on first use; see
     /// StreamEvaluator+Output.swift).
-    @exclusivity(unchecked) var eventBytes: [EventBytes] = []
-    @exclusivity(unchecked) var deviceBytes: [[UInt8]] = []
+    @exclusivity(unchecked) var eventTexts = EventTexts()
+    /// Each device's name as a JSON string literal, one after the other: device d's bytes are
+    /// `deviceText[deviceEnds[d] ..< deviceEnds[d + 1]]` (one buffer: no retain per event).
+    @exclusivity(unchecked) var deviceText: [UInt8] = []
+    @exclusivity(unchecked) var deviceEnds: [Int32] = [0]
     /// Each request as the center's deliveries share it (filled on first delivery).
     @exclusivity(unchecked) var sharedRequests: [SharedRequest?] = []
-    /// ``EventID/deviceHash(_:)`` per device, filled with ``deviceBytes``.
+    /// ``EventID/deviceHash(_:)`` per device, filled with ``deviceText``.
     @exclusivity(unchecked) var deviceHashes: [UInt128] = []
 
     /// Location requests with ``FenceRules`` and the expiry clock; nil when no request has

@@ -24,14 +24,16 @@ struct Neighbourhood: Sendable {
     private(set) var open: [Int32] = []
     /// The decisions for ``open`` at the last fix (``RegionHit/code``).
     private(set) var decisions: [UInt8] = []
-    /// For each open region, the path length at which it must be tested again.
+    /// For each open region, the path length at which it must be tested again, and the
+    /// smallest of them (below it a fix tests nothing).
     private var due: [Double] = []
+    private var soonest = Double.infinity
     /// Path travelled in the tile (sum of step bounds), fixes since the last full test, the
     /// last fix (longitude unwrapped) and the tile's longitude scale bound.
     private var path = 0.0
     private var steps: UInt32 = 0
-    private var latitude = 0.0
-    private var longitude = 0.0
+    private var latitude = Double.nan
+    private var longitude = Double.nan
     private var kLon = 0.0
 
     /// Rounding in the path's sum: a slack is trusted up to this much less (metres); the
@@ -74,10 +76,12 @@ struct Neighbourhood: Sendable {
         let m = margin >= 0 ? min(margin, index.maximumMargin) : 0
         var points = FixPoints(latitude: lat, longitude: longitude)
         defer { index.release(&points) }
+        soonest = .infinity
         for slot in open {
             let (code, slack) = index.decision(Int(slot), latitude: lat, longitude: longitude, margin: m, points: &points)
             decisions.append(code)
             due.append(slack - Self.cushion)
+            soonest = min(soonest, slack - Self.cushion)
         }
     }
 
@@ -99,29 +103,72 @@ struct Neighbourhood: Sendable {
             steps = 0
         }
         let travelled = path
+        // No region's slack used up: nothing to test (most fixes).
+        guard restart || travelled >= soonest else { return false }
         let m = margin >= 0 ? min(margin, index.maximumMargin) : 0
         var points = FixPoints(latitude: lat, longitude: x)
         defer { index.release(&points) }
-        var changed = false
-        open.withUnsafeBufferPointer { open in
+        // Locals inside the loop (a variable captured by these closures would be stored to
+        // memory at every iteration).
+        let (changed, next) = open.withUnsafeBufferPointer { open in
             decisions.withUnsafeMutableBufferPointer { decisions in
-                due.withUnsafeMutableBufferPointer { due in
-                    for i in 0..<open.count where restart || due[i] <= travelled {
-                        let (code, slack) = index.decision(Int(open[i]), latitude: lat, longitude: x, margin: m, points: &points)
-                        if code != decisions[i] {
-                            decisions[i] = code
-                            changed = true
+                due.withUnsafeMutableBufferPointer { due -> (Bool, Double) in
+                    var changed = false, next = Double.infinity
+                    for i in 0..<open.count {
+                        var d = due[i]
+                        if restart || d <= travelled {
+                            let (code, slack) = index.decision(Int(open[i]), latitude: lat, longitude: x, margin: m, points: &points)
+                            if code != decisions[i] {
+                                decisions[i] = code
+                                changed = true
+                            }
+                            d = travelled + slack - Self.cushion
+                            due[i] = d
                         }
-                        due[i] = travelled + slack - Self.cushion
+                        next = min(next, d)
                     }
+                    return (changed, next)
                 }
             }
         }
+        soonest = next
         return changed
     }
 
-    /// Forgets the tile, keeping the arrays' capacity.
-    mutating func clear() {
+    /// Whether a fix is near the device's last one (within about 5 km): only then is a tile
+    /// worth taking. A device that jumps from place to place (or one seen for the first time)
+    /// queries the index plainly; a tile would serve it once.
+    @inline(__always)
+    func follows(latitude lat: Double, longitude lon: Double) -> Bool {
+        abs(lat - latitude) + abs(Geodesic.unwrapDegrees(lon) - longitude) < 0.05
+    }
+
+    /// The hits at the last fix: the fixed hits and the open regions hit by ``decisions``, by
+    /// slot (what ``RegionIndex/query(latitude:longitude:margin:into:)`` answers there).
+    func hits(into hits: inout [RegionHit]) {
+        hits.removeAll(keepingCapacity: true)
+        fixed.withUnsafeBufferPointer { fixed in
+            open.withUnsafeBufferPointer { open in
+                decisions.withUnsafeBufferPointer { codes in
+                    var f = 0
+                    for k in 0..<open.count where codes[k] != 0 {
+                        let slot = open[k]
+                        while f < fixed.count && fixed[f].slot < slot {
+                            hits.append(fixed[f])
+                            f += 1
+                        }
+                        hits.append(RegionHit(slot: slot, code: codes[k]))
+                    }
+                    hits.append(contentsOf: UnsafeBufferPointer(rebasing: fixed[f...]))
+                }
+            }
+        }
+    }
+
+    /// Forgets the tile (keeping the arrays' capacity) after a fix queried plainly there.
+    mutating func clear(latitude lat: Double, longitude lon: Double) {
+        latitude = lat
+        longitude = Geodesic.unwrapDegrees(lon)
         level = -1
         fixed = []
         open = []
@@ -169,26 +216,6 @@ extension RegionIndex {
             return (test(slot, latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0, 0)
         case .invalid:
             return (0, .infinity)
-        }
-    }
-
-    /// The hits for a fix in the neighbourhood's tile: its fixed hits and the open regions
-    /// hit by its ``Neighbourhood/decisions``, by slot.
-    func neighbourhoodHits(_ n: Neighbourhood, into hits: inout [RegionHit]) {
-        hits.removeAll(keepingCapacity: true)
-        let codes = n.decisions, open = n.open, fixed = n.fixed
-        var f = 0
-        for k in open.indices where codes[k] != 0 {
-            let slot = open[k]
-            while f < fixed.count && fixed[f].slot < slot {
-                hits.append(fixed[f])
-                f += 1
-            }
-            hits.append(RegionHit(slot: slot, code: codes[k]))
-        }
-        while f < fixed.count {
-            hits.append(fixed[f])
-            f += 1
         }
     }
 }

@@ -227,7 +227,8 @@ extension RegionIndex {
 /// The tiles one thread has built, by cell: a cache with a memory bound.
 ///
 /// Holds leaf tiles and the coarser tiles they were refined from. Past ``budget`` slots
-/// (``Tile/slots`` summed over the tiles held; 8 bytes a slot at most) it drops every tile and
+/// (``Tile/slots`` plus ``entrySlots`` summed over the tiles held; 8 bytes a slot at most) it
+/// drops every tile and
 /// counts it in ``clears``; tiles are rebuilt as fixes need them. Devices keep the arrays of the
 /// tile they are in (shared, not copied), so dropping the cache never changes a device's tile.
 struct TileCache {
@@ -297,14 +298,19 @@ struct TileCache {
         return t
     }
 
+    /// What a tile counts against the budget: its slots, plus ``entrySlots`` for its entry
+    /// (an empty tile is not free).
+    static let entrySlots = 8
+
     private mutating func store(_ t: Tile, under key: UInt64) {
         builds += 1
-        if slots + t.slots > budget {
+        let cost = t.slots + Self.entrySlots
+        if slots + cost > budget {
             tiles.removeAll()
             slots = 0
             clears += 1
         }
         tiles[key] = t
-        slots += t.slots
+        slots += cost
     }
 }

@@ -125,7 +125,7 @@ import Testing
                     open += n.open.count
                     fixed += n.fixed.count
                 }
-                index.neighbourhoodHits(n, into: &fast)
+                n.hits(into: &fast)
                 index.query(latitude: lat, longitude: lon, margin: margin, into: &slow)
                 #expect(fast == slow, "device \(device) at \(lat), \(lon)")
             }
@@ -150,7 +150,7 @@ import Testing
                 n.enter(cache.tile(latitude: lat, longitude: lon, index: index, margin: 10)!, with: index,
                         latitude: lat, longitude: lon, margin: 10)
             }
-            index.neighbourhoodHits(n, into: &fast)
+            n.hits(into: &fast)
             index.query(latitude: lat, longitude: lon, margin: 10, into: &slow)
             #expect(fast == slow, "at \(lat), \(lon)")
         }
@@ -251,10 +251,10 @@ import Testing
             } else if let t = cache.tile(latitude: lat, longitude: lon, index: index, margin: 0) {
                 n.enter(t, with: index, latitude: lat, longitude: lon, margin: 0)
             } else {
-                n.clear()
+                n.clear(latitude: lat, longitude: lon)
                 return
             }
-            index.neighbourhoodHits(n, into: &fast)
+            n.hits(into: &fast)
             index.query(latitude: lat, longitude: lon, margin: 0, into: &slow)
             #expect(fast == slow, "at \(lat), \(lon)")
         }
