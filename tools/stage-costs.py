@@ -13,9 +13,11 @@ expressions on demangled-enough symbol names, first match wins, leaf to root):
   reading          LineReader, PipelinedLineReader (read(2), splitting lines)
   parsing          StreamLineParser, LineScanner.scan, Timestamp.parseMillis
   device lookup    DeviceInterner, device(named:), deviceBytesIndex
-  index query      RegionIndex query / neighbourhood build, CellTable, LevelSummary, sortUnique
-  exact test       test(), openDecisions, Geodesic, PlanarRings, GEOS, polygonCovers
-  state update     StreamEvaluator step / process(device:...) / rebuildNeighbourhood / deliver
+  index query      RegionIndex query, tiles (TileCache, building and entering them, their hits),
+                   CellTable, LevelSummary, sortUnique
+  exact test       test(), decision(), a fix's pass over its tile's open regions (advance),
+                   classifying regions for a tile, Geodesic, PlanarRings, GEOS, polygonCovers
+  state update     StreamEvaluator step / process(device:...) / enterTile / deliver
   clock, time      begin(), FireSchedule, FireQueue, TimeRule, checkTime
   formatting       write(_:format:to:), JSONWriter, EventID, Timestamp.append
   writing          OutputBuffer (write(2))
@@ -42,11 +44,11 @@ STAGES = [
     ("reading", r"LineReader|PipelinedLineReader|vfs_read|ksys_read"),
     ("parsing", r"StreamLineParser|LineScannerV4scan|Timestamp\w*parseMillis"),
     ("device lookup", r"DeviceInterner|device5named|deviceBytesIndex|ExactKey"),
-    ("exact test", r"geos::|libgeos|openDecisions|RegionIndex\w*4test|Geodesic|PlanarRings|GEOS|polygonCovers|Haversine|LocalPlane|decide4with|classify"),
-    ("index query", r"RegionIndex|CellTable|LevelSummary|sortUnique|Neighbourhood"),
-    ("state update", r"StreamEvaluator\w*(4step|7process6device|rebuildNeighbourhood|7deliver|markChanged|fire_)"),
+    ("exact test", r"geos::|libgeos|RegionIndex\w*(4test|8decision)|Geodesic|PlanarRings|GEOS|polygonCovers|Haversine|LocalPlane|NeighbourhoodV7advance|8classify"),
+    ("index query", r"RegionIndex|CellTable|LevelSummary|sortUnique|Neighbourhood|TileCache|Tile"),
+    ("state update", r"StreamEvaluator\w*(4step|7process6device|9enterTile|7deliver|markChanged|fire_)"),
     ("clock, time", r"StreamEvaluator\w*5begin|FireSchedule|FireQueue|TimeRule|checkTime|CalendarSchedule"),
-    ("formatting", r"StreamEvaluator\w*5write_|JSONWriter|EventID|Timestamp\w*6append|fillCaches|EventBytes"),
+    ("formatting", r"StreamEvaluator\w*5write_|JSONWriter|EventID|Timestamp\w*6append|fillCaches|EventBytes|EventTexts"),
     ("writing", r"OutputBuffer|vfs_write|ksys_write"),
     ("line dispatch", r"StreamEvaluator\w*7process9lineBytes|RunCommandV3runyyKF$|FixLookahead"),
 ]

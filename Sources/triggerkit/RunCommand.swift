@@ -211,7 +211,9 @@ struct RunCommand: ParsableCommand {
                 for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
                 // The delivered log keeps the very bytes written (JSON): no second rendering.
                 if let durable, eventFormat == .json, !events.isEmpty { durable.adoptRendered(out.writer.bytes[start...]) }
-                if let control = evaluator.takeControl() {
+                // The flag first: the optional `takeControl` returns is large, and copying it
+                // out for every line cost a memmove per line.
+                if evaluator.hasPendingControl, let control = evaluator.takeControl() {
                     // Written first (the events name the old evaluator's requests); then the change applies.
                     if durable != nil {
                         errors += "error: line \(lineNumber): add/remove/respond/categories lines are not supported with --state (the line only advanced the clock)\n"

@@ -25,9 +25,11 @@ struct DeviceState: Sendable {
     /// The ``FixGeometry/sequence`` of the last fix used, when it was decided ahead by a
     /// ``FixLookahead``; -2 when the last fix was decided here (or none was).
     var lastSequence: Int64 = -2
-    /// The hits of that fix (a lookahead sends none for a fix deciding as its predecessor).
-    /// A cache like ``near``, never persisted.
+    /// The hits of that fix when ``aheadHitsKept`` (a lookahead sends none for a fix deciding
+    /// as its predecessor): kept only when that fix left something pending. A cache like
+    /// ``near``, never persisted.
     var aheadHits: [RegionHit] = []
+    var aheadHitsKept = false
 }
 
 /// A crossing seen but not yet confirmed by `--dwell`: its first fix on the new side.

@@ -58,7 +58,7 @@
     /// threads at once): the evaluator also steps every fix and writes the events, so it takes
     /// fewer. 5/8 balanced the two threads on dense circles (0.55 s, against 0.80 s for all
     /// here and 0.63 s for 6/8; 1M fixes, 10,000 metro circles) and on polygons.
-    static let eighths: UInt64 = 5
+    static let eighths: UInt64 = 6
 
     /// The eighths of devices decided here (``eighths``; tests take all, 8).
     private let share: UInt64

@@ -47,6 +47,7 @@
         let fix = (t: t, latitude: latitude, longitude: longitude)
         let dd = Int(d)
         var inNeighbourhood = false, decidedAhead = false
+        var aheadSlice: UnsafeBufferPointer<RegionHit>?
         if let g = lookaheadGeometry {
             // Decided ahead (``FixLookahead``): its `same` holds for this device only when it
             // compared this fix with the very fix used last here.
@@ -55,17 +56,19 @@
             let chained = g.previous == devices[dd].lastSequence
             devices[dd].lastSequence = g.sequence
             if chained, g.same, skipsStableFixes, skips(dd, t: fix.t) { return }
-            hits.removeAll(keepingCapacity: true)
             if !g.same {
-                hits.append(contentsOf: UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)]))
-            } else if chained {
-                devices[dd].aheadHits.withUnsafeBufferPointer { hits.append(contentsOf: $0) }
+                // Stepped straight from the lookahead's buffer.
+                aheadSlice = UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)])
             } else {
-                // The same as a fix this evaluator did not use: ask the index (rare).
-                regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+                hits.removeAll(keepingCapacity: true)
+                if chained && devices[dd].aheadHitsKept {
+                    devices[dd].aheadHits.withUnsafeBufferPointer { hits.append(contentsOf: $0) }
+                } else {
+                    // The same as a fix this evaluator did not use, or one whose hits were not
+                    // kept: ask the index (rare).
+                    regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
+                }
             }
-            devices[dd].aheadHits.removeAll(keepingCapacity: true)
-            hits.withUnsafeBufferPointer { devices[dd].aheadHits.append(contentsOf: $0) }
         } else {
             // A fix decided here breaks any chain of fixes decided ahead.
             devices[dd].lastSequence = -2
@@ -94,7 +97,22 @@
             }
         }
         let first = events.count
-        state.settled = step(&state, device: d, t: fix.t, into: &events)
+        if let aheadSlice {
+            state.settled = step(&state, device: d, t: fix.t, hits: aheadSlice, into: &events)
+        } else {
+            state.settled = hits.withUnsafeBufferPointer { step(&state, device: d, t: fix.t, hits: $0, into: &events) }
+        }
+        if decidedAhead {
+            // The hits of a fix decided ahead are kept for a later fix the lookahead finds the
+            // same (it sends none then) only when that fix could not be skipped: while
+            // something is pending. Otherwise only a request added since could stop the skip,
+            // and such a fix asks the index.
+            state.aheadHitsKept = !state.settled
+            if !state.settled {
+                state.aheadHits.removeAll(keepingCapacity: true)
+                if let aheadSlice { state.aheadHits.append(contentsOf: aheadSlice) } else { state.aheadHits.append(contentsOf: hits) }
+            }
+        }
         // Slots appended in place are numbered after the built ones, not by identifier: put
         // this fix's fires back in identifier order (a fresh build's slot order).
         if locations.count > builtLocationCount && events.count - first > 1 {
@@ -168,7 +186,8 @@
     /// Returns whether the state is settled: a next fix with the same hits would change
     /// nothing. Not so while a crossing is pending (dwell), nor after a one-shot fired (its
     /// slot leaves `inside` on the next step, when the one-shot guard skips it).
-    private func step(_ state: inout DeviceState, device d: Int32, t: Int64, into events: inout [FiredEvent]) -> Bool {
+    private func step(_ state: inout DeviceState, device d: Int32, t: Int64, hits: UnsafeBufferPointer<RegionHit>,
+                      into events: inout [FiredEvent]) -> Bool {
         var settled = true
         scratchInside.removeAll(keepingCapacity: true)
         scratchPending.removeAll(keepingCapacity: true)

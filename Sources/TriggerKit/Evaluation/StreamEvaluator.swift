@@ -102,7 +102,8 @@ import Foundation
     @exclusivity(unchecked) var due: [FireSchedule.DueFire] = []
     /// A control line's change, waiting for ``takeControl()``.
     @exclusivity(unchecked) var pendingControl: ControlLine?
-    @exclusivity(unchecked) var hasPendingControl = false
+    /// Whether a control line is waiting for ``takeControl()`` (a cheap test for every line).
+    @exclusivity(unchecked) public internal(set) var hasPendingControl = false
     /// Location slot per request index, built on the first in-place removal.
     @exclusivity(unchecked) var locationSlotIndex: [Int32] = []
     @exclusivity(unchecked) var scratchInside: [Int32] = []
