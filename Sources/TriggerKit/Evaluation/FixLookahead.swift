@@ -23,16 +23,15 @@
 
 /// Decides fixes ahead of a ``StreamEvaluator`` (``StreamEvaluator/makeLookahead()``), on
 /// another thread: each fix line's hits, and whether they are its device's previous fix's.
-/// Owns the neighbourhoods it builds (the evaluator then keeps none): the same functions and
-/// sizes as the evaluator's own, bounded the same way.
+/// Keeps the neighbourhoods (tile and open-region state) of the devices it decides and a tile
+/// cache of its own, with the same functions and bounds as the evaluator's.
 ///
-/// Decides the fixes of about 5/8 of the devices (by a hash of the device id); the evaluator
+/// Decides the fixes of about 6/8 of the devices (by a hash of the device id); the evaluator
 /// decides the others itself, at the same time, through its own neighbourhoods.
 ///
-/// Memory: per device it decides, its id and about 40 bytes (as the evaluator keeps a state
-/// per device), plus its neighbourhood; all neighbourhoods together are bounded by the slot
-/// budget it is made with (past it, every other device's is dropped and rebuilt at its next
-/// fix).
+/// Memory: per device it decides, its id and about 90 bytes, plus its open regions' state
+/// (9 bytes each); all neighbourhoods together are bounded by the slot budget it is made with
+/// (past it, every other device's is dropped and taken again at its next fix).
 ///
 /// Stops at the first control line (it may change the regions): it answers nil for that line
 /// and every later one, and never touches the index again, so the evaluator may change it
@@ -44,7 +43,9 @@
     private let maxAccuracy: Double?
     private var names = DeviceInterner()
     private var near: [Neighbourhood] = []
-    private var tiles = TileCache(budget: 4 << 20)
+    /// Its own tiles (a cache shared with the evaluator measured slower: the two threads'
+    /// reference counting on the same tiles).
+    private var tiles: TileCache
     /// The last fix decided per device, and the latest `t` accepted (the evaluator's stale rule).
     private var last: [Int64] = []
     private var lastAccepted: [Int64] = []
@@ -56,15 +57,17 @@
     /// The devices decided here: those whose id hashes below this many eighths. The others
     /// are left to the evaluator, which decides them itself meanwhile (the index answers two
     /// threads at once): the evaluator also steps every fix and writes the events, so it takes
-    /// fewer. 5/8 balanced the two threads on dense circles (0.55 s, against 0.80 s for all
-    /// here and 0.63 s for 6/8; 1M fixes, 10,000 metro circles) and on polygons.
+    /// fewer. With tiles, 6/8 balanced the two threads best on dense circles (1M fixes, 10,000
+    /// metro circles: 3 % faster than 5/8, 7/8 and all slower).
     static let eighths: UInt64 = 6
 
     /// The eighths of devices decided here (``eighths``; tests take all, 8).
     private let share: UInt64
 
-    init(index: RegionIndex, margin: Double, maxAccuracy: Double?, slotBudget: Int, share: UInt64 = FixLookahead.eighths) {
+    init(index: RegionIndex, margin: Double, maxAccuracy: Double?, slotBudget: Int, tileBudget: Int = 4 << 20,
+         share: UInt64 = FixLookahead.eighths) {
         self.index = index
+        tiles = TileCache(budget: tileBudget)
         self.share = share
         self.margin = margin
         self.maxAccuracy = maxAccuracy

@@ -15,13 +15,17 @@ import Testing
                     evaluatorBudget: Int? = nil, share: UInt64 = FixLookahead.eighths) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int) {
         let h = StreamHarness(requests: requests, options: options)
         let evaluator = h.evaluator
-        if let evaluatorBudget { evaluator.neighbourhoodSlotBudget = evaluatorBudget }
+        if let evaluatorBudget {
+            evaluator.neighbourhoodSlotBudget = evaluatorBudget
+            // The tile caches' bound too: emptied again and again.
+            evaluator.tileCache = TileCache(budget: 16)
+        }
         var lookahead: FixLookahead? = nil
         if ahead {
             lookahead = evaluator.makeLookahead()
             #expect(lookahead != nil)
             lookahead = FixLookahead(index: evaluator.regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy,
-                                     slotBudget: lookaheadBudget, share: share)
+                                     slotBudget: lookaheadBudget, tileBudget: lookaheadBudget < 1_000 ? 16 : 4 << 20, share: share)
         }
         var bytes = lines.map { Array($0.utf8) }
         var readerScanner = LineScanner(), scanner = LineScanner()

@@ -68,7 +68,10 @@ struct StableSkipEquivalenceTests {
                     budget: Int? = nil) -> (output: [String], state: EvaluatorSnapshot, skips: Int, releases: Int) {
         var h = StreamHarness(requests: requests, options: options)
         h.evaluator.skipsStableFixes = skipping
-        if let budget { h.evaluator.neighbourhoodSlotBudget = budget }
+        if let budget {
+            h.evaluator.neighbourhoodSlotBudget = budget
+            h.evaluator.tileCache = TileCache(budget: 16)
+        }
         let out = h.feed(lines)
         return (out, h.evaluator.snapshot(), h.evaluator.stableSkips, h.evaluator.neighbourhoodReleases)
     }
