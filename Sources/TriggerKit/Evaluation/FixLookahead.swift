@@ -118,20 +118,25 @@
         if let limit = maxAccuracy, let acc = s.accuracy, acc > limit { return nil }
         let start = hits.count
         var same = false
-        if near[d].holds(latitude: s.latitude, longitude: s.longitude) {
+        let index = self.index, margin = self.margin
+        let held = near.withUnsafeMutableBufferPointer { near -> Bool in
+            guard near[d].holds(latitude: s.latitude, longitude: s.longitude) else { return false }
             // The same decisions: the hits are the previous fix's, which the evaluator keeps
             // (most fixes; none are sent). Otherwise this fix's.
             same = !near[d].advance(with: index, latitude: s.latitude, longitude: s.longitude, margin: margin)
-            if !same { near[d].hits(into: &scratch) }
-        } else {
+            if !same { near[d].appendHits(to: &hits) }
+            return true
+        }
+        if !held {
             slots -= near[d].storedSlots
             if near[d].follows(latitude: s.latitude, longitude: s.longitude),
                let tile = tiles.tile(latitude: s.latitude, longitude: s.longitude, index: index, margin: margin) {
                 near[d].enter(tile, with: index, latitude: s.latitude, longitude: s.longitude, margin: margin)
-                near[d].hits(into: &scratch)
+                near[d].appendHits(to: &hits)
             } else {
                 near[d].clear(latitude: s.latitude, longitude: s.longitude)
                 index.query(latitude: s.latitude, longitude: s.longitude, margin: margin, into: &scratch)
+                scratch.withUnsafeBufferPointer { hits.append(contentsOf: $0) }
             }
             slots += near[d].storedSlots
             if slots > slotBudget {
@@ -140,7 +145,6 @@
                 slots = near[d].storedSlots
             }
         }
-        if !same { scratch.withUnsafeBufferPointer { hits.append(contentsOf: $0) } }
         let previous = last[d]
         last[d] = sequence
         return FixGeometry(sequence: sequence, previous: previous, same: same, start: Int32(start), count: Int32(hits.count - start))

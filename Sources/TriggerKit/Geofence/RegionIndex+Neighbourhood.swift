@@ -147,6 +147,11 @@ struct Neighbourhood: Sendable {
     /// slot (what ``RegionIndex/query(latitude:longitude:margin:into:)`` answers there).
     func hits(into hits: inout [RegionHit]) {
         hits.removeAll(keepingCapacity: true)
+        appendHits(to: &hits)
+    }
+
+    /// ``hits(into:)``, appended to `hits`.
+    func appendHits(to hits: inout [RegionHit]) {
         fixed.withUnsafeBufferPointer { fixed in
             open.withUnsafeBufferPointer { open in
                 decisions.withUnsafeBufferPointer { codes in
