@@ -125,11 +125,16 @@ enum PipelinedLineReader {
         private var free: [Chunk]
         private var filled: [Chunk] = []
         private var stopped = false
+        /// Times the reader waited for a free chunk (the caller was behind) and the caller
+        /// waited for a filled one (the reader was behind).
+        private var readerWaits = 0
+        private var callerWaits = 0
 
         init(chunks: Int, size: Int) { free = (0..<chunks).map { _ in Chunk(size: size) } }
 
         func takeFree() -> Chunk? {
             condition.lock(); defer { condition.unlock() }
+            if free.isEmpty && !stopped { readerWaits += 1 }
             while free.isEmpty && !stopped { condition.wait() }
             return stopped ? nil : free.removeLast()
         }
@@ -138,11 +143,17 @@ enum PipelinedLineReader {
         }
         func takeFilled() -> Chunk {
             condition.lock(); defer { condition.unlock() }
+            if filled.isEmpty { callerWaits += 1 }
             while filled.isEmpty { condition.wait() }
             return filled.removeFirst()
         }
         func putFree(_ c: Chunk) {
             condition.lock(); free.append(c); condition.signal(); condition.unlock()
+        }
+        /// The two wait counts so far.
+        func waits() -> (reader: Int, caller: Int) {
+            condition.lock(); defer { condition.unlock() }
+            return (readerWaits, callerWaits)
         }
         func stop() {
             condition.lock(); stopped = true; condition.broadcast(); condition.unlock()
@@ -171,7 +182,18 @@ enum PipelinedLineReader {
         var scanner = LineScanner()
         var lookahead = lookahead
         var carry: [UInt8] = []  // an unfinished line, moved to the next chunk
+        var seen = (reader: 0, caller: 0)
         while let chunk = exchange.takeFree() {
+            // Balancing the two threads: the lookahead takes more devices while the evaluating
+            // thread is behind (this one waited for a free chunk), fewer while this one is
+            // (the evaluating thread waited). Which thread decides a fix changes speed only.
+            let waits = exchange.waits()
+            if waits.caller > seen.caller {
+                lookahead?.share -= 1
+            } else if waits.reader > seen.reader {
+                lookahead?.share += 1
+            }
+            seen = waits
             if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
             let buf = chunk.buffer
             carry.withUnsafeBufferPointer { c in

@@ -1,7 +1,7 @@
 // The geometry of fixes, decided ahead on the reader's thread. Which regions a fix is in
 // depends only on its position and the region index, not on any device state, so a second
-// thread can answer it (through its own device neighbourhoods) while the evaluator steps the
-// fixes before. The one thing that does depend on the evaluator is the skip rule ("the same
+// thread can answer it (through its own device neighbourhoods and tiles) while the evaluator
+// steps the fixes before. The one thing that does depend on the evaluator is the skip rule ("the same
 // decisions as the last fix used"), so each answer says which fix it was compared with, and
 // the evaluator uses `same` only when that is the very fix it used last for the device;
 // otherwise it steps the fix with the hits given, which is always right.
@@ -61,14 +61,20 @@
     /// metro circles: 3 % faster than 5/8, 7/8 and all slower).
     static let eighths: UInt64 = 6
 
-    /// The eighths of devices decided here (``eighths``; tests take all, 8).
-    private let share: UInt64
+    /// The eighths of devices decided here, 0 to 8 (clamped): ``eighths`` to begin with; `run`
+    /// moves it by which thread waits for the other (a device's fixes may be decided here or by
+    /// the evaluator, fix by fix: the results are the same).
+    public var share: Int {
+        get { Int(shareEighths) }
+        set { shareEighths = UInt64(min(8, max(0, newValue))) }
+    }
+    private var shareEighths: UInt64
 
     init(index: RegionIndex, margin: Double, maxAccuracy: Double?, slotBudget: Int, tileBudget: Int = 4 << 20,
          share: UInt64 = FixLookahead.eighths) {
         self.index = index
         tiles = TileCache(budget: tileBudget)
-        self.share = share
+        shareEighths = min(8, share)
         self.margin = margin
         self.maxAccuracy = maxAccuracy
         self.slotBudget = slotBudget
@@ -80,8 +86,9 @@
     /// Decides one line (its bytes and its scan), appending its hits to `hits`; nil for a line
     /// it does not decide. Call for every line in input order.
     ///
-    /// - Complexity: as the evaluator's neighbourhood path: O(open regions) inside the
-    ///   device's neighbourhood, a neighbourhood build outside it.
+    /// - Complexity: as the evaluator's path: O(open regions) comparisons in the device's tile
+    ///   (and a test per region whose slack is used up), taking a tile outside it (built if
+    ///   not cached).
     public mutating func decide(_ b: UnsafeBufferPointer<UInt8>, _ line: ScannedLine, hits: inout [RegionHit]) -> FixGeometry? {
         sequence += 1
         guard !stopped else { return nil }
@@ -97,7 +104,7 @@
         if s.isClock { return nil }
         if let acc = s.accuracy, acc < 0 { return nil }
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        if DeviceInterner.hash(name) & 7 >= share { return nil }
+        if DeviceInterner.hash(name) & 7 >= shareEighths { return nil }
         let d: Int
         if let found = names.find(name) {
             d = Int(found)

@@ -38,7 +38,7 @@ import Foundation
 /// (conservative) bounding box touches at most 4 cells (a polygon: 16; a circle that would
 /// land coarser than level 14: 16 at level 14), so it is stored in 1-16 cells and a query reads
 /// one cell per non-empty level. For circles 16 cells met
-/// fewer candidates but made no measurable difference with device neighbourhoods, and cost
+/// fewer candidates but made no measurable difference with device neighbourhoods (before tiles), and cost
 /// 15 % more memory and a third more build time at 1M regions; a polygon's exact test is
 /// dearer, and there 16 cells save a quarter of the time. Bounding boxes wrap across the antimeridian and
 /// cover every longitude when a circle contains a pole. Cell coverage is computed directly

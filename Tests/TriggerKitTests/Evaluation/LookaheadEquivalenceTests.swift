@@ -12,7 +12,8 @@ import Testing
     /// (its answers never depend on the evaluator, so deciding every line first is one of
     /// the orders the reader thread may take).
     static func run(requests: String, lines: [String], options: StreamOptions, ahead: Bool, lookaheadBudget: Int = 16 << 20,
-                    evaluatorBudget: Int? = nil, share: UInt64 = FixLookahead.eighths) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int) {
+                    evaluatorBudget: Int? = nil, share: UInt64 = FixLookahead.eighths,
+                    varyingShare: Bool = false) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int) {
         let h = StreamHarness(requests: requests, options: options)
         let evaluator = h.evaluator
         if let evaluatorBudget {
@@ -31,7 +32,10 @@ import Testing
         var readerScanner = LineScanner(), scanner = LineScanner()
         var geometry: [FixGeometry?] = []
         var hits: [RegionHit] = []
+        var g8 = SeededGenerator(s: UInt64(lines.count))
         for k in bytes.indices {
+            // `run` moves the share by which thread waits, chunk by chunk: here every few lines.
+            if varyingShare, k % 7 == 0 { lookahead?.share += g8.int(5) - 2 }
             let g = bytes[k].withUnsafeBufferPointer { b in lookahead?.decide(b, readerScanner.scan(b), hits: &hits) }
             geometry.append(g)
         }
@@ -99,6 +103,12 @@ import Testing
         #expect(all.output == one.output)
         #expect(all.errors == one.errors)
         #expect(all.state == one.state)
+        // The share moving (devices passing between the threads) changes nothing.
+        let moving = Self.run(requests: requests, lines: lines, options: options, ahead: true, varyingShare: true)
+        #expect(moving.decided > lines.count / 8)
+        #expect(moving.output == one.output)
+        #expect(moving.errors == one.errors)
+        #expect(moving.state == one.state)
         // Neighbourhoods dropped again and again on both threads change nothing either.
         let bounded = Self.run(requests: requests, lines: lines, options: options, ahead: true, lookaheadBudget: 6, evaluatorBudget: 6,
                                share: UInt64(1 + seed % 8))
