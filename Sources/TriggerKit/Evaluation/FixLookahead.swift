@@ -26,8 +26,9 @@
 /// Keeps the neighbourhoods (tile and open-region state) of the devices it decides and a tile
 /// cache of its own, with the same functions and bounds as the evaluator's.
 ///
-/// Decides the fixes of about 6/8 of the devices (by a hash of the device id); the evaluator
-/// decides the others itself, at the same time, through its own neighbourhoods.
+/// Decides the fixes of a share of the devices (``share`` eighths, by a hash of the device
+/// id); the evaluator decides the others itself, at the same time, through its own
+/// neighbourhoods.
 ///
 /// Memory: per device it decides, its id and about 90 bytes, plus its open regions' state
 /// (9 bytes each); all neighbourhoods together are bounded by the slot budget it is made with
@@ -54,7 +55,7 @@
     private var scratch: [RegionHit] = []
     private var sequence: Int64 = 0
     private var stopped = false
-    /// The devices decided here: those whose id hashes below this many eighths. The others
+    /// The devices decided here at first: those whose id hashes below this many eighths. The others
     /// are left to the evaluator, which decides them itself meanwhile (the index answers two
     /// threads at once): the evaluator also steps every fix and writes the events, so it takes
     /// fewer. With tiles, 6/8 balanced the two threads best on dense circles (1M fixes, 10,000
