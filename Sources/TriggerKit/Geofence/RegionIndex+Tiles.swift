@@ -101,36 +101,23 @@ extension RegionIndex {
     /// none) and whether that decision holds at every point of the cell.
     @inline(__always)
     func classify(_ slot: Int, over f: TileFrame, margin m: Double, points: inout FixPoints) -> (code: UInt8, constant: Bool) {
-        let e = entries[slot]
         let latitude = f.latitude, lon = f.longitude
-        switch e.kind {
-        case .planeCircle:
-            // The common case, fused: one flat distance serves the decision and the threshold
-            // distance.
-            let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
-            let err = e.plane.errorBound(d), rr = e.radius
-            let nearest = min(abs(d - (rr + m)), abs(d - rr), abs(d - (rr - m)))
-            if nearest > err {
-                let code: UInt8 = d > rr + m ? 0 : (d <= rr - m ? 3 : (d <= rr ? 2 : 1))
-                return (code, nearest - err - Self.geodesicSlack > f.radius)
-            }
-        case .polygon:
-            let i = Int(e.polygon), dLat = f.halfExtent, dLon = f.halfExtent
-            return polygons.withUnsafeBufferPointer { p -> (UInt8, Bool) in
-                // Outside the box of the polygon's edges: constant (and no hit).
-                if latitude + dLat < p[i].minY || latitude - dLat > p[i].maxY { return (0, true) }
-                let code: UInt8 = polygonCovers(p, i, points: &points) ? 3 : 0
-                // A polygon across the antimeridian, or a cell at it, has more than one frame:
-                // tested per fix.
-                if p[i].shifted || abs(lon) + dLon >= 180 { return (code, false) }
-                if lon + dLon < p[i].minX || lon - dLon > p[i].maxX { return (code, true) }
-                return (code, !p[i].rings.hasEdge(nearX: lon, y: latitude, dx: dLon, dy: dLat))
-            }
-        case .exactCircle, .invalid:
-            break
+        guard entries[slot].kind == .polygon else {
+            // A circle: constant when its nearest threshold is farther than the cell's disc.
+            let (code, slack) = decision(slot, latitude: latitude, longitude: lon, margin: m, points: &points)
+            return (code, slack > f.radius)
         }
-        let code = test(slot, latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0
-        return (code, thresholdDistance(slot, latitude: latitude, longitude: lon, margin: m) > f.radius)
+        let i = Int(entries[slot].polygon), dLat = f.halfExtent, dLon = f.halfExtent
+        return polygons.withUnsafeBufferPointer { p -> (UInt8, Bool) in
+            // Outside the box of the polygon's edges: constant (and no hit).
+            if latitude + dLat < p[i].minY || latitude - dLat > p[i].maxY { return (0, true) }
+            let code: UInt8 = polygonCovers(p, i, points: &points) ? 3 : 0
+            // A polygon across the antimeridian, or a cell at it, has more than one frame:
+            // tested per fix.
+            if p[i].shifted || abs(lon) + dLon >= 180 { return (code, false) }
+            if lon + dLon < p[i].minX || lon - dLon > p[i].maxX { return (code, true) }
+            return (code, !p[i].rings.hasEdge(nearX: lon, y: latitude, dx: dLon, dy: dLat))
+        }
     }
 
     /// The tile of the regions stored at levels up to `level` in the cell (`ix`, `iy`) of that
