@@ -26,6 +26,19 @@ struct Tile: Sendable {
     var kLon: Double
 
     var slots: Int { fixed.count + open.count }
+
+    /// What must hold (checked on every tile stored in debug builds): ``fixed`` and ``open``
+    /// strictly ascending by slot (the hits' order, no region twice) and disjoint (a region is
+    /// constant over the cell or not).
+    func checkInvariants() {
+        precondition(zip(fixed, fixed.dropFirst()).allSatisfy { $0.slot < $1.slot }, "tile \(key): fixed hits out of order")
+        precondition(zip(open, open.dropFirst()).allSatisfy { $0 < $1 }, "tile \(key): open regions out of order")
+        var f = 0
+        for slot in open {
+            while f < fixed.count && fixed[f].slot < slot { f += 1 }
+            precondition(f == fixed.count || fixed[f].slot != slot, "tile \(key): region \(slot) both fixed and open")
+        }
+    }
 }
 
 /// The geometry of a grid cell: its centre and a disc around it that holds the whole cell.
@@ -290,6 +303,9 @@ struct TileCache {
     static let entrySlots = 8
 
     private mutating func store(_ t: Tile, under key: UInt64) {
+        #if DEBUG
+        t.checkInvariants()
+        #endif
         builds += 1
         let cost = t.slots + Self.entrySlots
         if slots + cost > budget {
