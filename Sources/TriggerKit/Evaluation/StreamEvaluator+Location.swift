@@ -70,9 +70,12 @@
                 }
             }
         } else {
-            // A fix decided here breaks any chain of fixes decided ahead.
+            // A fix decided here breaks any chain of fixes decided ahead. After such fixes
+            // (the lookahead's share moved) the device's neighbourhood here describes an
+            // older fix than the last one used: it is taken again, not compared with.
+            let afterAhead = devices[dd].lastSequence != -2
             devices[dd].lastSequence = -2
-            if skipsStableFixes, devices[dd].nearEpoch == regionEpoch,
+            if skipsStableFixes, !afterAhead, devices[dd].nearEpoch == regionEpoch,
                devices[dd].near.holds(latitude: fix.latitude, longitude: fix.longitude) {
                 // In the device's tile: only the open regions it may have reached are tested
                 // (in place: this is the path of most fixes).

@@ -131,6 +131,36 @@ struct PlanarRings: Sendable {
         }
     }
 
+    /// Number of edges (closed rings: a ring of n points has n - 1).
+    var edgeCount: Int { xs.count - ringEnds.count }
+
+    /// The distance from (x, y) to the nearest edge, in the norm
+    /// sqrt((xScale dx)² + (yScale dy)²) (a fix's step norm: metres per degree). O(edges).
+    func distanceToEdges(x: Double, y: Double, xScale: Double, yScale: Double) -> Double {
+        var best = Double.infinity
+        xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+                var start = 0
+                for end in ringEnds {
+                    var k = start
+                    while k < Int(end) - 1 {
+                        // The segment A-B relative to the point, scaled; the nearest point of it.
+                        let ax = (xs[k] - x) * xScale, ay = (ys[k] - y) * yScale
+                        let bx = (xs[k + 1] - x) * xScale, by = (ys[k + 1] - y) * yScale
+                        let ex = bx - ax, ey = by - ay
+                        let len2 = ex * ex + ey * ey
+                        let t = len2 > 0 ? Swift.min(1, Swift.max(0, -(ax * ex + ay * ey) / len2)) : 0
+                        let px = ax + t * ex, py = ay + t * ey
+                        best = Swift.min(best, px * px + py * py)
+                        k += 1
+                    }
+                    start = Int(end)
+                }
+            }
+        }
+        return best.squareRoot()
+    }
+
     /// The coordinates, the band index and the range of `bandEdges` for bands `lo...hi`
     /// (an edge spanning several bands is listed in each).
     @inline(__always)

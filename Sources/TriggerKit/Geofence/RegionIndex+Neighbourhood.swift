@@ -78,7 +78,7 @@ struct Neighbourhood: Sendable {
         defer { index.release(&points) }
         soonest = .infinity
         for slot in open {
-            let (code, slack) = index.decision(Int(slot), latitude: lat, longitude: longitude, margin: m, points: &points)
+            let (code, slack) = index.decision(Int(slot), latitude: lat, longitude: longitude, margin: m, kLon: kLon, points: &points)
             decisions.append(code)
             due.append(slack - Self.cushion)
             soonest = min(soonest, slack - Self.cushion)
@@ -117,7 +117,8 @@ struct Neighbourhood: Sendable {
                     for i in 0..<open.count {
                         var d = due[i]
                         if restart || d <= travelled {
-                            let (code, slack) = index.decision(Int(open[i]), latitude: lat, longitude: x, margin: m, points: &points)
+                            let (code, slack) = index.decision(Int(open[i]), latitude: lat, longitude: x, margin: m, kLon: kLon,
+                                                               points: &points)
                             if code != decisions[i] {
                                 decisions[i] = code
                                 changed = true
@@ -198,10 +199,16 @@ extension RegionHit {
 extension RegionIndex {
     /// The decision (``RegionHit/code``, the same as ``query(latitude:longitude:margin:into:)``
     /// makes) of region `slot` at a fix, and a lower bound (metres) of how far the fix may move
-    /// before it can change: 0 for polygons and within the flat plane's error bound of a
-    /// threshold (retested at every fix).
+    /// before it can change; 0 within the flat plane's error bound of a circle's threshold
+    /// (retested at every fix).
+    ///
+    /// A polygon's slack is measured in the tile's step norm (``RegionIndex/stepBound(dLat:dLon:kLon:)``
+    /// with `kLon`), not along the ellipsoid: its boundary is straight in (longitude, latitude),
+    /// and a path of steps whose norms add up to less than the distance (in that norm) from
+    /// the fix to every edge cannot reach an edge. 0 without a `kLon`, for a polygon across the
+    /// antimeridian or a fix at it, and for a polygon of more than ``maximumSlackEdges`` edges.
     @inline(__always)
-    func decision(_ slot: Int, latitude: Double, longitude lon: Double, margin m: Double,
+    func decision(_ slot: Int, latitude: Double, longitude lon: Double, margin m: Double, kLon: Double = 0,
                   points: inout FixPoints) -> (code: UInt8, slack: Double) {
         let e = entries[slot]
         switch e.kind {
@@ -218,9 +225,22 @@ extension RegionIndex {
             return (test(slot, latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0,
                     thresholdDistance(slot, latitude: latitude, longitude: lon, margin: m))
         case .polygon:
-            return (test(slot, latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0, 0)
+            let code = test(slot, latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0
+            guard kLon > 0, abs(lon) < 179 else { return (code, 0) }
+            let slack = polygons.withUnsafeBufferPointer { p -> Double in
+                let i = Int(e.polygon)
+                guard !p[i].shifted, p[i].rings.edgeCount <= Self.maximumSlackEdges else { return 0 }
+                let d = p[i].rings.distanceToEdges(x: lon, y: latitude, xScale: kLon, yScale: Self.kLatMax)
+                // Rounding in the distance is relative (~1e-15): a generous cushion.
+                return d * (1 - 1e-9) - 1e-4
+            }
+            return (code, slack)
         case .invalid:
             return (0, .infinity)
         }
     }
+
+    /// Polygons with more edges are retested at every fix rather than measured (the distance
+    /// to every edge would cost more than the tests it saves).
+    static let maximumSlackEdges = 256
 }

@@ -35,7 +35,9 @@ import Testing
         var g8 = SeededGenerator(s: UInt64(lines.count))
         for k in bytes.indices {
             // `run` moves the share by which thread waits, chunk by chunk: here every few lines.
-            if varyingShare, k % 7 == 0 { lookahead?.share += g8.int(5) - 2 }
+            // Here every few lines, all the way between none and all: devices pass from one
+            // thread to the other and back while staying in their tiles.
+            if varyingShare, k % 3 == 0 { lookahead?.share = g8.int(9) }
             let g = bytes[k].withUnsafeBufferPointer { b in lookahead?.decide(b, readerScanner.scan(b), hits: &hits) }
             geometry.append(g)
         }
@@ -114,6 +116,30 @@ import Testing
                                share: UInt64(1 + seed % 8))
         #expect(bounded.output == one.output)
         #expect(bounded.state == one.state)
+    }
+
+    /// Devices jittering across a boundary (±12 m around it, as a parked phone's fixes do)
+    /// while the share jumps between none and all devices from line to line: a fix decided here
+    /// after fixes decided ahead is compared with the last fix used, not with the last one
+    /// decided here (comparing with that one skipped real crossings).
+    @Test(arguments: 0..<4)
+    func devicesPassingBetweenTheThreadsMissNoCrossing(seed: Int) {
+        var g = Random(state: UInt64(seed) &+ 900)
+        let requests = [circleRequest("a", radius: 100), circleRequest("b", radius: 160)].joined(separator: "\n")
+        var lines: [String] = []
+        for second in 0..<600 {
+            for d in 0..<6 {
+                let edge = d % 2 == 0 ? 100.0 : 160.0
+                lines.append(fix("d\(d)", second, north: edge + g.uniform(-12, 12)))
+            }
+        }
+        let options = StreamOptions(now: Timestamp.date(millis: 1_795_770_000_000))
+        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false)
+        let moving = Self.run(requests: requests, lines: lines, options: options, ahead: true, varyingShare: true)
+        #expect(one.output.split(separator: "\n").count > 1_000)
+        #expect(moving.decided > lines.count / 8 && moving.decided < lines.count * 7 / 8)
+        #expect(moving.output == one.output)
+        #expect(moving.state == one.state)
     }
 
     /// A control line stops the lookahead (it may change the regions): nothing after it is

@@ -232,6 +232,50 @@ import Testing
         #expect(out.count == 1 && out.first?.contains(#""event":"enter""#) == true, "\(out)")
     }
 
+    /// A polygon's slack holds too: points closer than it (in the step norm) to a fix near
+    /// an edge, in every direction, are on the fix's side.
+    @Test func aPolygonsDecisionHoldsWithinItsSlack() {
+        var g = SeededGenerator(s: 57)
+        let regions = NeighbourhoodTests.regions(&g)
+        let index = RegionIndex(regions: regions, maximumMargin: 0)
+        var slot0 = 0
+        // The fix's own points (a polygon test reads its coordinates from them).
+        func decide(_ lat: Double, _ lon: Double, kLon: Double = 0) -> (code: UInt8, slack: Double) {
+            var points = FixPoints(latitude: lat, longitude: lon)
+            defer { points.release(index.context) }
+            return index.decision(slot0, latitude: lat, longitude: lon, margin: 0, kLon: kLon, points: &points)
+        }
+        var checked = 0
+        for _ in 0..<4_000 {
+            let slot = 300 + g.int(40)
+            guard case .polygon(let p) = regions[slot] else { continue }
+            let ring = p.polygons[0][0]
+            let k = g.int(ring.count - 1), f = 0.2 + 0.6 * g.unit()
+            let lat0 = ring[k].latitude + f * (ring[k + 1].latitude - ring[k].latitude)
+            let lon0 = ring[k].longitude + f * (ring[k + 1].longitude - ring[k].longitude)
+            let kLon = RegionIndex.kLatMax * cos((abs(lat0) - 0.01) * Geodesic.degree)
+            // A fix up to 50 m off the edge along its normal (in the step norm's metres), so
+            // that the way to the edge is known.
+            let ex = (ring[k + 1].longitude - ring[k].longitude) * kLon, ey = (ring[k + 1].latitude - ring[k].latitude) * RegionIndex.kLatMax
+            let len = (ex * ex + ey * ey).squareRoot()
+            guard len > 0 else { continue }
+            let (nx, ny) = (-ey / len, ex / len), off = g.uniform(-50, 50)
+            let lat = lat0 + off * ny / RegionIndex.kLatMax, lon = lon0 + off * nx / kLon
+            slot0 = slot
+            let (code, slack) = decide(lat, lon, kLon: kLon)
+            guard slack > 0.01 else { continue }
+            // Straight towards the edge, then in random directions.
+            let towards = atan2(-(off > 0 ? 1.0 : -1.0) * nx, -(off > 0 ? 1.0 : -1.0) * ny)
+            for probe in 0..<4 {
+                let a = probe == 0 ? towards : 2 * Double.pi * g.unit(), r = slack * (probe == 0 ? 0.999_9 : 0.9 + 0.099_9 * g.unit())
+                let q = (lat: lat + r * cos(a) / RegionIndex.kLatMax, lon: lon + r * sin(a) / kLon)
+                #expect(decide(q.lat, q.lon).code == code)
+                checked += 1
+            }
+        }
+        #expect(checked > 3_000)
+    }
+
     /// The index-level check at 78-80 N (tiles end at 80): a walk's every fix gets `query`'s hits.
     @Test func everyFixOfAWalkGetsTheQuerysHitsAt78North() {
         var g = SeededGenerator(s: 78)
