@@ -15,8 +15,12 @@
     /// Whether both are in one neighbourhood and its open regions decide alike for both: the
     /// fix's hits are that fix's.
     let same: Bool
-    /// The fix's hits: `count` of the caller's hit buffer from `start`, sorted by slot; none
-    /// when `same` (they are the previous fix's).
+    /// Whether the entries are only the changes from the previous fix's hits (both in one
+    /// neighbourhood): the regions whose decision changed, by slot, each with its new hit or
+    /// as ``RegionHit/miss(_:)``.
+    let delta: Bool
+    /// The fix's hits (or changes): `count` of the caller's hit buffer from `start`, sorted by
+    /// slot; none when `same` (they are the previous fix's).
     let start: Int32
     let count: Int32
 }
@@ -67,13 +71,29 @@
     /// the evaluator, fix by fix: the results are the same).
     public var share: Int {
         get { Int(shareEighths) }
-        set { shareEighths = UInt64(min(8, max(0, newValue))) }
+        set {
+            let new = UInt64(min(8, max(0, newValue)))
+            // Devices coming back may have had fixes decided by the evaluator meanwhile: their
+            // next fix here is sent whole (their neighbourhood here describes an older fix).
+            for eighth in min(shareEighths, new)..<max(shareEighths, new) where new > shareEighths {
+                takenBackAt[Int(eighth)] = sequence
+            }
+            shareEighths = new
+        }
     }
     private var shareEighths: UInt64
+    /// Per eighth of the devices, the last line seen before it was last given back to this
+    /// lookahead (``share`` grew over it).
+    private var takenBackAt = [Int64](repeating: .min, count: 8)
+    /// Whether a fix that decides otherwise than its device's previous one in the same tile is
+    /// sent as its changes (``FixGeometry/delta``) rather than whole: with no dwell (the
+    /// evaluator then needs a fix's whole hits only after a one-shot fired).
+    private let deltas: Bool
 
     init(index: RegionIndex, margin: Double, maxAccuracy: Double?, slotBudget: Int, tileBudget: Int = 4 << 20,
-         share: UInt64 = FixLookahead.eighths) {
+         share: UInt64 = FixLookahead.eighths, deltas: Bool) {
         self.index = index
+        self.deltas = deltas
         tiles = TileCache(budget: tileBudget)
         shareEighths = min(8, share)
         self.margin = margin
@@ -105,7 +125,8 @@
         if s.isClock { return nil }
         if let acc = s.accuracy, acc < 0 { return nil }
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        if DeviceInterner.hash(name) & 7 >= shareEighths { return nil }
+        let eighth = DeviceInterner.hash(name) & 7
+        if eighth >= shareEighths { return nil }
         let d: Int
         if let found = names.find(name) {
             d = Int(found)
@@ -125,16 +146,32 @@
         lastAccepted[d] = s.t
         if let limit = maxAccuracy, let acc = s.accuracy, acc > limit { return nil }
         let start = hits.count
-        var same = false
+        var same = false, delta = false
         let index = self.index, margin = self.margin
+        // Maybe decided by the evaluator since this device's last fix here (its eighth was
+        // given to it meanwhile): the fix the evaluator used last may not be the one compared
+        // with, so this one is sent whole.
+        let broken = last[d] <= takenBackAt[Int(eighth)]
+        var changes: [RegionHit] = []
+        swap(&changes, &scratch)
+        changes.removeAll(keepingCapacity: true)
         let held = near.withUnsafeMutableBufferPointer { near -> Bool in
             guard near[d].holds(latitude: s.latitude, longitude: s.longitude) else { return false }
             // The same decisions: the hits are the previous fix's, which the evaluator keeps
-            // (most fixes; none are sent). Otherwise this fix's.
-            same = !near[d].advance(with: index, latitude: s.latitude, longitude: s.longitude, margin: margin)
-            if !same { near[d].appendHits(to: &hits) }
+            // (most fixes; none are sent). Otherwise this fix's changes, or all its hits.
+            same = !near[d].advance(with: index, latitude: s.latitude, longitude: s.longitude, margin: margin,
+                                    changes: &changes) && !broken
             return true
         }
+        if held && !same {
+            if deltas && !broken {
+                delta = true
+                hits.append(contentsOf: changes)
+            } else {
+                near[d].appendHits(to: &hits)
+            }
+        }
+        swap(&changes, &scratch)
         if !held {
             slots -= near[d].storedSlots
             if near[d].follows(latitude: s.latitude, longitude: s.longitude),
@@ -155,7 +192,8 @@
         }
         let previous = last[d]
         last[d] = sequence
-        return FixGeometry(sequence: sequence, previous: previous, same: same, start: Int32(start), count: Int32(hits.count - start))
+        return FixGeometry(sequence: sequence, previous: previous, same: same, delta: delta, start: Int32(start),
+                           count: Int32(hits.count - start))
     }
 }
 

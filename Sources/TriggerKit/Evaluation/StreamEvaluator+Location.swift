@@ -49,22 +49,33 @@
         var inNeighbourhood = false, decidedAhead = false
         var aheadSlice: UnsafeBufferPointer<RegionHit>?
         if let g = lookaheadGeometry {
-            // Decided ahead (``FixLookahead``): its `same` holds for this device only when it
-            // compared this fix with the very fix used last here.
+            // Decided ahead (``FixLookahead``): its `same` and `delta` hold for this device
+            // only when it compared this fix with the very fix used last here.
             lookaheadGeometry = nil
             decidedAhead = true
             let chained = g.previous == devices[dd].lastSequence
             devices[dd].lastSequence = g.sequence
             if chained, g.same, skipsStableFixes, skips(dd, t: fix.t) { return }
-            if !g.same {
+            let slice = UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)])
+            if g.delta, chained, skipsStableFixes, stepsChanges(dd, t: fix.t) {
+                // (No hits are kept then: they are kept only by a step that left the state
+                // unsettled. A later fix that needs them asks the index.)
+                stepChanges(device: d, t: fix.t, changes: slice, into: &events)
+                return
+            }
+            if !g.same && !g.delta {
                 // Stepped straight from the lookahead's buffer.
-                aheadSlice = UnsafeBufferPointer(rebasing: lookaheadHits[Int(g.start)..<Int(g.start + g.count)])
+                aheadSlice = slice
             } else {
                 hits.removeAll(keepingCapacity: true)
                 if chained && devices[dd].aheadHitsKept {
-                    devices[dd].aheadHits.withUnsafeBufferPointer { hits.append(contentsOf: $0) }
+                    if g.delta {
+                        devices[dd].aheadHits.withUnsafeBufferPointer { RegionHit.apply(slice, to: $0, into: &hits) }
+                    } else {
+                        devices[dd].aheadHits.withUnsafeBufferPointer { hits.append(contentsOf: $0) }
+                    }
                 } else {
-                    // The same as a fix this evaluator did not use, or one whose hits were not
+                    // Relative to a fix this evaluator did not use, or one whose hits were not
                     // kept: ask the index (rare).
                     regionIndex.query(latitude: fix.latitude, longitude: fix.longitude, margin: options.margin, into: &hits)
                 }
@@ -80,9 +91,15 @@
                 // In the device's tile: only the open regions it may have reached are tested
                 // (in place: this is the path of most fixes).
                 inNeighbourhood = true
+                scratchChanges.removeAll(keepingCapacity: true)
                 let changed = devices[dd].near.advance(with: regionIndex, latitude: fix.latitude, longitude: fix.longitude,
-                                                       margin: options.margin)
-                if !changed, skips(dd, t: fix.t) { return }
+                                                       margin: options.margin, changes: &scratchChanges)
+                if !changed {
+                    if skips(dd, t: fix.t) { return }
+                } else if stepsChanges(dd, t: fix.t) {
+                    scratchChanges.withUnsafeBufferPointer { stepChanges(device: d, t: fix.t, changes: $0, into: &events) }
+                    return
+                }
             }
         }
         // Move the state out of the array while stepping it: a copy would share its arrays
@@ -107,34 +124,48 @@
         }
         if decidedAhead {
             // The hits of a fix decided ahead are kept for a later fix the lookahead finds the
-            // same (it sends none then) only when that fix could not be skipped: while
-            // something is pending. Otherwise only a request added since could stop the skip,
-            // and such a fix asks the index.
+            // same (it sends none then) or sends as changes, only when that fix could not be
+            // skipped or stepped by its changes alone: while something is pending. Otherwise
+            // only a request added since could stop that, and such a fix asks the index.
             state.aheadHitsKept = !state.settled
             if !state.settled {
                 state.aheadHits.removeAll(keepingCapacity: true)
                 if let aheadSlice { state.aheadHits.append(contentsOf: aheadSlice) } else { state.aheadHits.append(contentsOf: hits) }
             }
         }
-        // Slots appended in place are numbered after the built ones, not by identifier: put
-        // this fix's fires back in identifier order (a fresh build's slot order).
-        if locations.count > builtLocationCount && events.count - first > 1 {
-            events[first...].sort { ExactKey(requests[Int($0.request)].identifier) < ExactKey(requests[Int($1.request)].identifier) }
-        }
+        putInIdentifierOrder(&events, from: first)
         state.lastUsed = fix.t
     }
 
-    /// The skip rule, for a fix whose hits are the last used fix's: with nothing pending
-    /// (settled) and no request added since that fix, a step would decide as that step did, and
-    /// a step that decides the same as its predecessor changes nothing; so only the device's
-    /// clock moves (and true is returned).
+    /// Slots appended in place are numbered after the built ones, not by identifier: puts one
+    /// fix's fires back in identifier order (a fresh build's slot order).
+    @inline(__always)
+    private func putInIdentifierOrder(_ events: inout [FiredEvent], from first: Int) {
+        if locations.count > builtLocationCount && events.count - first > 1 {
+            events[first...].sort { ExactKey(requests[Int($0.request)].identifier) < ExactKey(requests[Int($1.request)].identifier) }
+        }
+    }
+
+    /// The skip rule, for a fix whose hits are the last used fix's: when a step would change
+    /// nothing for the regions whose hits are unchanged (``stepsChanges(_:t:)``), a step that
+    /// decides the same as its predecessor changes nothing at all; so only the device's clock
+    /// moves (and true is returned).
     @inline(__always)
     private func skips(_ dd: Int, t: Int64) -> Bool {
-        guard devices[dd].settled, appendedLocationAddedAt <= devices[dd].lastUsed,
-              !locationAdded(after: devices[dd].lastUsed, upTo: t) else { return false }
+        guard stepsChanges(dd, t: t) else { return false }
         devices[dd].lastUsed = t
         stableSkips += 1
         return true
+    }
+
+    /// Whether a step of the device's next fix (at `t`) changes nothing for a region whose hit
+    /// is the last used fix's: nothing is pending (settled) and no request was added since
+    /// that fix. Then only the regions whose hits changed need stepping
+    /// (``stepChanges(device:t:changes:into:)``).
+    @inline(__always)
+    private func stepsChanges(_ dd: Int, t: Int64) -> Bool {
+        devices[dd].settled && appendedLocationAddedAt <= devices[dd].lastUsed
+            && !locationAdded(after: devices[dd].lastUsed, upTo: t)
     }
 
     /// Puts the device in the tile of a fix (``TileCache``) and answers the fix's query into
@@ -208,37 +239,95 @@
             if wasInside { ii += 1 }
             var pending: PendingCrossing?
             if ps == s { pending = state.pending[pi]; pi += 1 }
-
-            let e = locations[Int(s)]
-            guard !e.done, e.device < 0 || e.device == d, t >= e.addedAt,
-                  e.repeats || e.device >= 0 || !state.firedOnce.sortedContains(s) else { continue }
-
-            if state.lastUsed < e.addedAt {
-                // First used fix since the request was added: silent initial state, plain
-                // containment even with a margin.
-                if hit?.contains == true {
-                    scratchInside.append(s)
-                    if options.initialFire && e.notifyOnEntry {
-                        if !fire(s, .enter, device: d, t: t, state: &state, into: &events) { settled = false }
-                    }
-                }
-                continue
+            switch decide(s, hit: hit, wasInside: wasInside, pending: pending, state: &state, device: d, t: t,
+                          settled: &settled, into: &events) {
+            case .outside: break
+            case .inside: scratchInside.append(s)
+            case .waiting(let p): scratchPending.append(p)
+            case .insideWaiting(let p): scratchInside.append(s); scratchPending.append(p)
             }
-            // On the new side? Leaving needs distance > r + M (no hit at all); entering needs
-            // distance <= r - M.
-            let onNewSide = wasInside ? hit == nil : hit?.inner == true
-            var crossed = false
-            if onNewSide {
-                let since = pending?.since ?? t
-                if t >= since &+ dwellMillis { crossed = true } else { scratchPending.append(PendingCrossing(slot: s, since: since)) }
-            }
-            let insideNow = crossed ? !wasInside : wasInside
-            if insideNow { scratchInside.append(s) }
-            if crossed, !fire(s, wasInside ? .exit : .enter, device: d, t: t, state: &state, into: &events) { settled = false }
         }
         swap(&state.inside, &scratchInside)
         swap(&state.pending, &scratchPending)
         return settled && state.pending.isEmpty
+    }
+
+    /// The step of a fix of a device whose state lets the regions with unchanged hits be
+    /// passed over (``stepsChanges(_:t:)``): only the regions in `changes` (by slot, each the
+    /// new hit or a ``RegionHit/miss(_:)``) are decided, as ``step(_:device:t:hits:into:)``
+    /// decides them, and the state is updated in place. The same events and state as a whole
+    /// step.
+    ///
+    /// - Complexity: O(changes x log(inside)), plus moving `inside` for an entry or exit.
+    private func stepChanges(device d: Int32, t: Int64, changes: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) {
+        let dd = Int(d)
+        var state = DeviceState()
+        swap(&state, &devices[dd])
+        defer { swap(&state, &devices[dd]) }
+        let first = events.count
+        var settled = true
+        for c in changes {
+            let s = c.slot
+            let at = state.inside.lowerBound(of: s)
+            let wasInside = at < state.inside.count && state.inside[at] == s
+            let now = decide(s, hit: c.isMiss ? nil : c, wasInside: wasInside, pending: nil, state: &state, device: d, t: t,
+                             settled: &settled, into: &events)
+            switch now {
+            case .inside, .insideWaiting: if !wasInside { state.inside.insert(s, at: at) }
+            case .outside, .waiting: if wasInside { state.inside.remove(at: at) }
+            }
+            // Nothing was pending (settled): pending crossings come in slot order.
+            if case .waiting(let p) = now { state.pending.append(p) }
+            if case .insideWaiting(let p) = now { state.pending.append(p) }
+        }
+        state.settled = settled && state.pending.isEmpty
+        putInIdentifierOrder(&events, from: first)
+        state.lastUsed = t
+    }
+
+    /// Where a region stands for a device after a step.
+    private enum SlotState {
+        case outside, inside
+        /// Still on its old side, a crossing pending since the given time (dwell).
+        case waiting(PendingCrossing)
+        case insideWaiting(PendingCrossing)
+    }
+
+    /// Decides region `s` for a fix of device `d` at `t`: its hit (nil: none), whether the
+    /// device was inside and its pending crossing; fires what crosses. Clears `settled` when
+    /// a one-shot fired. A request that does not apply to the device (done, another
+    /// device's, added later, a shared one-shot already fired for it) leaves it outside.
+    @inline(__always)
+    private func decide(_ s: Int32, hit: RegionHit?, wasInside: Bool, pending: PendingCrossing?, state: inout DeviceState,
+                        device d: Int32, t: Int64, settled: inout Bool, into events: inout [FiredEvent]) -> SlotState {
+        let e = locations[Int(s)]
+        guard !e.done, e.device < 0 || e.device == d, t >= e.addedAt,
+              e.repeats || e.device >= 0 || !state.firedOnce.sortedContains(s) else { return .outside }
+
+        if state.lastUsed < e.addedAt {
+            // First used fix since the request was added: silent initial state, plain
+            // containment even with a margin.
+            guard hit?.contains == true else { return .outside }
+            if options.initialFire && e.notifyOnEntry {
+                if !fire(s, .enter, device: d, t: t, state: &state, into: &events) { settled = false }
+            }
+            return .inside
+        }
+        // On the new side? Leaving needs distance > r + M (no hit at all); entering needs
+        // distance <= r - M.
+        let onNewSide = wasInside ? hit == nil : hit?.inner == true
+        var crossed = false
+        if onNewSide {
+            let since = pending?.since ?? t
+            if t >= since &+ dwellMillis {
+                crossed = true
+            } else {
+                let p = PendingCrossing(slot: s, since: since)
+                return wasInside ? .insideWaiting(p) : .waiting(p)
+            }
+        }
+        if crossed, !fire(s, wasInside ? .exit : .enter, device: d, t: t, state: &state, into: &events) { settled = false }
+        return (crossed ? !wasInside : wasInside) ? .inside : .outside
     }
 
     /// Fires a crossing if the request wants it; returns false when a one-shot fired (it is

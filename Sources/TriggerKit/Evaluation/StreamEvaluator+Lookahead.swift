@@ -19,6 +19,7 @@
     /// regions.
     @_spi(StreamFastPath) public func makeLookahead() -> FixLookahead? {
         guard skipsStableFixes, !locations.isEmpty, locations.count == builtLocationCount, guarded?.fences.isEmpty ?? true else { return nil }
-        return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget)
+        return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,
+                     deltas: dwellMillis == 0)
     }
 }

@@ -108,6 +108,8 @@ import Foundation
     @exclusivity(unchecked) var locationSlotIndex: [Int32] = []
     @exclusivity(unchecked) var scratchInside: [Int32] = []
     @exclusivity(unchecked) var scratchPending: [PendingCrossing] = []
+    /// A fix's changes from its device's last one (``Neighbourhood/advance(with:latitude:longitude:margin:changes:)``).
+    @exclusivity(unchecked) var scratchChanges: [RegionHit] = []
     @exclusivity(unchecked) var scratchCodes: [UInt8] = []
     /// The current line's geometry when a ``FixLookahead`` decided it (see
     /// ``process(lineBytes:scanned:geometry:hits:into:)``), and the buffer its hits are in.

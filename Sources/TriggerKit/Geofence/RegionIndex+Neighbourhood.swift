@@ -87,10 +87,12 @@ struct Neighbourhood: Sendable {
 
     /// A fix in the tile (``holds(latitude:longitude:)``): adds its step to the path, retests
     /// the open regions whose slack is used up, and says whether any decides otherwise than at
-    /// the last fix. Called in place on a stored neighbourhood, it copies nothing.
+    /// the last fix; those are appended to `changes`, by slot, each as its new hit or
+    /// ``RegionHit/miss(_:)``. Called in place on a stored neighbourhood, it copies nothing.
     ///
     /// - Complexity: O(open regions) comparisons, plus a test per region retested.
-    mutating func advance(with index: RegionIndex, latitude lat: Double, longitude lon: Double, margin: Double) -> Bool {
+    mutating func advance(with index: RegionIndex, latitude lat: Double, longitude lon: Double, margin: Double,
+                          changes: inout [RegionHit]) -> Bool {
         let x = Geodesic.unwrapDegrees(lon)
         path += RegionIndex.stepBound(dLat: lat - latitude, dLon: x - longitude, kLon: kLon)
         latitude = lat
@@ -122,6 +124,7 @@ struct Neighbourhood: Sendable {
                             if code != decisions[i] {
                                 decisions[i] = code
                                 changed = true
+                                changes.append(code == 0 ? .miss(open[i]) : RegionHit(slot: open[i], code: code))
                             }
                             d = travelled + slack - Self.cushion
                             due[i] = d
@@ -193,6 +196,33 @@ extension RegionHit {
     @inline(__always) var code: UInt8 { 1 + (contains ? 1 : 0) + (inner ? 1 : 0) }
     @inline(__always) init(slot: Int32, code: UInt8) {
         self.init(slot: slot, inner: code == 3, contains: code >= 2)
+    }
+
+    /// In a list of changes (``Neighbourhood/advance(with:latitude:longitude:margin:changes:)``):
+    /// region `slot` is no longer hit. Spelt as `inner` without `contains`, which no hit is
+    /// (inner implies contains).
+    @inline(__always) static func miss(_ slot: Int32) -> RegionHit {
+        RegionHit(slot: slot, inner: true, contains: false)
+    }
+
+    /// Whether this change is a ``miss(_:)``.
+    @inline(__always) var isMiss: Bool { inner && !contains }
+
+    /// `hits` (sorted by slot) with `changes` (sorted by slot, misses among them) applied,
+    /// into `result`.
+    static func apply(_ changes: UnsafeBufferPointer<RegionHit>, to hits: UnsafeBufferPointer<RegionHit>,
+                      into result: inout [RegionHit]) {
+        result.removeAll(keepingCapacity: true)
+        var h = 0
+        for c in changes {
+            while h < hits.count && hits[h].slot < c.slot {
+                result.append(hits[h])
+                h += 1
+            }
+            if h < hits.count && hits[h].slot == c.slot { h += 1 }
+            if !c.isMiss { result.append(c) }
+        }
+        result.append(contentsOf: UnsafeBufferPointer(rebasing: hits[h...]))
     }
 }
 

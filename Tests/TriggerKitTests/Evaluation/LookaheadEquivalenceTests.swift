@@ -13,9 +13,11 @@ import Testing
     /// the orders the reader thread may take).
     static func run(requests: String, lines: [String], options: StreamOptions, ahead: Bool, lookaheadBudget: Int = 16 << 20,
                     evaluatorBudget: Int? = nil, share: UInt64 = FixLookahead.eighths,
-                    varyingShare: Bool = false) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int) {
+                    varyingShare: Bool = false, deltas: Bool? = nil,
+                    skipping: Bool = true) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int) {
         let h = StreamHarness(requests: requests, options: options)
         let evaluator = h.evaluator
+        evaluator.skipsStableFixes = skipping
         if let evaluatorBudget {
             evaluator.neighbourhoodSlotBudget = evaluatorBudget
             // The tile caches' bound too: emptied again and again.
@@ -26,7 +28,8 @@ import Testing
             lookahead = evaluator.makeLookahead()
             #expect(lookahead != nil)
             lookahead = FixLookahead(index: evaluator.regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy,
-                                     slotBudget: lookaheadBudget, tileBudget: lookaheadBudget < 1_000 ? 16 : 4 << 20, share: share)
+                                     slotBudget: lookaheadBudget, tileBudget: lookaheadBudget < 1_000 ? 16 : 4 << 20, share: share,
+                                     deltas: deltas ?? (options.dwell == 0))
         }
         var bytes = lines.map { Array($0.utf8) }
         var readerScanner = LineScanner(), scanner = LineScanner()
@@ -91,7 +94,8 @@ import Testing
                                     maxAccuracy: seed % 2 == 0 ? 30 : nil, initialFire: seed % 4 >= 2,
                                     now: Timestamp.date(millis: 1_795_770_000_000))
         options.maxClockJump = 3_600
-        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false)
+        // One thread, every fix stepped whole.
+        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false, skipping: false)
         let two = Self.run(requests: requests, lines: lines, options: options, ahead: true)
         #expect(!one.output.isEmpty)
         #expect(one.errors.count > 5)
@@ -111,6 +115,15 @@ import Testing
         #expect(moving.output == one.output)
         #expect(moving.errors == one.errors)
         #expect(moving.state == one.state)
+        // Changes sent whatever the dwell (with a dwell, fixes after a pending crossing apply
+        // them to the kept hits), or never.
+        for deltas in [true, false] {
+            let sent = Self.run(requests: requests, lines: lines, options: options, ahead: true, varyingShare: seed % 2 == 0,
+                                deltas: deltas)
+            #expect(sent.output == one.output, "deltas \(deltas)")
+            #expect(sent.errors == one.errors)
+            #expect(sent.state == one.state)
+        }
         // Neighbourhoods dropped again and again on both threads change nothing either.
         let bounded = Self.run(requests: requests, lines: lines, options: options, ahead: true, lookaheadBudget: 6, evaluatorBudget: 6,
                                share: UInt64(1 + seed % 8))
@@ -134,12 +147,14 @@ import Testing
             }
         }
         let options = StreamOptions(now: Timestamp.date(millis: 1_795_770_000_000))
-        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false)
-        let moving = Self.run(requests: requests, lines: lines, options: options, ahead: true, varyingShare: true)
+        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false, skipping: false)
         #expect(one.output.split(separator: "\n").count > 1_000)
-        #expect(moving.decided > lines.count / 8 && moving.decided < lines.count * 7 / 8)
-        #expect(moving.output == one.output)
-        #expect(moving.state == one.state)
+        for deltas in [true, false] {
+            let moving = Self.run(requests: requests, lines: lines, options: options, ahead: true, varyingShare: true, deltas: deltas)
+            #expect(moving.decided > lines.count / 8 && moving.decided < lines.count * 7 / 8)
+            #expect(moving.output == one.output, "deltas \(deltas)")
+            #expect(moving.state == one.state)
+        }
     }
 
     /// A control line stops the lookahead (it may change the regions): nothing after it is
@@ -199,7 +214,8 @@ import Testing
     /// new entry per fix). The stream scanner refuses such ids today; this holds whatever it does.
     @Test func aDeviceIdThatIsNotUTF8IsLeftToTheEvaluator() {
         let h = StreamHarness(requests: circleRequest("a", radius: 300))
-        var lookahead = FixLookahead(index: h.evaluator.regionIndex, margin: 0, maxAccuracy: nil, slotBudget: 1 << 20, share: 8)
+        var lookahead = FixLookahead(index: h.evaluator.regionIndex, margin: 0, maxAccuracy: nil, slotBudget: 1 << 20, share: 8,
+                                     deltas: true)
         var hits: [RegionHit] = []
         let bad: [UInt8] = Array("d".utf8) + [0xFF, 0x78]
         var decided = 0

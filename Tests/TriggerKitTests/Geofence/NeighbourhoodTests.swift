@@ -111,12 +111,20 @@ import Testing
         let index = RegionIndex(regions: regions, maximumMargin: margin)
         var cache = TileCache(budget: 1 << 20)
         var n = Neighbourhood(), fast: [RegionHit] = [], slow: [RegionHit] = []
+        var changes: [RegionHit] = [], patched: [RegionHit] = []
         var advanced = 0, entered = 0, open = 0, fixed = 0, changed = 0
         for device in 0..<8 {
             n = Neighbourhood()
             Self.walk(&g, steps: 1_500, regions: regions, margin: margin) { lat, lon in
                 if n.holds(latitude: lat, longitude: lon) {
-                    if n.advance(with: index, latitude: lat, longitude: lon, margin: margin) { changed += 1 }
+                    // The changes it lists, applied to the last fix's hits, give this fix's.
+                    changes.removeAll()
+                    let c = n.advance(with: index, latitude: lat, longitude: lon, margin: margin, changes: &changes)
+                    if c { changed += 1 }
+                    #expect(c == !changes.isEmpty)
+                    changes.withUnsafeBufferPointer { ch in fast.withUnsafeBufferPointer { RegionHit.apply(ch, to: $0, into: &patched) } }
+                    index.query(latitude: lat, longitude: lon, margin: margin, into: &slow)
+                    #expect(patched == slow, "changes of device \(device) at \(lat), \(lon)")
                     advanced += 1
                 } else {
                     let tile = cache.tile(latitude: lat, longitude: lon, index: index, margin: margin)
@@ -142,10 +150,10 @@ import Testing
         let regions = Self.regions(&g)
         let index = RegionIndex(regions: regions, maximumMargin: 10)
         var cache = TileCache(budget: 8)
-        var n = Neighbourhood(), fast: [RegionHit] = [], slow: [RegionHit] = []
+        var n = Neighbourhood(), fast: [RegionHit] = [], slow: [RegionHit] = [], changes: [RegionHit] = []
         Self.walk(&g, steps: 3_000, regions: regions, margin: 10) { lat, lon in
             if n.holds(latitude: lat, longitude: lon) {
-                _ = n.advance(with: index, latitude: lat, longitude: lon, margin: 10)
+                _ = n.advance(with: index, latitude: lat, longitude: lon, margin: 10, changes: &changes)
             } else {
                 n.enter(cache.tile(latitude: lat, longitude: lon, index: index, margin: 10)!, with: index,
                         latitude: lat, longitude: lon, margin: 10)
@@ -286,11 +294,11 @@ import Testing
         }
         let index = RegionIndex(regions: regions, maximumMargin: 0)
         var cache = TileCache(budget: 1 << 20)
-        var n = Neighbourhood(), fast: [RegionHit] = [], slow: [RegionHit] = []
+        var n = Neighbourhood(), fast: [RegionHit] = [], slow: [RegionHit] = [], changes: [RegionHit] = []
         var advanced = 0
         NeighbourhoodTests.walk(&g, steps: 4_000, regions: regions, margin: 0, around: centre, spread: 40) { lat, lon in
             if n.holds(latitude: lat, longitude: lon) {
-                _ = n.advance(with: index, latitude: lat, longitude: lon, margin: 0)
+                _ = n.advance(with: index, latitude: lat, longitude: lon, margin: 0, changes: &changes)
                 advanced += 1
             } else if let t = cache.tile(latitude: lat, longitude: lon, index: index, margin: 0) {
                 n.enter(t, with: index, latitude: lat, longitude: lon, margin: 0)
