@@ -34,45 +34,80 @@
             return
         }
         // One record per request in one arena (its seed, ends and bytes together): one cache
-        // miss per event where separate arrays per piece cost several.
+        // miss per event where separate arrays per piece cost several. The line is written
+        // through a cursor into room made once for all of it.
         var h = record.seed
-        eventTexts.arena.withUnsafeBufferPointer { arena in
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: arena[record.text..<record.headEnd]))
-            w.timestamp(millis: e.date)
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: arena[record.headEnd..<record.triggerEnd]))
-            switch e.crossing {
-            case .enter?: w.raw(",\"event\":\"enter\"")
-            case .exit?: w.raw(",\"event\":\"exit\"")
-            case .dwellInside?: w.raw(",\"event\":\"dwellInside\"")
-            case .dwellOutside?: w.raw(",\"event\":\"dwellOutside\"")
-            case nil: break
+        let d = Int(e.device)
+        let deviceBytes = d >= 0 ? Int(deviceEnds[d + 1] - deviceEnds[d]) : 0
+        let secs = CivilDate.floorDiv(e.date, 1000)
+        if secs != eventSecond.second {
+            eventSecond = EventSecond(second: secs, text: Timestamp.secondText(secs))
+        }
+        let second = eventSecond
+        w.append(atMost: record.end - record.text + deviceBytes + EventBytes.lineRoom) { c in
+            eventTexts.arena.withUnsafeBufferPointer { arena in
+                c.copy(arena[record.text..<record.headEnd])
+                c.byte(0x22)
+                if let text = second.text {
+                    withUnsafeBytes(of: text) { c.copy(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[..<19])) }
+                    let ms = Int(e.date - secs * 1000)
+                    if ms != 0 {
+                        c.byte(0x2E)
+                        c.byte(UInt8(truncatingIfNeeded: 0x30 + ms / 100))
+                        c.byte(UInt8(truncatingIfNeeded: 0x30 + ms / 10 % 10))
+                        c.byte(UInt8(truncatingIfNeeded: 0x30 + ms % 10))
+                    }
+                    c.byte(0x5A)
+                } else {
+                    var text: [UInt8] = []
+                    Timestamp.append(millis: e.date, to: &text)
+                    text.withUnsafeBufferPointer { c.copy($0) }
+                }
+                c.byte(0x22)
+                c.copy(arena[record.headEnd..<record.triggerEnd])
+                switch e.crossing {
+                case .enter?: c.copy(",\"event\":\"enter\"")
+                case .exit?: c.copy(",\"event\":\"exit\"")
+                case .dwellInside?: c.copy(",\"event\":\"dwellInside\"")
+                case .dwellOutside?: c.copy(",\"event\":\"dwellOutside\"")
+                case nil: break
+                }
+                if d >= 0 {
+                    c.copy(",\"device\":")
+                    deviceText.withUnsafeBufferPointer { c.copy($0[Int(deviceEnds[d])..<Int(deviceEnds[d + 1])]) }
+                    EventID.mixDevice(&h, deviceHashes[d])
+                } else {
+                    EventID.mixDevice(&h, nil)
+                }
+                EventID.mixTail(&h, event: EventID.code(e), date: e.date)
+                c.copy(arena[record.triggerEnd..<record.end])
             }
-            if e.device >= 0 {
-                w.raw(",\"device\":")
-                let d = Int(e.device)
-                deviceText.withUnsafeBufferPointer { w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[Int(deviceEnds[d])..<Int(deviceEnds[d + 1])])) }
-                EventID.mixDevice(&h, deviceHashes[d])
-            } else {
-                EventID.mixDevice(&h, nil)
+            let p = Int(e.presentation.rawValue & 31)
+            EventBytes.presentations.withUnsafeBufferPointer {
+                c.copy($0[Int(EventBytes.presentationEnds[p])..<Int(EventBytes.presentationEnds[p + 1])])
             }
-            EventID.mixTail(&h, event: EventID.code(e), date: e.date)
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: arena[record.triggerEnd..<record.end]))
+            if e.count > 1 {
+                c.copy(",\"coalesced\":")
+                if e.count < 1 << 53 {
+                    c.decimal(e.count)  // (what `JSONWriter.number` writes for it)
+                } else {
+                    var n = JSONWriter()
+                    n.number(Double(e.count))
+                    n.bytes.withUnsafeBufferPointer { c.copy($0) }
+                }
+            }
+            c.copy(",\"eventId\":\"")
+            c.hex(h)
+            c.copy("\"}\n")
         }
-        let p = Int(e.presentation.rawValue & 31)
-        EventBytes.presentations.withUnsafeBufferPointer {
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[Int(EventBytes.presentationEnds[p])..<Int(EventBytes.presentationEnds[p + 1])]))
-        }
-        if e.count > 1 {
-            w.raw(",\"coalesced\":")
-            w.number(Double(e.count))
-        }
-        w.raw(",\"eventId\":\"")
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
-            EventID.writeHex(h, to: buf.baseAddress.unsafelyUnwrapped)
-            w.bytes.append(contentsOf: buf)
-        }
-        w.raw("\"}\n")
     }
+}
+
+/// The second of the last event written and its text (``Timestamp/secondText(_:)``): events
+/// come in bursts within a second, so the date is converted once per second.
+struct EventSecond {
+    var second = Int64.min
+    var text: (UInt64, UInt64, UInt64)?
 }
 
 extension StreamEvaluator {
@@ -172,6 +207,12 @@ struct EventTexts {
 
 /// `,"presentation":[…]` bytes.
 enum EventBytes {
+    /// Room for an event line besides its request's record and its device's name: the date
+    /// (at most 40 bytes quoted, whatever the year), the event (26), the longest
+    /// presentation, `coalesced` (13 + at most 24 for the number), the eventId (46) and the
+    /// line's end (3).
+    static let lineRoom = 40 + 26 + (0..<32).map { Int(presentationEnds[$0 + 1] - presentationEnds[$0]) }.max()! + 37 + 46 + 3
+
     /// `,"presentation":[…]` for every value of the 5-bit ``Presentation`` set, one after the
     /// other: value v's bytes end at ``presentationEnds``[v + 1].
     static let presentations: [UInt8] = (0..<32).flatMap { presentation($0) }

@@ -91,6 +91,8 @@ import Foundation
     @exclusivity(unchecked) var sharedRequests: [SharedRequest?] = []
     /// ``EventID/deviceHash(_:)`` per device, filled with ``deviceText``.
     @exclusivity(unchecked) var deviceHashes: [UInt128] = []
+    /// The last event's second and its text.
+    @exclusivity(unchecked) var eventSecond = EventSecond()
 
     /// Location requests with ``FenceRules`` and the expiry clock; nil when no request has
     /// rules or an `expiresAt` (then nothing of it costs anything).
@@ -110,7 +112,6 @@ import Foundation
     @exclusivity(unchecked) var scratchPending: [PendingCrossing] = []
     /// A fix's changes from its device's last one (``Neighbourhood/advance(with:latitude:longitude:margin:changes:)``).
     @exclusivity(unchecked) var scratchChanges: [RegionHit] = []
-    @exclusivity(unchecked) var scratchCodes: [UInt8] = []
     /// The current line's geometry when a ``FixLookahead`` decided it (see
     /// ``process(lineBytes:scanned:geometry:hits:into:)``), and the buffer its hits are in.
     @exclusivity(unchecked) var lookaheadGeometry: FixGeometry?

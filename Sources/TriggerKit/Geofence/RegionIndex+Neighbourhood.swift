@@ -14,27 +14,30 @@ import Foundation
 /// byte of decision and 8 of slack. The evaluator bounds the total
 /// (``StreamEvaluator/neighbourhoodSlotBudget``).
 struct Neighbourhood: Sendable {
+    // The scalars every fix reads come first, in one cache line's worth (64 bytes); the
+    // arrays after them are touched only when a region is due.
     /// The tile's level and cell; level -1: no tile.
-    private(set) var level = -1
-    private var ix = 0
-    private var iy = 0
+    private(set) var level: Int32 = -1
+    /// Fixes since the last full test.
+    private var steps: UInt32 = 0
+    private var ix: Int32 = 0
+    private var iy: Int32 = 0
     private var scale = 0.0
+    /// Path travelled in the tile (sum of step bounds), and the smallest path at which an
+    /// open region must be tested again (below it a fix tests nothing; infinite with none).
+    private var path = 0.0
+    private var soonest = Double.infinity
+    /// The last fix (longitude unwrapped) and the tile's longitude scale bound.
+    private var latitude = Double.nan
+    private var longitude = Double.nan
+    private var kLon = 0.0
     /// The tile's fixed hits and open regions (``Tile``).
     private(set) var fixed: [RegionHit] = []
     private(set) var open: [Int32] = []
     /// The decisions for ``open`` at the last fix (``RegionHit/code``).
     private(set) var decisions: [UInt8] = []
-    /// For each open region, the path length at which it must be tested again, and the
-    /// smallest of them (below it a fix tests nothing).
+    /// For each open region, the path length at which it must be tested again.
     private var due: [Double] = []
-    private var soonest = Double.infinity
-    /// Path travelled in the tile (sum of step bounds), fixes since the last full test, the
-    /// last fix (longitude unwrapped) and the tile's longitude scale bound.
-    private var path = 0.0
-    private var steps: UInt32 = 0
-    private var latitude = Double.nan
-    private var longitude = Double.nan
-    private var kLon = 0.0
 
     /// Rounding in the path's sum: a slack is trusted up to this much less (metres); the
     /// path is restarted (every region tested) after ``restartSteps`` fixes or
@@ -53,16 +56,16 @@ struct Neighbourhood: Sendable {
     @inline(__always)
     func holds(latitude lat: Double, longitude lon: Double) -> Bool {
         guard level >= 0, abs(lat) <= 90, lon.isFinite else { return false }
-        return RegionIndex.cellIndex(lat + 90, scale: scale) == iy
-            && RegionIndex.cellIndex(Geodesic.unwrapDegrees(lon) + 180, scale: scale) & ((1 << level) - 1) == ix
+        return RegionIndex.cellIndex(lat + 90, scale: scale) == Int(iy)
+            && RegionIndex.cellIndex(Geodesic.unwrapDegrees(lon) + 180, scale: scale) & ((1 << Int(level)) - 1) == Int(ix)
     }
 
     /// Takes tile `t` for a fix in it: every open region is decided at the fix.
     mutating func enter(_ t: Tile, with index: RegionIndex, latitude lat: Double, longitude lon: Double, margin: Double) {
-        level = t.level
+        level = Int32(t.level)
         scale = RegionIndex.levelScales[t.level]
-        ix = Int(t.key & 0x3FF_FFFF)
-        iy = Int((t.key >> 26) & 0x3FF_FFFF)
+        ix = Int32(t.key & 0x3FF_FFFF)
+        iy = Int32((t.key >> 26) & 0x3FF_FFFF)
         fixed = t.fixed
         open = t.open
         kLon = t.kLon
@@ -72,11 +75,11 @@ struct Neighbourhood: Sendable {
         steps = 0
         decisions.removeAll(keepingCapacity: true)
         due.removeAll(keepingCapacity: true)
+        soonest = .infinity
         guard !open.isEmpty else { return }
         let m = margin >= 0 ? min(margin, index.maximumMargin) : 0
         var points = FixPoints(latitude: lat, longitude: longitude)
         defer { index.release(&points) }
-        soonest = .infinity
         for slot in open {
             let (code, slack) = index.decision(Int(slot), latitude: lat, longitude: longitude, margin: m, kLon: kLon, points: &points)
             decisions.append(code)
@@ -97,7 +100,6 @@ struct Neighbourhood: Sendable {
         path += RegionIndex.stepBound(dLat: lat - latitude, dLon: x - longitude, kLon: kLon)
         latitude = lat
         longitude = x
-        guard !open.isEmpty else { return false }
         steps &+= 1
         let restart = steps >= Self.restartSteps || path >= Self.restartPath
         if restart {
@@ -105,8 +107,11 @@ struct Neighbourhood: Sendable {
             steps = 0
         }
         let travelled = path
-        // No region's slack used up: nothing to test (most fixes).
+        // No region's slack used up: nothing to test (most fixes; and every fix in a tile
+        // without open regions, where `soonest` is infinite). Decided before any array is
+        // touched.
         guard restart || travelled >= soonest else { return false }
+        guard !open.isEmpty else { return false }
         let m = margin >= 0 ? min(margin, index.maximumMargin) : 0
         var points = FixPoints(latitude: lat, longitude: x)
         defer { index.release(&points) }
@@ -183,6 +188,7 @@ struct Neighbourhood: Sendable {
         open = []
         decisions.removeAll(keepingCapacity: true)
         due.removeAll(keepingCapacity: true)
+        soonest = .infinity
     }
 
     /// Drops the arrays' storage too (the memory bound).

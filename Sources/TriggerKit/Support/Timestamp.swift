@@ -125,6 +125,19 @@ import Foundation
         out.append(0x5A)
     }
 
+    /// The first 19 bytes of ``append(millis:to:)``'s text for the second `secs` (epoch
+    /// seconds), `YYYY-MM-DDTHH:MM:SS`, packed in memory order; nil for a year outside
+    /// 0...9999 (written otherwise there).
+    static func secondText(_ secs: Int64) -> (UInt64, UInt64, UInt64)? {
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        append(millis: secs &* 1000, to: &text)
+        guard text.count == 20 else { return nil }  // (with the closing "Z")
+        var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &packed) { $0.copyBytes(from: text[..<19]) }
+        return packed
+    }
+
     /// The contract's string form of an instant.
     public static func string(millis: Int64) -> String {
         var out: [UInt8] = []

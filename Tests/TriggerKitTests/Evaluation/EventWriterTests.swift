@@ -35,6 +35,52 @@ struct EventWriterTests {
         #expect(count > 10)
     }
 
+    /// Every piece of a line the writer fills in itself: dates over the whole supported range
+    /// (milliseconds or not, the same second again and a new one), each crossing and none,
+    /// with a device and without, coalesced counts, every presentation.
+    @Test func everyFieldOfTheCursorPathMatchesTheDeliveredEvent() throws {
+        let req = "{\"identifier\": \"geo\", \"content\": {\"title\": \"t\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, \"region\": {\"identifier\": \"r\", \"center\": {\"latitude\": 40.0, \"longitude\": -74.0}, \"radius\": 100}}}\n"
+            + "{\"identifier\": \"tick\", \"content\": {\"title\": \"t\"}, \"trigger\": {\"type\": \"timeInterval\", \"timeInterval\": 60, \"repeats\": true}}"
+        var h = StreamHarness(requests: req)
+        var events: [FiredEvent] = []
+        for name in ["d0", "a-much-longer-device-name-\\u00e9"] {
+            try h.evaluator.process(StreamLineParser.parse("{\"device\": \"\(name)\", \"t\": \"\(at(0))\", \"lat\": 10, \"lon\": 10}"), into: &events)
+        }
+        #expect(h.evaluator.deviceNames.count == 2)
+        let location = Int32(h.evaluator.requests.firstIndex { $0.identifier == "geo" }!)
+        let interval = Int32(h.evaluator.requests.firstIndex { $0.identifier == "tick" }!)
+        var g = SeededGenerator(s: 77)
+        let first = RequestLimits.earliestMillis, last = RequestLimits.latestMillis
+        var dates: [Int64] = [first, last, 0, -1, 999, 1_000, 1_795_770_000_000, 1_795_770_000_001]
+        for _ in 0..<400 { dates.append(first + Int64(g.below(Int(last - first)))) }
+        var written = 0
+        for (k, date) in dates.enumerated() {
+            for repeated in [date, date - date % 1000] {
+                let crossing: Crossing? = [nil, .enter, .exit, .dwellInside, .dwellOutside][k % 5]
+                let e = FiredEvent(request: crossing == nil ? interval : location, date: repeated,
+                                   kind: crossing == nil ? .timeInterval : .location, crossing: crossing,
+                                   device: Int32(k % 3) - 1, presentation: Presentation(rawValue: UInt8(k % 32)),
+                                   count: [1, 1, 2, 1_000_003, Int.max][k % 5])
+                var fast = JSONWriter(), slow = JSONWriter()
+                fast.raw("x")
+                h.evaluator.write(e, format: .json, to: &fast)
+                slow.raw("x")
+                h.evaluator.delivered(e).write(to: &slow)
+                var expected = slow.text
+                if e.count > 1 {
+                    // The delivery's own line has no count: it goes before the eventId, as
+                    // the center's delivered list writes it.
+                    var number = JSONWriter()
+                    number.number(Double(e.count))
+                    expected.insert(contentsOf: ",\"coalesced\":" + number.text, at: expected.range(of: ",\"eventId\":")!.lowerBound)
+                }
+                #expect(fast.text == expected, "event \(e)")
+                written += 1
+            }
+        }
+        #expect(written == 2 * dates.count)
+    }
+
     @Test func eventIdDigitsAndSigns() throws {
         // Negative, zero and extreme dates, and the padding of small hashes. Reference, computed
         // here independently: 128-bit FNV over len("x"), "x", tag 0 (no device), code 1
