@@ -67,13 +67,7 @@ struct DeviceInterner {
     /// The device index of these bytes, or `nil` when they are not in the table.
     @inline(__always)
     func find(_ b: UnsafeBufferPointer<UInt8>) -> Int32? {
-        find(b, hash: Self.hash(b))
-    }
-
-    /// ``find(_:)`` for bytes whose ``hash(_:)-(UnsafeBufferPointer<UInt8>)`` is `h` (known
-    /// already).
-    @inline(__always)
-    func find(_ b: UnsafeBufferPointer<UInt8>, hash h: UInt64) -> Int32? {
+        let h = Self.hash(b)
         let mask = slots.count - 1
         var s = Int(truncatingIfNeeded: h) & mask
         while true {

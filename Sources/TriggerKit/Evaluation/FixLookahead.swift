@@ -23,9 +23,6 @@
     /// slot; none when `same` (they are the previous fix's).
     let start: Int32
     let count: Int32
-    /// ``DeviceInterner/hash(_:)-(UnsafeBufferPointer<UInt8>)`` of the line's device id (the
-    /// evaluator finds the device with it: the id is hashed once).
-    let deviceHash: UInt64
 }
 
 /// Decides fixes ahead of a ``StreamEvaluator`` (``StreamEvaluator/makeLookahead()``), on
@@ -128,11 +125,10 @@
         if s.isClock { return nil }
         if let acc = s.accuracy, acc < 0 { return nil }
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        let deviceHash = DeviceInterner.hash(name)
-        let eighth = deviceHash & 7
+        let eighth = DeviceInterner.hash(name) & 7
         if eighth >= shareEighths { return nil }
         let d: Int
-        if let found = names.find(name, hash: deviceHash) {
+        if let found = names.find(name) {
             d = Int(found)
         } else {
             // Kept by its bytes: a name that is not valid UTF-8 would be stored repaired and
@@ -197,7 +193,7 @@
         let previous = last[d]
         last[d] = sequence
         return FixGeometry(sequence: sequence, previous: previous, same: same, delta: delta, start: Int32(start),
-                           count: Int32(hits.count - start), deviceHash: deviceHash)
+                           count: Int32(hits.count - start))
     }
 }
 

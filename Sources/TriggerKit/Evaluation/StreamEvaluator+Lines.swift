@@ -60,9 +60,7 @@ import Foundation
             return
         }
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        // A line decided ahead comes with its device id's hash.
-        let found = lookaheadGeometry.map { deviceBytesIndex.find(name, hash: $0.deviceHash) } ?? deviceBytesIndex.find(name)
-        let d = found ?? device(named: String(decoding: name, as: UTF8.self))
+        let d = deviceBytesIndex.find(name) ?? device(named: String(decoding: name, as: UTF8.self))
         process(device: d, t: s.t, latitude: s.latitude, longitude: s.longitude, accuracy: s.accuracy, into: &events)
     }
 
