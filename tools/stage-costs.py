@@ -17,7 +17,8 @@ expressions on demangled-enough symbol names, first match wins, leaf to root):
                    CellTable, LevelSummary, sortUnique
   exact test       test(), decision(), a fix's pass over its tile's open regions (advance),
                    classifying regions for a tile, Geodesic, PlanarRings, GEOS, polygonCovers
-  state update     StreamEvaluator step / process(device:...) / enterTile / deliver
+  state update     StreamEvaluator step / stepChanges / decide / process(device:...) / enterTile /
+                   deliver
   clock, time      begin(), FireSchedule, FireQueue, TimeRule, checkTime
   formatting       write(_:format:to:), JSONWriter, EventID, Timestamp.append
   writing          OutputBuffer (write(2))
@@ -27,8 +28,9 @@ expressions on demangled-enough symbol names, first match wins, leaf to root):
                    there) parsing; on the reader thread, FixLookahead's own bookkeeping
   other            start-up, request loading and anything unmatched
 
-Output goes to a file (as in tools/geofence-bench.py), not /dev/null. Prints, per stage, the share of samples and ns per input line (CPU time of the process, user
-+ sys, from the run's rusage, times the share, over the line count). Needs perf (Debian's
+Output goes to a file (as in tools/geofence-bench.py), not /dev/null. Prints, per stage, the share of samples (pooled
+over --perf-runs runs) and ns per input line (CPU time of the process, user + sys, from the runs' rusage, times the
+share, over the line count). Needs perf (Debian's
 linux-perf) and permission to record (perf_event_paranoid <= 2 for one's own processes).
 """
 import argparse
@@ -46,9 +48,9 @@ STAGES = [
     ("device lookup", r"DeviceInterner|device5named|deviceBytesIndex|ExactKey"),
     ("exact test", r"geos::|libgeos|RegionIndex\w*(4test|8decision)|Geodesic|PlanarRings|GEOS|polygonCovers|Haversine|LocalPlane|NeighbourhoodV7advance|8classify"),
     ("index query", r"RegionIndex|CellTable|LevelSummary|sortUnique|Neighbourhood|TileCache|Tile"),
-    ("state update", r"StreamEvaluator\w*(4step|7process6device|9enterTile|7deliver|markChanged|fire_)"),
+    ("state update", r"StreamEvaluator\w*(4step|11stepChanges|6decide|7process6device|9enterTile|7deliver|markChanged|fire_)"),
     ("clock, time", r"StreamEvaluator\w*5begin|FireSchedule|FireQueue|TimeRule|checkTime|CalendarSchedule"),
-    ("formatting", r"StreamEvaluator\w*5write_|JSONWriter|EventID|Timestamp\w*6append|fillCaches|EventBytes|EventTexts"),
+    ("formatting", r"StreamEvaluator\w*5write_|JSONWriter|EventID|Timestamp\w*6append|fillCaches|EventBytes|EventTexts|ByteCursor|EventSecond|secondText"),
     ("writing", r"OutputBuffer|vfs_write|ksys_write"),
     ("line dispatch", r"StreamEvaluator\w*7process9lineBytes|RunCommandV3runyyKF$|FixLookahead"),
 ]
@@ -73,6 +75,9 @@ def main():
     ap.add_argument("--freq", type=int, default=4999)
     ap.add_argument("--show-other", type=int, default=0, help="list the N most frequent stacks charged to 'other'")
     ap.add_argument("--runs", type=int, default=3, help="runs without perf for the CPU time (the least is kept)")
+    ap.add_argument("--perf-runs", type=int, default=3,
+                    help="runs with perf whose samples are pooled for the shares (a stage's share moves by several "
+                         "points from one run to the next: which core each thread gets, what the share balance does)")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="-- then the triggerkit arguments (run ...)")
     a = ap.parse_args()
     args = a.args[1:] if a.args[:1] == ["--"] else a.args
@@ -88,10 +93,13 @@ def main():
                 subprocess.run([a.triggerkit] + args, stdin=fin, stdout=fout, stderr=subprocess.DEVNULL, check=True)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = min(cpu, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
-        with open(a.input, "rb") as fin, open(os.path.join(tmp, "out"), "wb") as fout:
-            subprocess.run(["perf", "record", "-q", "-g", "-F", str(a.freq), "-o", data, "--", a.triggerkit] + args,
-                           stdin=fin, stdout=fout, stderr=subprocess.DEVNULL, check=True)
-        script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True, check=True).stdout
+        script = ""
+        for _ in range(a.perf_runs):
+            with open(a.input, "rb") as fin, open(os.path.join(tmp, "out"), "wb") as fout:
+                subprocess.run(["perf", "record", "-q", "-g", "-F", str(a.freq), "-o", data, "--", a.triggerkit] + args,
+                               stdin=fin, stdout=fout, stderr=subprocess.DEVNULL, check=True)
+            script += subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True,
+                                     check=True).stdout + "\n"
     counts = collections.Counter()
     unmatched = collections.Counter()
     stack = []
@@ -109,7 +117,8 @@ def main():
         stack.append(parts[1] if len(parts) > 1 else parts[0])
     total = sum(counts.values()) or 1
     label = a.label or " ".join(args)
-    print(f"{label}: {lines:,} lines, CPU {cpu:.3f} s (user + sys, least of {a.runs} runs), {total:,} samples")
+    print(f"{label}: {lines:,} lines, CPU {cpu:.3f} s (user + sys, least of {a.runs} runs), "
+          f"{total:,} samples from {a.perf_runs} runs")
     print("| stage | share | ns per line |")
     print("|---|---:|---:|")
     for s in ORDER:
