@@ -17,7 +17,7 @@ expressions on demangled-enough symbol names, first match wins, leaf to root):
                    CellTable, LevelSummary, sortUnique
   exact test       test(), decision(), a fix's pass over its tile's open regions (advance),
                    classifying regions for a tile, Geodesic, PlanarRings, GEOS, polygonCovers
-  state update     StreamEvaluator step / stepChanges / decide / process(device:...) / enterTile /
+  state update     StreamEvaluator step / stepChanges / stepRegion / process(device:...) / enterTile /
                    deliver
   clock, time      begin(), FireSchedule, FireQueue, TimeRule, checkTime
   formatting       write(_:format:to:), JSONWriter, EventID, Timestamp.append
@@ -48,7 +48,7 @@ STAGES = [
     ("device lookup", r"DeviceInterner|device5named|deviceBytesIndex|ExactKey"),
     ("exact test", r"geos::|libgeos|RegionIndex\w*(4test|8decision)|Geodesic|PlanarRings|GEOS|polygonCovers|Haversine|LocalPlane|NeighbourhoodV7advance|8classify"),
     ("index query", r"RegionIndex|CellTable|LevelSummary|sortUnique|Neighbourhood|TileCache|Tile"),
-    ("state update", r"StreamEvaluator\w*(4step|11stepChanges|6decide|7process6device|9enterTile|7deliver|markChanged|fire_)"),
+    ("state update", r"StreamEvaluator\w*(4step|11stepChanges|10stepRegion|7process6device|9enterTile|7deliver|markChanged|fire_)"),
     ("clock, time", r"StreamEvaluator\w*5begin|FireSchedule|FireQueue|TimeRule|checkTime|CalendarSchedule"),
     ("formatting", r"StreamEvaluator\w*5write_|JSONWriter|EventID|Timestamp\w*6append|fillCaches|EventBytes|EventTexts|ByteCursor|EventSecond|secondText"),
     ("writing", r"OutputBuffer|vfs_write|ksys_write"),
