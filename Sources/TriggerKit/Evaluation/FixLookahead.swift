@@ -152,26 +152,23 @@
         // given to it meanwhile): the fix the evaluator used last may not be the one compared
         // with, so this one is sent whole.
         let broken = last[d] <= takenBackAt[Int(eighth)]
-        var changes: [RegionHit] = []
-        swap(&changes, &scratch)
-        changes.removeAll(keepingCapacity: true)
         let held = near.withUnsafeMutableBufferPointer { near -> Bool in
             guard near[d].holds(latitude: s.latitude, longitude: s.longitude) else { return false }
             // The same decisions: the hits are the previous fix's, which the evaluator keeps
-            // (most fixes; none are sent). Otherwise this fix's changes, or all its hits.
+            // (most fixes; none are sent). Otherwise this fix's changes (listed straight into
+            // `hits`), or all its hits.
             same = !near[d].advance(with: index, latitude: s.latitude, longitude: s.longitude, margin: margin,
-                                    changes: &changes) && !broken
+                                    changes: &hits) && !broken
             return true
         }
         if held && !same {
             if deltas && !broken {
                 delta = true
-                hits.append(contentsOf: changes)
             } else {
+                hits.removeSubrange(start...)
                 near[d].appendHits(to: &hits)
             }
         }
-        swap(&changes, &scratch)
         if !held {
             slots -= near[d].storedSlots
             if near[d].follows(latitude: s.latitude, longitude: s.longitude),
