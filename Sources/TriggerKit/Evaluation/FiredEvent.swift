@@ -124,11 +124,21 @@ public enum Crossing: String, Sendable, Hashable, Codable {
         }
     }
 
-    /// Writes the 32 lowercase hex digits of `h` (zero-padded) at `p`.
+    /// Writes the 32 lowercase hex digits of `h` (zero-padded) at `p`, a byte's two digits at
+    /// a time (``hexPairs``).
     @inline(__always) static func writeHex(_ h: UInt128, to p: UnsafeMutablePointer<UInt8>) {
-        for i in 0..<32 {
-            let nibble = Int(truncatingIfNeeded: (h >> UInt128(124 - 4 * i)) & 15)
-            p[i] = nibble < 10 ? UInt8(truncatingIfNeeded: 0x30 + nibble) : UInt8(truncatingIfNeeded: 0x57 + nibble)
+        let raw = UnsafeMutableRawPointer(p)
+        hexPairs.withUnsafeBufferPointer { pairs in
+            for i in 0..<16 {
+                let byte = Int(truncatingIfNeeded: (h >> UInt128(120 - 8 * i)) & 0xFF)
+                raw.storeBytes(of: pairs[byte], toByteOffset: 2 * i, as: UInt16.self)
+            }
         }
+    }
+
+    /// Per byte value its two lowercase hex digits, as stored in memory (first digit first).
+    static let hexPairs: [UInt16] = (0..<256).map { b in
+        let digits = Array("0123456789abcdef".utf8)
+        return UInt16(digits[b >> 4]) | UInt16(digits[b & 15]) << 8
     }
 }

@@ -37,24 +37,10 @@ struct ByteCursor {
         p += digits
     }
 
-    /// The 32 lowercase hex digits of `h`, most significant first (zero-padded).
+    /// The 32 lowercase hex digits of `h` (``EventID/writeHex(_:to:)``).
     @inline(__always) mutating func hex(_ h: UInt128) {
-        let raw = UnsafeMutableRawPointer(p)
-        ByteCursor.hexPairs.withUnsafeBufferPointer { pairs in
-            for (half, word) in [UInt64(truncatingIfNeeded: h >> 64), UInt64(truncatingIfNeeded: h)].enumerated() {
-                for i in 0..<8 {
-                    let byte = Int(truncatingIfNeeded: (word >> UInt64(56 - 8 * i)) & 0xFF)
-                    raw.storeBytes(of: pairs[byte], toByteOffset: 16 * half + 2 * i, as: UInt16.self)
-                }
-            }
-        }
+        EventID.writeHex(h, to: p)
         p += 32
-    }
-
-    /// Per byte value its two lowercase hex digits, as stored in memory (first digit first).
-    static let hexPairs: [UInt16] = (0..<256).map { b in
-        let digits = Array("0123456789abcdef".utf8)
-        return UInt16(digits[b >> 4]) | UInt16(digits[b & 15]) << 8
     }
 }
 
