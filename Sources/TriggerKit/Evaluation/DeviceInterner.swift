@@ -67,7 +67,12 @@ struct DeviceInterner {
     /// The device index of these bytes, or `nil` when they are not in the table.
     @inline(__always)
     func find(_ b: UnsafeBufferPointer<UInt8>) -> Int32? {
-        let h = Self.hash(b)
+        find(b, hash: Self.hash(b))
+    }
+
+    /// ``find(_:)`` with the bytes' ``hash(_:)`` already computed.
+    @inline(__always)
+    func find(_ b: UnsafeBufferPointer<UInt8>, hash h: UInt64) -> Int32? {
         let mask = slots.count - 1
         var s = Int(truncatingIfNeeded: h) & mask
         while true {

@@ -125,10 +125,12 @@
         if s.isClock { return nil }
         if let acc = s.accuracy, acc < 0 { return nil }
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        let eighth = DeviceInterner.hash(name) & 7
+        // One hash per line: the share is taken from it, and the device found by it.
+        let hash = DeviceInterner.hash(name)
+        let eighth = hash & 7
         if eighth >= shareEighths { return nil }
         let d: Int
-        if let found = names.find(name) {
+        if let found = names.find(name, hash: hash) {
             d = Int(found)
         } else {
             // Kept by its bytes: a name that is not valid UTF-8 would be stored repaired and
