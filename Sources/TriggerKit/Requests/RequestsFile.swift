@@ -7,10 +7,13 @@ public enum RequestLocation: Sendable, Hashable, CustomStringConvertible {
     /// 0-based index in a JSON array file.
     case index(Int)
 
+    /// As diagnostics print it after the file name (contract section 5): a line as its
+    /// number (`requests.ndjson:4`), an array element as its index in brackets
+    /// (`requests.json:[3]`), so the two cannot be mistaken for each other.
     public var description: String {
         switch self {
         case .line(let n): "\(n)"
-        case .index(let n): "\(n)"
+        case .index(let n): "[\(n)]"
         }
     }
 }
@@ -201,7 +204,7 @@ public enum RequestsFile {
                 // One hash per request: the slot is claimed and the old one returned at once.
                 if let old = slotByIdentifier.updateValue(requests.count, forKey: ExactKey(request.identifier)) {
                     diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil,
-                                                         message: "replaces the request with the same identifier at \(locations[old].isLine ? "line" : "index") \(locations[old])"))
+                                                         message: "replaces the request with the same identifier at \(locations[old].isLine ? "line \(locations[old])" : "\(locations[old])")"))
                     replaced.insert(old)
                 }
                 requests.append(request)

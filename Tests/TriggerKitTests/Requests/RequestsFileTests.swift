@@ -71,7 +71,18 @@ struct RequestsFileTests {
         """
         let set = RequestsFile.parse(text, file: "arr.json")
         #expect(set.requests.map(\.identifier) == ["a"])
-        #expect(set.diagnostics.map(\.description) == ["error: arr.json:1: b: notificationInvalidNoContent: content needs at least one of title, subtitle, body, sound, badge"])
+        #expect(set.diagnostics.map(\.description) == ["error: arr.json:[1]: b: notificationInvalidNoContent: content needs at least one of title, subtitle, body, sound, badge"])
+    }
+
+    /// Contract section 5: array elements are named 0-based in brackets, lines 1-based bare,
+    /// in errors and in the replacement warning alike.
+    @Test func arrayPositionsAreBracketedLinesAreNot() {
+        let array = RequestsFile.parse(#"[{"identifier": "a", "content": {"title": "1"}}, {"identifier": "a", "content": {"title": "2"}}]"#,
+                                       file: "arr.json")
+        #expect(array.diagnostics.map(\.description) == ["warning: arr.json:[1]: a: replaces the request with the same identifier at [0]"])
+        let lines = RequestsFile.parse("{\"identifier\": \"a\", \"content\": {\"title\": \"1\"}}\n{\"identifier\": \"a\", \"content\": {\"title\": \"2\"}}",
+                                       file: "r.ndjson")
+        #expect(lines.diagnostics.map(\.description) == ["warning: r.ndjson:2: a: replaces the request with the same identifier at line 1"])
     }
 
     @Test func malformedArrayIsOneErrorWithItsLine() {
