@@ -116,23 +116,49 @@ extension NotificationCategory {
     /// `[{"identifier": "REMINDER", "actions": [{"identifier": "cancel", "title": "Cancel",
     /// "options": ["destructive"], "effect": "removeRequest"}], "dismissEffect": "none"}]`;
     /// an effect is `"none"`, `"removeRequest"` or `{"snooze": seconds}`.
+    ///
+    /// Refused (the error names the category, the action and the field): a field it does not
+    /// know, a field of the wrong type, a category or an action listed twice (which one would a
+    /// response mean?). `null` stands for an absent field.
     public static func list(json: JSONValue) throws(SettingsError) -> [NotificationCategory] {
         guard case .array(let items) = json else { throw SettingsError("categories must be a JSON array") }
         var out: [NotificationCategory] = []
+        var seen = Set<ExactKey>()
         for item in items {
             guard case .object(let o) = item, case .string(let id)? = o["identifier"], !id.isEmpty else {
                 throw SettingsError("a category needs a non-empty \"identifier\"")
             }
+            let category = "category \"\(id)\""
+            // A misspelt field would otherwise change nothing, silently (a `dismisEffect` that
+            // never applies): refused, as in the settings file.
+            if let extra = o.keys.filter({ !Self.categoryFields.contains($0) }).min() {
+                throw SettingsError("\(category): unknown field \"\(extra)\" (expected identifier, actions, dismissEffect)")
+            }
+            guard seen.insert(ExactKey(id)).inserted else { throw SettingsError("\(category) is listed twice") }
             var actions: [NotificationAction] = []
-            if case .array(let list)? = o["actions"] {
+            var actionIDs = Set<ExactKey>()
+            switch o["actions"] {
+            case nil, .null?: break
+            case .array(let list)?:
                 for a in list {
                     guard case .object(let f) = a, case .string(let aid)? = f["identifier"], !aid.isEmpty else {
                         throw SettingsError("an action of category \"\(id)\" needs a non-empty \"identifier\"")
                     }
+                    let action = "\(category): action \"\(aid)\""
+                    if let extra = f.keys.filter({ !Self.actionFields.contains($0) }).min() {
+                        throw SettingsError("\(action): unknown field \"\(extra)\" (expected identifier, title, options, effect)")
+                    }
+                    guard actionIDs.insert(ExactKey(aid)).inserted else { throw SettingsError("\(action) is listed twice") }
                     var title = aid
-                    if case .string(let t)? = f["title"] { title = t }
+                    switch f["title"] {
+                    case nil, .null?: break
+                    case .string(let t)?: title = t
+                    default: throw SettingsError("\(action): \"title\" must be a string")
+                    }
                     var options: ActionOptions = []
-                    if case .array(let names)? = f["options"] {
+                    switch f["options"] {
+                    case nil, .null?: break
+                    case .array(let names)?:
                         for n in names {
                             switch n {
                             case .string("foreground"): options.insert(.foreground)
@@ -141,14 +167,21 @@ extension NotificationCategory {
                             default: throw SettingsError("unknown action option \(n) (foreground, destructive, authenticationRequired)")
                             }
                         }
+                    default: throw SettingsError("\(action): \"options\" must be an array")
                     }
                     actions.append(NotificationAction(identifier: aid, title: title, options: options, effect: try effect(f["effect"])))
                 }
+            default:
+                throw SettingsError("\(category): \"actions\" must be an array")
             }
             out.append(NotificationCategory(identifier: id, actions: actions, dismissEffect: try effect(o["dismissEffect"])))
         }
         return out
     }
+
+    /// The fields a category and an action may have (anything else is refused).
+    private static let categoryFields: Set<String> = ["identifier", "actions", "dismissEffect"]
+    private static let actionFields: Set<String> = ["identifier", "title", "options", "effect"]
 
     private static func effect(_ v: JSONValue?) throws(SettingsError) -> ActionEffect {
         switch v {
