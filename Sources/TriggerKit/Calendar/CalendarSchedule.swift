@@ -131,10 +131,19 @@ import Foundation
         }
         if pattern.impossibilityBox != nil { return nil }
         guard RequestLimits.isSupported(millis: ref) else { return nil }
-        guard zone.covers(ref), ref < Self.nativeEnd,
-              pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= ZoneTable.defaultYears.upperBound,
-              pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < ZoneTable.defaultYears.upperBound
+        guard zone.covers(ref), ref < zone.nativeEnd,
+              pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= zone.lastYear,
+              pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < zone.lastYear
         else { return foundationNext(afterMillis: ref, .outsideTables) }
+        // A constant zone's table reaches past 9999 (room for the searches): an answer there is
+        // no supported date, so no fire.
+        guard let next = tabledNextFire(afterMillis: ref, consultingFoundation: consultingFoundation),
+              next <= RequestLimits.latestMillis else { return nil }
+        return next
+    }
+
+    /// ``nextFire(afterMillis:consultingFoundation:)`` for a reference inside the zone's table.
+    private func tabledNextFire(afterMillis ref: Int64, consultingFoundation: Bool) -> Int64? {
         if consultingFoundation, pattern.needsFoundationCheck || pattern.rollsOverMissingDays,
            let search = FoundationSearch(zone: zone, pattern: pattern) {
             // Month-relative patterns and days some months lack: Foundation's own search,
@@ -164,8 +173,10 @@ import Foundation
         return real
     }
 
-    /// Instants before this are answered natively (searches need room before the table's end).
-    static let nativeEnd = Int64(CivilDate.days(year: 2151, month: 1, day: 1)) * 86_400_000
+    /// Instants before this are answered natively (searches need room before the table's
+    /// end): 2151 in a zone whose offsets change, every supported date in one whose offset
+    /// stays fixed (``ZoneTable/nativeEnd``).
+    var nativeEnd: Int64 { zone.nativeEnd }
 
     /// The first instant after `ref` whose wall clock shows the pattern: a real occurrence,
     /// never a wall time in a gap, a repeated wall time at its first occurrence only, never a
@@ -235,7 +246,7 @@ import Foundation
     /// pattern is in ``FoundationSearch``'s scope and the instant in the zone's table, else
     /// asked of Foundation and counted under `reason`.
     func foundationNext(afterMillis ref: Int64, _ reason: CalendarFallbacks.Reason) -> Int64? {
-        if reason != .outsideTables, zone.covers(ref), ref < Self.nativeEnd, let search = FoundationSearch(zone: zone, pattern: pattern) {
+        if reason != .outsideTables, zone.covers(ref), ref < zone.nativeEnd, let search = FoundationSearch(zone: zone, pattern: pattern) {
             do {
                 let next = try search.next(after: ref)
                 // Beyond the table the zone's offsets are unknown: Foundation answers.

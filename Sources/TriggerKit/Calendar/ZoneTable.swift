@@ -31,11 +31,33 @@ import Synchronization
     let wallHigh: [Int64]
     /// Years covered by default tables.
     public static let defaultYears: ClosedRange<Int> = 1900...2200
+    /// The last year a table covers when the zone's offset never changes after
+    /// ``defaultYears`` (UTC, fixed offsets, zones that gave up daylight saving, as Foundation
+    /// reports them): every supported date (up to 9999) plus the searches' room.
+    static let constantLastYear = 10_050
+    /// Room the native searches need before the table's end (years).
+    static let searchRoomYears = 50
+
+    /// The last year the table covers: ``defaultYears``' upper bound, or ``constantLastYear``.
+    let lastYear: Int
+    /// Instants before this are answered natively: the table's end less the searches' room
+    /// (2151 for a default table; past every supported date for a constant zone).
+    let nativeEnd: Int64
 
     init(timeZone: TimeZone, years: ClosedRange<Int> = ZoneTable.defaultYears) {
         self.timeZone = timeZone
         let start = Int64(CivilDate.days(year: years.lowerBound, month: 1, day: 1)) * 86_400_000
-        let end = Int64(CivilDate.days(year: years.upperBound + 1, month: 1, day: 1)) * 86_400_000
+        var end = Int64(CivilDate.days(year: years.upperBound + 1, month: 1, day: 1)) * 86_400_000
+        // No offset change after the years walked: the last offset holds to the end of
+        // supported dates, and so does the table (without another entry). Before 1582 the
+        // Gregorian calendar itself is Julian in Foundation, so the start is never extended.
+        var last = years.upperBound
+        if timeZone.nextDaylightSavingTimeTransition(after: Timestamp.date(millis: end)) == nil {
+            last = Swift.max(last, Self.constantLastYear)
+            end = Int64(CivilDate.days(year: last + 1, month: 1, day: 1)) * 86_400_000
+        }
+        lastYear = last
+        nativeEnd = Int64(CivilDate.days(year: last + 1 - Self.searchRoomYears, month: 1, day: 1)) * 86_400_000
         startMillis = start
         endMillis = end
         var transitions: [Int64] = []

@@ -122,7 +122,7 @@ import Foundation
         var last = first
         var count = 1
         var cap = Self.coalescingCap
-        if case .calendar(let s, _, _) = self, s.foreign != nil || first >= CalendarSchedule.nativeEnd {
+        if case .calendar(let s, _, _) = self, s.foreign != nil || first >= s.nativeEnd {
             cap = Self.foundationCoalescingCap
         }
         while count < cap {
