@@ -3,9 +3,9 @@ import Synchronization
 /// How often the calendar engine has asked Foundation instead of answering natively, since
 /// the process started (or the last ``reset()``), by reason.
 ///
-/// The native engine covers the Gregorian and ISO 8601 calendars from 1900 to 2150;
-/// Foundation answers only for other calendars, instants outside those years and triggers
-/// with `era` or `nanosecond`. Benchmarks and `triggerkit next` report these
+/// The native engine covers the Gregorian and ISO 8601 calendars from 1900 to 9999 (in every
+/// zone: see ``ZoneTable``); Foundation answers only for other calendars, instants before
+/// 1900 and triggers with `era` or `nanosecond`. Benchmarks and `triggerkit next` report these
 /// counts so that a fallback on a common trigger shows up as a number, not as a slow run.
 /// Counting takes a lock per fallback, noise beside the fallback itself (10-100 us).
 @_spi(Engine) public enum CalendarFallbacks {
@@ -13,7 +13,8 @@ import Synchronization
     public enum Reason: Int, CaseIterable, Sendable, CustomStringConvertible {
         /// A calendar other than Gregorian or ISO 8601 (Hebrew, Japanese, ...).
         case otherCalendar
-        /// A reference or fixed year outside the zone tables (before 1900, after 2150).
+        /// A reference or fixed year outside the zone tables (before 1900; after 2550 in a zone
+        /// whose offsets would neither stay fixed nor repeat, which none does today).
         case outsideTables
         /// Fields the native engine does not re-enact Foundation's search for (`era`,
         /// `nanosecond`), or a search step it does not follow (Foundation's search stopping

@@ -28,8 +28,9 @@ import Foundation
 /// from the month's end (Foundation answers nil; see ``CalendarPattern``).
 ///
 /// Foundation itself answers (counted in ``CalendarFallbacks``) only for other calendars
-/// (Hebrew, Islamic, Japanese, Buddhist, Chinese, ...), references outside 1900-2150 or fixed
-/// years after 2200, and triggers with `era` or `nanosecond`.
+/// (Hebrew, Islamic, Japanese, Buddhist, Chinese, ...), references before 1900, and triggers
+/// with `era` or `nanosecond` (and, were a zone's table ever not to reach 9999, what lies past
+/// it: see ``ZoneTable``).
 ///
 /// Resolution is the millisecond: a `nanosecond` component matches the millisecond it falls in.
 ///

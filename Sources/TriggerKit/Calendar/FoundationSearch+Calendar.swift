@@ -26,8 +26,7 @@ extension FoundationSearch {
         case .fold(let first, _): return first
         case .gap:
             // The transition instant: the first one whose wall clock is past the gap.
-            let k = zone.wallLow.upperBound(of: w) - 1
-            return zone.transitions[k]
+            return zone.gapTransition(wall: w)
         }
     }
 

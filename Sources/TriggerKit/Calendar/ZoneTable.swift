@@ -6,8 +6,13 @@ import Synchronization
 ///
 /// `TimeZone.nextDaylightSavingTimeTransition(after:)` reports every change of UTC offset (not
 /// only daylight saving: Pacific/Apia's skipped day, Africa/Casablanca's Ramadan changes), so
-/// walking it from ``startMillis`` to ``endMillis`` gives every offset the zone had. Outside
-/// that range the engine asks Foundation instead.
+/// walking it from ``startMillis`` (1900) gives every offset the zone had. A zone whose offset
+/// never changes after 2200 needs no more (its table reaches 10050 as it is); one whose offsets
+/// still change is walked to 2600, and when its changes from 2180 on repeat every 400 years
+/// (``periodic``: its final annual rule, checked against Foundation as far as 9800) instants
+/// after 2580 are folded back by whole periods. Foundation's 443 zones are all one or the
+/// other, so every supported instant from 1900 on is in a table; before 1900 the engine asks
+/// Foundation.
 ///
 /// Invariants (checked by `_checkInvariants()` in debug builds):
 /// `offsets.count == transitions.count + 1`; `transitions` strictly increasing inside
@@ -29,52 +34,85 @@ import Synchronization
     /// fold (offset shrinks): `wallLow[k]..<wallHigh[k]` either does not exist or occurs twice.
     let wallLow: [Int64]
     let wallHigh: [Int64]
-    /// Years covered by default tables.
+    /// Years every table walks.
     public static let defaultYears: ClosedRange<Int> = 1900...2200
+    /// A zone whose offset still changes after ``defaultYears`` is walked on to the end of this
+    /// year: room for one 400-year period of its final rule with 20 years on either side.
+    static let walkedLastYear = 2600
     /// The last year a table covers when the zone's offset never changes after
     /// ``defaultYears`` (UTC, fixed offsets, zones that gave up daylight saving, as Foundation
-    /// reports them): every supported date (up to 9999) plus the searches' room.
-    static let constantLastYear = 10_050
+    /// reports them), or repeats every 400 years from 2180 on (``periodic``): every supported
+    /// date (up to 9999) plus the searches' room.
+    static let farLastYear = 10_050
     /// Room the native searches need before the table's end (years).
     static let searchRoomYears = 50
+    /// 400 Gregorian years (146,097 days, a whole number of weeks): the calendar repeats, and so
+    /// does a zone whose offsets follow one annual rule (Foundation's zones do after their last
+    /// listed change, well before 2180).
+    static let period: Int64 = 146_097 * 86_400_000
+    /// Instants from ``foldEnd`` on are answered at the instant whole periods earlier in
+    /// `foldStart..<foldEnd` (2180-2579), when the table is ``periodic``.
+    static let foldStart = Int64(CivilDate.days(year: 2180, month: 1, day: 1)) * 86_400_000
+    static let foldEnd = foldStart + period
 
-    /// The last year the table covers: ``defaultYears``' upper bound, or ``constantLastYear``.
+    /// The last year the table covers (``defaultYears``' upper bound, ``walkedLastYear`` or
+    /// ``farLastYear``).
     let lastYear: Int
     /// Instants before this are answered natively: the table's end less the searches' room
-    /// (2151 for a default table; past every supported date for a constant zone).
+    /// (2151 for a default table; past every supported date for a constant or periodic one).
     let nativeEnd: Int64
+    /// Whether the offsets from 2180 on repeat every ``period`` (checked on the walked years
+    /// and against Foundation near 9800): instants past the walked years are folded back.
+    let periodic: Bool
+    /// The end of the walked transitions (the table's own data).
+    let walkedEnd: Int64
 
     init(timeZone: TimeZone, years: ClosedRange<Int> = ZoneTable.defaultYears) {
         self.timeZone = timeZone
         let start = Int64(CivilDate.days(year: years.lowerBound, month: 1, day: 1)) * 86_400_000
-        var end = Int64(CivilDate.days(year: years.upperBound + 1, month: 1, day: 1)) * 86_400_000
-        // No offset change after the years walked: the last offset holds to the end of
-        // supported dates, and so does the table (without another entry). Before 1582 the
-        // Gregorian calendar itself is Julian in Foundation, so the start is never extended.
-        var last = years.upperBound
-        if timeZone.nextDaylightSavingTimeTransition(after: Timestamp.date(millis: end)) == nil {
-            last = Swift.max(last, Self.constantLastYear)
-            end = Int64(CivilDate.days(year: last + 1, month: 1, day: 1)) * 86_400_000
-        }
-        lastYear = last
-        nativeEnd = Int64(CivilDate.days(year: last + 1 - Self.searchRoomYears, month: 1, day: 1)) * 86_400_000
-        startMillis = start
-        endMillis = end
+        func yearStart(_ y: Int) -> Int64 { Int64(CivilDate.days(year: y, month: 1, day: 1)) * 86_400_000 }
         var transitions: [Int64] = []
         var offsets: [Int64] = [Int64(timeZone.secondsFromGMT(for: Timestamp.date(millis: start))) * 1000]
-        var t = Timestamp.date(millis: start)
-        while let next = timeZone.nextDaylightSavingTimeTransition(after: t) {
-            let ms = Timestamp.millis(next)
-            if ms >= end || next <= t { break }
-            let off = Int64(timeZone.secondsFromGMT(for: next)) * 1000
-            if let last = offsets.last, last == off {
-                // A change of DST flag or name only: not an offset change.
-            } else {
-                transitions.append(ms)
-                offsets.append(off)
+        /// Appends Foundation's offset changes after `t` and before `end`.
+        func walk(from t0: Date, to end: Int64) {
+            var t = t0
+            while let next = timeZone.nextDaylightSavingTimeTransition(after: t) {
+                let ms = Timestamp.millis(next)
+                if ms >= end || next <= t { break }
+                let off = Int64(timeZone.secondsFromGMT(for: next)) * 1000
+                if let last = offsets.last, last == off {
+                    // A change of DST flag or name only: not an offset change.
+                } else {
+                    transitions.append(ms)
+                    offsets.append(off)
+                }
+                t = next
             }
-            t = next
         }
+        var end = yearStart(years.upperBound + 1)
+        walk(from: Timestamp.date(millis: start), to: end)
+        // Before 1582 the Gregorian calendar itself is Julian in Foundation: the start is
+        // never moved earlier.
+        var last = years.upperBound
+        var periodic = false
+        if timeZone.nextDaylightSavingTimeTransition(after: Timestamp.date(millis: end)) == nil {
+            // No offset change after the years walked: the last offset holds to the end of
+            // supported dates, and so does the table (without another entry).
+            last = Swift.max(last, Self.farLastYear)
+        } else if years.upperBound < Self.walkedLastYear {
+            let walkedTo = yearStart(Self.walkedLastYear + 1)
+            walk(from: Timestamp.date(millis: end - 1), to: walkedTo)
+            end = walkedTo
+            last = Self.walkedLastYear
+            periodic = Self.repeatsEveryPeriod(timeZone, transitions: transitions, offsets: offsets)
+            if periodic { last = Self.farLastYear }
+        }
+        walkedEnd = end
+        self.periodic = periodic
+        lastYear = last
+        nativeEnd = yearStart(last + 1 - Self.searchRoomYears)
+        startMillis = start
+        endMillis = Swift.max(end, yearStart(last + 1))
         var lo: [Int64] = [], hi: [Int64] = []
         lo.reserveCapacity(transitions.count)
         for (k, tr) in transitions.enumerated() {
@@ -91,22 +129,71 @@ import Synchronization
         #endif
     }
 
+    /// Whether the offset changes of 2180-2199 recur, with the same offsets, exactly one
+    /// ``period`` later in the walked table (2580-2599) and 19 periods later by Foundation's own
+    /// walk (9780-9799): then every instant from 2180 on has the offset of the instant whole
+    /// periods before it, as far as Foundation will ever say.
+    private static func repeatsEveryPeriod(_ zone: TimeZone, transitions: [Int64], offsets: [Int64]) -> Bool {
+        func window(_ from: Int64, _ to: Int64) -> [Int64] {
+            var out: [Int64] = []
+            for (k, t) in transitions.enumerated() where t >= from && t < to { out += [t, offsets[k + 1]] }
+            return out
+        }
+        let base = window(foldStart, foldStart + 20 * 365 * 86_400_000)
+        guard !base.isEmpty else { return false }
+        func shifted(_ w: [Int64], by n: Int64) -> [Int64] { w.enumerated().map { $0.offset % 2 == 0 ? $0.element + n * period : $0.element } }
+        guard window(foldStart + period, foldStart + period + 20 * 365 * 86_400_000) == shifted(base, by: 1) else { return false }
+        var far: [Int64] = []
+        let farStart = foldStart + 19 * period, farEnd = farStart + 20 * 365 * 86_400_000
+        var t = Timestamp.date(millis: farStart - 1)
+        var previous = Int64(zone.secondsFromGMT(for: t)) * 1000
+        while let next = zone.nextDaylightSavingTimeTransition(after: t), next > t, Timestamp.millis(next) < farEnd {
+            let off = Int64(zone.secondsFromGMT(for: next)) * 1000
+            if off != previous { far += [Timestamp.millis(next), off] }
+            previous = off
+            t = next
+        }
+        return far == shifted(base, by: 19)
+    }
+
     /// Whether `millis` lies inside the table's range.
     @inlinable
     func covers(_ millis: Int64) -> Bool { millis >= startMillis && millis < endMillis }
 
-    /// Index of the segment containing the UTC instant `t` (0...transitions.count).
-    /// O(log n) in the number of transitions (about 600 for a zone with DST over 300 years).
+    /// An instant (UTC or wall) moved into the walked years: itself, or for a ``periodic``
+    /// table and an instant from ``foldEnd`` on, the instant whole periods earlier in
+    /// `foldStart..<foldEnd`; with the shift to add back.
+    @inline(__always)
+    func folded(_ t: Int64) -> (t: Int64, shift: Int64) {
+        guard periodic, t >= Self.foldEnd else { return (t, 0) }
+        let shift = (t - Self.foldStart) / Self.period * Self.period
+        return (t - shift, shift)
+    }
+
+    /// Index of the segment containing the UTC instant `t` (0...transitions.count), `t` in the
+    /// walked years. O(log n) in the number of transitions (about 1,400 for a zone with DST
+    /// walked to 2600).
     @inline(__always)
     func segment(atUTC t: Int64) -> Int { transitions.upperBound(of: t) }
 
     /// The UTC offset (ms) in force at `t`.
     @inline(__always)
-    func offset(atUTC t: Int64) -> Int64 { offsets[segment(atUTC: t)] }
+    func offset(atUTC t: Int64) -> Int64 { offsets[segment(atUTC: folded(t).t)] }
 
-    /// Whether any offset change happens in [from, to]. O(log n).
+    /// Whether any offset change happens in [from, to]. O(log n). (A span reaching past the
+    /// walked years once folded, longer than 20 years, says yes: callers then take their
+    /// careful path.)
     func hasTransition(from: Int64, to: Int64) -> Bool {
-        segment(atUTC: from - 1) != segment(atUTC: to)
+        let shift = folded(from).shift
+        if to - shift >= walkedEnd && shift > 0 { return true }
+        return segment(atUTC: from - 1 - shift) != segment(atUTC: to - shift)
+    }
+
+    /// For a wall time in a gap (``resolve(wall:)`` says `.gap`): the instant of the offset
+    /// change that made the gap, the first whose wall clock is past it.
+    func gapTransition(wall w: Int64) -> Int64 {
+        let (f, shift) = folded(w)
+        return transitions[wallLow.upperBound(of: f) - 1] + shift
     }
 
     /// How a wall-clock instant (local epoch ms) maps to UTC.
@@ -122,16 +209,17 @@ import Synchronization
 
     /// Resolves a wall-clock instant. O(log n).
     @inline(__always)
-    func resolve(wall w: Int64) -> WallResolution {
+    func resolve(wall wall: Int64) -> WallResolution {
+        let (w, shift) = folded(wall)
         // Last transition whose affected wall range starts at or before w.
         let k = wallLow.upperBound(of: w) - 1
-        if k < 0 { return .unique(w - offsets[0]) }
+        if k < 0 { return .unique(w - offsets[0] + shift) }
         if w < wallHigh[k] {
             let before = offsets[k], after = offsets[k + 1]
-            if after > before { return .gap(shifted: w - before) }
-            return .fold(first: w - before, second: w - after)
+            if after > before { return .gap(shifted: w - before + shift) }
+            return .fold(first: w - before + shift, second: w - after + shift)
         }
-        return .unique(w - offsets[k + 1])
+        return .unique(w - offsets[k + 1] + shift)
     }
 
     #if DEBUG
@@ -146,7 +234,7 @@ import Synchronization
 @_spi(Engine) extension ZoneTable {
     private static let cache = Mutex<[String: ZoneTable]>([:])
 
-    /// The shared table of `zone`, built on first use (about 1 ms for a zone with DST) and
+    /// The shared table of `zone`, built on first use (1-2 ms for a zone with DST) and
     /// cached for the life of the process. Thread-safe.
     public static func shared(_ zone: TimeZone) -> ZoneTable {
         let id = zone.identifier

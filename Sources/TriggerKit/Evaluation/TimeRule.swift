@@ -92,8 +92,8 @@ import Foundation
 
     /// Most date steps one coalescing walks for a calendar rule: beyond it the count stops
     /// (and the coalesced fire is dated at the last fire counted); intervals are counted
-    /// exactly by arithmetic. Steps answered by Foundation (other calendars, dates after the
-    /// native tables) cost up to milliseconds each, so they stop at ``foundationCoalescingCap``.
+    /// exactly by arithmetic. Steps answered by Foundation (other calendars, dates past a
+    /// zone's table) cost up to milliseconds each, so they stop at ``foundationCoalescingCap``.
     static let coalescingCap = 100_000
     static let foundationCoalescingCap = 1_000
 
