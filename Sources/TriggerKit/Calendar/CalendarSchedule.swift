@@ -183,13 +183,23 @@ import Foundation
     /// never a wall time in a gap, a repeated wall time at its first occurrence only, never a
     /// day the month lacks. `touched` is set when a matching wall time fell in a gap or a fold
     /// on the way. O(number of date jumps); no allocation.
-    /// With `shiftingGaps`, a wall time in a gap counts, at wall time + gap length.
-    func realOccurrence(after ref: Int64, touched: inout Bool, shiftingGaps: Bool = false) -> Int64? {
+    /// With `shiftingGaps`, a wall time in a gap counts, at wall time + gap length. With
+    /// `throughWallDay`, days after that one are not searched (nil then).
+    ///
+    /// The search ends at the table's end, and, for a pattern without a fixed year, one 400-year
+    /// period (and a week) after the reference and after 2580: the calendar repeats every
+    /// period, and so do the zone's offsets from 2180 on (``ZoneTable``), so a pattern with no
+    /// real occurrence in such a stretch has none at all.
+    func realOccurrence(after ref: Int64, touched: inout Bool, shiftingGaps: Bool = false, throughWallDay: Int? = nil) -> Int64? {
         let msPerDay = Int64(CalendarPattern.msPerDay)
         let w0 = ref + zone.offset(atUTC: ref) + 1
         var day = Int(CivilDate.floorDiv(w0, msPerDay))
         var tod = Int(w0 - Int64(day) * msPerDay)
-        let limit = Int(CivilDate.floorDiv(zone.endMillis, msPerDay)) - 2
+        var limit = Int(CivilDate.floorDiv(zone.endMillis, msPerDay)) - 2
+        if pattern.year == CalendarPattern.unset32 && pattern.yearForWeekOfYear == CalendarPattern.unset32 {
+            limit = Swift.min(limit, Swift.max(day + Self.periodDays + 7, Self.periodicSearchEnd))
+        }
+        if let throughWallDay { limit = Swift.min(limit, throughWallDay) }
         while true {
             var roll = false
             guard let d = pattern.nextDay(from: day, limit: limit, rollover: &roll) else { return nil }
@@ -220,6 +230,11 @@ import Foundation
         }
     }
 
+    /// Days in the 400-year Gregorian period.
+    static let periodDays = 146_097
+    /// The first day after a whole period of offsets that repeat (``ZoneTable/foldEnd``) and a week.
+    static let periodicSearchEnd = Int(ZoneTable.foldEnd / Int64(CalendarPattern.msPerDay)) + 7
+
     /// Foundation's answer for a month-relative pattern (re-enacted natively), except where it
     /// skips a real occurrence on an earlier day: then the real one wins (contract exception (a)).
     private func reconciled(_ search: FoundationSearch, afterMillis ref: Int64) -> Int64? {
@@ -231,7 +246,11 @@ import Foundation
             foundation = ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
         }
         var touched = false
-        let real = realOccurrence(after: ref, touched: &touched)
+        // Only a real occurrence on an earlier day than Foundation's answer counts: the search
+        // stops at that day (a pattern that never really occurs would otherwise be searched
+        // to the table's end for every fire).
+        let foundationWallDay = foundation.map { Int(CivilDate.floorDiv($0 + zone.offset(atUTC: $0), Int64(CalendarPattern.msPerDay))) }
+        let real = realOccurrence(after: ref, touched: &touched, throughWallDay: foundationWallDay)
         guard let real else { return foundation }
         guard let foundation else { return real }
         // Foundation skipped the real occurrence only if that lies on an earlier day; a "March

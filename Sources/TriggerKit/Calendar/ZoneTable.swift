@@ -209,7 +209,7 @@ import Synchronization
 
     /// Resolves a wall-clock instant. O(log n).
     @inline(__always)
-    func resolve(wall wall: Int64) -> WallResolution {
+    func resolve(wall: Int64) -> WallResolution {
         let (w, shift) = folded(wall)
         // Last transition whose affected wall range starts at or before w.
         let k = wallLow.upperBound(of: w) - 1
