@@ -24,24 +24,31 @@ import Testing
         "Pacific/Apia", "Antarctica/Troll", "Europe/Moscow", "America/Caracas", "Asia/Gaza",
     ].compactMap { TimeZone(identifier: $0) }
 
+    /// Random components of the corpus's everyday kinds (times of day, weekly, monthly,
+    /// yearly, seconds, hourly, week of year in Gregorian or ISO 8601 weeks).
+    static func everydayComponents(_ g: inout Rng) -> DateComponents {
+        var c = DateComponents()
+        switch g.next(7) {
+        case 0: c.hour = g.next(24); c.minute = g.next(60)
+        case 1: c.weekday = 1 + g.next(7); c.hour = g.next(24); c.minute = 15 * g.next(4)
+        case 2: c.day = 1 + g.next(28); c.hour = g.next(24); c.minute = g.next(60)
+        case 3: c.month = 1 + g.next(12); c.day = 1 + g.next(28); c.hour = g.next(24)
+        case 4: c.hour = g.next(24); c.minute = g.next(60); c.second = g.next(60)
+        case 5: c.minute = g.next(60)
+        default:
+            c.weekOfYear = 1 + g.next(52); c.weekday = 1 + g.next(7); c.hour = g.next(24)
+            if g.next(2) == 0 { c.calendar = CalendarNames.calendar(.iso8601) }
+        }
+        return c
+    }
+
     @Test(arguments: [1, 2, 3])
     func agreesWithFoundation(seed: Int) {
         var g = Rng(s: UInt64(seed) &* 7919)
         var differences: [String] = []
         let n = 1000
         for _ in 0..<n {
-            var c = DateComponents()
-            switch g.next(7) {
-            case 0: c.hour = g.next(24); c.minute = g.next(60)
-            case 1: c.weekday = 1 + g.next(7); c.hour = g.next(24); c.minute = 15 * g.next(4)
-            case 2: c.day = 1 + g.next(28); c.hour = g.next(24); c.minute = g.next(60)
-            case 3: c.month = 1 + g.next(12); c.day = 1 + g.next(28); c.hour = g.next(24)
-            case 4: c.hour = g.next(24); c.minute = g.next(60); c.second = g.next(60)
-            case 5: c.minute = g.next(60)
-            default:
-                c.weekOfYear = 1 + g.next(52); c.weekday = 1 + g.next(7); c.hour = g.next(24)
-                if g.next(2) == 0 { c.calendar = CalendarNames.calendar(.iso8601) }
-            }
+            var c = Self.everydayComponents(&g)
             c.timeZone = Self.zones[g.next(Self.zones.count)]
             var after = Int64(g.next(4_102_444_800)) * 1000
             if g.next(2) == 0 { after -= after % 3_600_000 }

@@ -27,21 +27,6 @@ import Testing
         return ref
     }
 
-    static func everyday(_ g: inout CalendarDifferentialTests.Rng) -> DateComponents {
-        var c = DateComponents()
-        switch g.next(6) {
-        case 0: c.hour = g.next(24); c.minute = g.next(60)
-        case 1: c.weekday = 1 + g.next(7); c.hour = g.next(24); c.minute = 15 * g.next(4)
-        case 2: c.day = 1 + g.next(28); c.hour = g.next(24); c.minute = g.next(60)
-        case 3: c.month = 1 + g.next(12); c.day = 1 + g.next(28); c.hour = g.next(24)
-        case 4: c.hour = g.next(24); c.minute = g.next(60); c.second = g.next(60)
-        default:
-            c.weekOfYear = 1 + g.next(52); c.weekday = 1 + g.next(7); c.hour = g.next(24)
-            if g.next(2) == 0 { c.calendar = CalendarNames.calendar(.iso8601) }
-        }
-        return c
-    }
-
     /// Kinds 0-9: those of ``CalendarNativeDifferentialTests``; 10: the everyday kinds; in
     /// fixed-offset zones and in zones with daylight saving.
     @Test(arguments: 0..<11, [false, true])
@@ -51,43 +36,12 @@ import Testing
         var differences: [String] = []
         var total = 0
         for _ in 0..<40 {
-            var c = kind < 10 ? CalendarNativeDifferentialTests.components(kind: kind, &g) : Self.everyday(&g)
+            var c = kind < 10 ? CalendarNativeDifferentialTests.components(kind: kind, &g) : CalendarDifferentialTests.everydayComponents(&g)
             let tz = zones[g.next(zones.count)]
             c.timeZone = tz
-            var cal = Calendar(identifier: .gregorian)
-            cal.timeZone = tz
-            var ref = Self.farReference(&g)
-            let trigger = CalendarTrigger(dateMatching: c, repeats: true)
-            let s = CalendarSchedule(trigger, floatingTimeZone: .gmt)
-            for _ in 0..<6 {
-                total += 1
-                if ref >= RequestLimits.latestMillis { break }
-                let got = s.nextFire(afterMillis: ref)
-                let want = CalendarEngine.foundationNextDate(trigger, after: Timestamp.date(millis: ref), floatingTimeZone: .gmt).map(Timestamp.millis)
-                if got != want {
-                    let allowed: Bool
-                    func matches(_ ms: Int64) -> Bool {
-                        let d = cal.dateComponents([.month, .day, .weekday, .weekdayOrdinal, .weekOfMonth, .hour, .minute, .second], from: Timestamp.date(millis: ms))
-                        return [(c.month, d.month), (c.day, d.day), (c.weekday, d.weekday), (c.weekdayOrdinal, d.weekdayOrdinal),
-                                (c.weekOfMonth, d.weekOfMonth), (c.hour, d.hour), (c.minute, d.minute)].allSatisfy { $0.0 == nil || $0.0 == $0.1 }
-                    }
-                    if let got, let want, got < want {
-                        // Exception (a): Foundation skipped a real occurrence; TriggerKit's is earlier and real.
-                        allowed = matches(got)
-                    } else if got == nil, let want {
-                        // No occurrence left before 10000: Foundation answers the end of its range,
-                        // which matches nothing (not a fire).
-                        allowed = !matches(want)
-                    } else {
-                        allowed = false
-                    }
-                    if !allowed {
-                        differences.append("\(tz.identifier) \(CalendarFeasibility.describe(c)) after \(Timestamp.string(millis: ref)): \(got.map { Timestamp.string(millis: $0) } ?? "nil") vs Foundation \(want.map { Timestamp.string(millis: $0) } ?? "nil")")
-                    }
-                }
-                guard let next = want ?? got else { break }
-                ref = next
-            }
+            let (d, n) = CalendarNativeDifferentialTests.chainDifferences(c, zone: tz, from: Self.farReference(&g), steps: 6, endOfRange: true)
+            differences += d
+            total += n
         }
         for d in differences.prefix(20) { print("difference:", d) }
         #expect(differences.isEmpty, "kind \(kind): \(differences.count) of \(total) differ from Foundation")

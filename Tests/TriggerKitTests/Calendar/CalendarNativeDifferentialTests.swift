@@ -36,6 +36,51 @@ import Testing
         return c
     }
 
+    /// Follows a chain of `steps` next dates of repeating components `c` in `zone` from `ref`,
+    /// comparing the engine with Foundation at each step (Foundation's answer leads the chain);
+    /// returns the differences that are not contract exception (a) (TriggerKit earlier, and
+    /// truly matching every component) and the steps compared. With `endOfRange`, also allowed:
+    /// no TriggerKit date where Foundation answers one that matches nothing (its answer at the
+    /// end of its range, past 9999), and the chain stops at 9999.
+    static func chainDifferences(_ c: DateComponents, zone: TimeZone, from start: Int64, steps: Int,
+                                 endOfRange: Bool = false) -> (differences: [String], steps: Int) {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = zone
+        func matches(_ ms: Int64) -> Bool {
+            let d = cal.dateComponents([.month, .day, .weekday, .weekdayOrdinal, .weekOfMonth, .hour, .minute, .second], from: Timestamp.date(millis: ms))
+            return [(c.month, d.month), (c.day, d.day), (c.weekday, d.weekday), (c.weekdayOrdinal, d.weekdayOrdinal),
+                    (c.weekOfMonth, d.weekOfMonth), (c.hour, d.hour), (c.minute, d.minute)].allSatisfy { $0.0 == nil || $0.0 == $0.1 }
+        }
+        let trigger = CalendarTrigger(dateMatching: c, repeats: true)
+        let s = CalendarSchedule(trigger, floatingTimeZone: .gmt)
+        var differences: [String] = []
+        var total = 0
+        var ref = start
+        for _ in 0..<steps {
+            if endOfRange && ref >= RequestLimits.latestMillis { break }
+            total += 1
+            let got = s.nextFire(afterMillis: ref)
+            let want = CalendarEngine.foundationNextDate(trigger, after: Timestamp.date(millis: ref), floatingTimeZone: .gmt).map(Timestamp.millis)
+            if got != want {
+                let allowed: Bool
+                if let got, let want, got < want {
+                    // Exception (a): Foundation skipped a real occurrence; TriggerKit's is earlier and real.
+                    allowed = matches(got)
+                } else if endOfRange, got == nil, let want {
+                    allowed = !matches(want)
+                } else {
+                    allowed = false
+                }
+                if !allowed {
+                    differences.append("\(zone.identifier) \(CalendarFeasibility.describe(c)) after \(Timestamp.string(millis: ref)): \(got.map { Timestamp.string(millis: $0) } ?? "nil") vs Foundation \(want.map { Timestamp.string(millis: $0) } ?? "nil")")
+                }
+            }
+            guard let next = want ?? got else { break }
+            ref = next
+        }
+        return (differences, total)
+    }
+
     @Test(arguments: 0..<10)
     func nativeKindsAgreeWithFoundation(kind: Int) {
         var g = CalendarDifferentialTests.Rng(s: UInt64(kind + 101) &* 7919)
@@ -45,32 +90,9 @@ import Testing
             var c = Self.components(kind: kind, &g)
             let tz = Self.zones[g.next(Self.zones.count)]
             c.timeZone = tz
-            var cal = Calendar(identifier: .gregorian)
-            cal.timeZone = tz
-            var ref = g.reference()
-            let trigger = CalendarTrigger(dateMatching: c, repeats: true)
-            let s = CalendarSchedule(trigger, floatingTimeZone: .gmt)
-            for _ in 0..<8 {
-                total += 1
-                let got = s.nextFire(afterMillis: ref)
-                let want = CalendarEngine.foundationNextDate(trigger, after: Timestamp.date(millis: ref), floatingTimeZone: .gmt).map(Timestamp.millis)
-                if got != want {
-                    // Exception (a): Foundation skipped a real occurrence; TriggerKit's is earlier and real.
-                    let allowed: Bool
-                    if let got, let want, got < want {
-                        let d = cal.dateComponents([.month, .day, .weekday, .weekdayOrdinal, .weekOfMonth, .hour, .minute, .second], from: Timestamp.date(millis: got))
-                        allowed = [(c.month, d.month), (c.day, d.day), (c.weekday, d.weekday), (c.weekdayOrdinal, d.weekdayOrdinal),
-                                   (c.weekOfMonth, d.weekOfMonth), (c.hour, d.hour), (c.minute, d.minute)].allSatisfy { $0.0 == nil || $0.0 == $0.1 }
-                    } else {
-                        allowed = false
-                    }
-                    if !allowed {
-                        differences.append("\(tz.identifier) \(CalendarFeasibility.describe(c)) after \(Timestamp.string(millis: ref)): \(got.map { Timestamp.string(millis: $0) } ?? "nil") vs Foundation \(want.map { Timestamp.string(millis: $0) } ?? "nil")")
-                    }
-                }
-                guard let next = want ?? got else { break }
-                ref = next
-            }
+            let (d, n) = Self.chainDifferences(c, zone: tz, from: g.reference(), steps: 8)
+            differences += d
+            total += n
         }
         for d in differences.prefix(20) { print("difference:", d) }
         #expect(differences.isEmpty, "kind \(kind): \(differences.count) of \(total) differ from Foundation")
