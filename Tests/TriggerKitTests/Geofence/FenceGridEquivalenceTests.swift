@@ -64,4 +64,67 @@ struct FenceGridEquivalenceTests {
         #expect(a == b)
         #expect(grid.evaluator.fenceSnapshot() == full.evaluator.fenceSnapshot())
     }
+
+    /// The grid alone, at each cell size it may choose: every fence whose box holds a point is
+    /// among the point's candidates, and every fence whose box meets a path's box among the
+    /// path's (or the lookup says "read every fence"); boxes small and large, near the
+    /// antimeridian and the poles.
+    @Test(arguments: FenceGrid.cellChoices)
+    func everyCellSizeFindsEveryFenceABoxHolds(cell: Double) {
+        var rng = SeededGenerator(seed: UInt64(cell * 1e6))
+        var boxes: [(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)] = []
+        for _ in 0..<400 {
+            let lat = rng.chance(0.1) ? rng.uniform(85, 89.9) : rng.uniform(-60, 60)
+            let lon = rng.chance(0.2) ? rng.uniform(179.5, 180) : rng.uniform(-10, 10)
+            let h = rng.chance(0.1) ? rng.uniform(0.1, 0.5) : rng.uniform(0.0001, 0.03)
+            boxes.append((lat - h, lat + h, lon - h, lon + h))
+        }
+        let grid = FenceGrid(boxes: boxes, cellChoices: [cell])
+        #expect(grid.cellDegrees == cell)
+        func holds(_ b: (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double), _ lat: Double, _ lon: Double) -> Bool {
+            lat >= b.minLatitude && lat <= b.maxLatitude
+                && [lon, lon - 360, lon + 360].contains { $0 >= b.minLongitude && $0 <= b.maxLongitude }
+        }
+        var found = 0
+        for k in 0..<3000 {
+            let b = boxes[k % boxes.count]
+            // Points in and near a box (its edges included), and anywhere.
+            let lat = k % 3 == 2 ? rng.uniform(-89, 89) : rng.uniform(b.minLatitude - 0.01, b.maxLatitude + 0.01)
+            var lon = k % 3 == 2 ? rng.uniform(-180, 180) : rng.uniform(b.minLongitude - 0.01, b.maxLongitude + 0.01)
+            if lon > 180 { lon -= 360 }
+            var candidates: [Int32] = []
+            grid.collect(latitude: lat, longitude: lon, into: &candidates)
+            let got = Set(candidates)
+            for (f, box) in boxes.enumerated() where holds(box, lat, lon) {
+                found += 1
+                #expect(got.contains(Int32(f)), "cell \(cell): fence \(f) holds (\(lat), \(lon))")
+            }
+            // A path from that point: its box's candidates.
+            let lat1 = lat + rng.uniform(-0.02, 0.02), lon1 = lon + rng.uniform(-0.02, 0.02)
+            var path: [Int32] = []
+            grid.collect(latitude: lat, longitude: lon, into: &path)
+            let minLat = min(lat, lat1), maxLat = max(lat, lat1), minLon = min(lon, lon1), maxLon = max(lon, lon1)
+            guard grid.collect(minLatitude: minLat, maxLatitude: maxLat, minLongitude: minLon, maxLongitude: maxLon,
+                               besides: grid.key(latitude: lat, longitude: lon), into: &path) else { continue }
+            let along = Set(path)
+            for (f, box) in boxes.enumerated()
+            where box.maxLatitude >= minLat && box.minLatitude <= maxLat && box.maxLongitude >= minLon && box.minLongitude <= maxLon {
+                #expect(along.contains(Int32(f)), "cell \(cell): fence \(f) meets the path from (\(lat), \(lon))")
+            }
+        }
+        #expect(found > 500, "the points must fall in boxes (\(found))")
+    }
+
+    /// The finest cells that fit the entry budget are chosen; past it, coarser ones.
+    @Test func theFinestCellsWithinTheBudgetAreChosen() {
+        let boxes = (0..<100).map { k -> (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double) in
+            let lat = 40 + Double(k) * 0.01
+            return (lat, lat + 0.02, -74, -73.98)
+        }
+        #expect(FenceGrid(boxes: boxes).cellDegrees == 0.005)
+        // 0.005-degree cells: 5 x 5 per box = 2,500 entries; 0.01: 3 x 3 = 900; 0.02: 2 x 2.
+        #expect(FenceGrid(boxes: boxes, entryBudget: 2_000).cellDegrees == 0.01)
+        #expect(FenceGrid(boxes: boxes, entryBudget: 500).cellDegrees == 0.02)
+        #expect(FenceGrid(boxes: boxes, entryBudget: 0).cellDegrees == 0.02)
+    }
 }
