@@ -7,17 +7,20 @@ import Foundation
 /// reads.
 ///
 /// The cells are as fine as memory allows: 0.005 degrees (about 550 m) while the fences need
-/// at most ``entryBudget`` (fence, cell) entries, else 0.01, else 0.02 (about 2 km), whatever
-/// that costs. Finer cells hand a fix fewer fences to look at (10,000 metro circles of
-/// 50-2,000 m: ~20 instead of ~55, 24-36 % less time for their rules, Benchmarks/RESULTS.md).
+/// at most ``entriesPerFence`` (fence, cell) entries each on average (and ``maximumEntries``
+/// in all), else 0.01, else 0.02 (about 2 km), whatever that costs. Finer cells hand a fix
+/// fewer fences to look at (10,000 metro circles of 50-2,000 m: ~20 instead of ~55, 24-37 %
+/// less time for their rules, Benchmarks/RESULTS.md).
 ///
-/// Memory: 4 bytes per entry plus a cell's list header and table slot (~50 bytes) per
-/// non-empty cell; at most ``entryBudget`` entries unless even 0.02-degree cells need more.
+/// Memory: 4 bytes per entry plus a cell's list header and table slot (~60 bytes) per
+/// non-empty cell, so at a finer size at most ~4 KB per fence (fences that share cells much
+/// less: 220 bytes each for the metro circles); a 0.02-degree grid takes what it needs.
 struct FenceGrid {
     /// Cell sizes (degrees) tried, finest first; the last is taken whatever it costs.
     static let cellChoices = [0.005, 0.01, 0.02]
-    /// Most (fence, cell) entries a finer grid may hold (32 MB of slots).
-    static let entryBudget = 8_000_000
+    /// The entries a finer grid may hold: per fence on average, and in all (16 MB of slots).
+    static let entriesPerFence = 64
+    static let maximumEntries = 4_000_000
     /// A fence's box over more cells than this (a box of ~0.16 degrees) goes to the list
     /// every lookup reads; a path's box over more than ``maximumPathCells`` makes its lookup
     /// read every fence. Both in cells of this size, scaled to the grid's.
@@ -35,9 +38,10 @@ struct FenceGrid {
     private(set) var storedSlots = 0
 
     init(boxes: [(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)],
-         cellChoices: [Double] = FenceGrid.cellChoices, entryBudget: Int = FenceGrid.entryBudget) {
+         cellChoices: [Double] = FenceGrid.cellChoices, entryBudget: Int? = nil) {
+        let budget = entryBudget ?? min(Self.maximumEntries, Self.entriesPerFence * boxes.count)
         var chosen = cellChoices.last ?? Self.referenceCell
-        for c in cellChoices.dropLast() where Self.entries(boxes, cell: c) <= entryBudget {
+        for c in cellChoices.dropLast() where Self.entries(boxes, cell: c) <= budget {
             chosen = c
             break
         }
