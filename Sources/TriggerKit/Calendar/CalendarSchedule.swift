@@ -136,8 +136,8 @@ import Foundation
               pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= zone.lastYear,
               pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < zone.lastYear
         else { return foundationNext(afterMillis: ref, .outsideTables) }
-        // A constant zone's table reaches past 9999 (room for the searches): an answer there is
-        // no supported date, so no fire.
+        // A table reaches past 9999 (room for the searches): an answer there is no supported
+        // date, so no fire.
         guard let next = tabledNextFire(afterMillis: ref, consultingFoundation: consultingFoundation),
               next <= RequestLimits.latestMillis else { return nil }
         return next
@@ -175,8 +175,8 @@ import Foundation
     }
 
     /// Instants before this are answered natively (searches need room before the table's
-    /// end): 2151 in a zone whose offsets change, every supported date in one whose offset
-    /// stays fixed (``ZoneTable/nativeEnd``).
+    /// end): past every supported date in a zone whose offset stays fixed or whose changes
+    /// repeat every 400 years, which is every zone Foundation has (``ZoneTable/nativeEnd``).
     var nativeEnd: Int64 { zone.nativeEnd }
 
     /// The first instant after `ref` whose wall clock shows the pattern: a real occurrence,

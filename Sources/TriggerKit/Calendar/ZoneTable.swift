@@ -59,7 +59,8 @@ import Synchronization
     /// ``farLastYear``).
     let lastYear: Int
     /// Instants before this are answered natively: the table's end less the searches' room
-    /// (2151 for a default table; past every supported date for a constant or periodic one).
+    /// (2551 for a zone walked to 2600 whose changes do not repeat; past every supported date
+    /// for a constant or periodic one).
     let nativeEnd: Int64
     /// Whether the offsets from 2180 on repeat every ``period`` (checked on the walked years
     /// and against Foundation near 9800): instants past the walked years are folded back.
