@@ -227,8 +227,7 @@ extension GuardedFences {
               inBox(longitude, fence.minLongitude, fence.maxLongitude) else { return Verdict() }
         if fence.radius >= 0 {
             // Far enough from the boundary for the margin and the accuracy: the fast test.
-            if let b = regions.distanceToBoundary(slot: Int32(f), latitude: latitude, longitude: longitude), b > margin + a {
-                let c = regions.contains(slot: Int32(f), latitude: latitude, longitude: longitude)
+            if let (b, c) = regions.boundarySide(slot: Int32(f), latitude: latitude, longitude: longitude), b > margin + a {
                 return Verdict(plain: c, inside: c, outside: !c)
             }
             let d = Geodesic.distance(latitude1: fence.latitude, longitude1: fence.longitude, latitude2: latitude, longitude2: longitude)

@@ -70,15 +70,25 @@
     ///
     /// - Complexity: O(1).
     public func distanceToBoundary(slot: Int32, latitude: Double, longitude: Double) -> Double? {
+        boundarySide(slot: slot, latitude: latitude, longitude: longitude)?.distance
+    }
+
+    /// ``distanceToBoundary(slot:latitude:longitude:)`` and, from the same measurement, which
+    /// side of it the fix is on: when `distance` > 0, `inside` is what
+    /// ``contains(slot:latitude:longitude:)`` answers (the flat plane's distance is then
+    /// farther from the radius than its error bound; an exact circle measures the geodesic
+    /// both ask). nil for polygons and invalid slots.
+    func boundarySide(slot: Int32, latitude: Double, longitude: Double) -> (distance: Double, inside: Bool)? {
         guard slot >= 0, Int(slot) < count, latitude.isFinite, longitude.isFinite else { return nil }
         let e = entries[Int(slot)]
         let lon = Geodesic.unwrapDegrees(longitude)
         switch e.kind {
         case .planeCircle:
             let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
-            return max(0, abs(d - e.radius) - e.plane.errorBound(d))
+            return (max(0, abs(d - e.radius) - e.plane.errorBound(d)), d <= e.radius)
         case .exactCircle:
-            return abs(Geodesic.distance(latitude1: e.latitude, longitude1: e.longitude, latitude2: latitude, longitude2: lon) - e.radius)
+            let d = Geodesic.distance(latitude1: e.latitude, longitude1: e.longitude, latitude2: latitude, longitude2: lon)
+            return (abs(d - e.radius), d <= e.radius)
         case .polygon, .invalid:
             return nil
         }

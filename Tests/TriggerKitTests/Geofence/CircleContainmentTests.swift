@@ -84,4 +84,52 @@ struct CircleContainmentTests {
             }
         }
     }
+
+    /// The side that comes with the boundary distance (what the fences with rules decide by,
+    /// one measurement for both) is containment's answer whenever the distance is positive:
+    /// plane circles and exact ones (over 3 km, near a pole), points far, near and within
+    /// millimetres of the boundary.
+    @Test func theSideWithTheDistanceIsContainment() {
+        var rng = SeededGenerator(seed: 77)
+        var regions: [Region] = []
+        for _ in 0..<60 {
+            let lat = rng.chance(0.15) ? rng.uniform(85.5, 89.5) : rng.uniform(-70, 70)
+            regions.append(circle(lat, rng.uniform(-180, 180), rng.chance(0.3) ? rng.uniform(3_100, 80_000) : rng.uniform(20, 2_900)))
+        }
+        let index = RegionIndex(regions: regions)
+        var positive = 0, near = 0
+        for k in 0..<20_000 {
+            let slot = Int32(k % regions.count)
+            guard case .circular(let c) = regions[Int(slot)] else { continue }
+            // A point on a ray from the centre (degrees, roughly metric), at a random fraction
+            // of the way or, one time in four, where the ray crosses the boundary, found by
+            // bisection on the geodesic distance and nudged by up to a millimetre.
+            let theta = rng.uniform(0, 2 * Double.pi)
+            let kLat = 111_320.0, kLon = 111_320 * max(0.02, cos(c.center.latitude * .pi / 180))
+            func point(_ t: Double) -> (Double, Double) {
+                (min(90, max(-90, c.center.latitude + t * c.radius * cos(theta) / kLat)), c.center.longitude + t * c.radius * sin(theta) / kLon)
+            }
+            var t = rng.uniform(0.2, 1.8)
+            if k % 4 == 0 {
+                var lo = 0.0, hi = 4.0
+                for _ in 0..<60 {
+                    let mid = (lo + hi) / 2, (a, o) = point(mid)
+                    if Geodesic.distance(latitude1: c.center.latitude, longitude1: c.center.longitude, latitude2: a, longitude2: o) < c.radius { lo = mid } else { hi = mid }
+                }
+                t = lo + rng.uniform(-1e-3, 1e-3) / c.radius
+            }
+            let (lat, lon) = point(t)
+            guard let (b, inside) = index.boundarySide(slot: slot, latitude: lat, longitude: lon) else {
+                Issue.record("no side for circle \(slot)")
+                continue
+            }
+            #expect(b == index.distanceToBoundary(slot: slot, latitude: lat, longitude: lon))
+            if b > 0 {
+                positive += 1
+                if b < 0.01 { near += 1 }
+                #expect(inside == index.contains(slot: slot, latitude: lat, longitude: lon), "circle \(slot) at (\(lat), \(lon)): \(b) m")
+            }
+        }
+        #expect(positive > 10_000 && near > 100, "\(positive) positive, \(near) within 1 cm")
+    }
 }
