@@ -13,12 +13,12 @@
     }
 
     /// A lookahead to decide the geometry of this evaluator's coming fixes on another thread,
-    /// or nil when it would not pay or not apply: no plain location requests, fences with
-    /// rules (their path is not split), regions added since the build, or the neighbourhood
-    /// skip turned off. Until the lookahead stops (at a control line) nothing may change the
-    /// regions.
+    /// or nil when it would not pay or not apply: no plain location requests, regions added
+    /// since the build, or the neighbourhood skip turned off. Until the lookahead stops (at a
+    /// control line) nothing may change the regions. Fences with rules are followed on this
+    /// thread as always (their path is not split); the lookahead decides only the plain ones.
     @_spi(StreamFastPath) public func makeLookahead() -> FixLookahead? {
-        guard skipsStableFixes, !locations.isEmpty, locations.count == builtLocationCount, guarded?.fences.isEmpty ?? true else { return nil }
+        guard skipsStableFixes, !locations.isEmpty, locations.count == builtLocationCount else { return nil }
         return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,
                      deltas: dwellMillis == 0)
     }

@@ -179,10 +179,36 @@ import Testing
         #expect(decide(fix(mine, 4, north: 20)) == nil)
     }
 
-    /// With fences that have rules (their own path), regions appended since the build, or no
-    /// location requests at all, there is no lookahead.
+    /// Plain fences beside fences with rules (followed on the evaluating thread, on their own
+    /// path): the lookahead decides the plain ones, and the output, errors and state are the
+    /// single thread's, with every share.
+    @Test(arguments: 0..<4)
+    func besideFencesWithRules(seed: Int) {
+        var rng = Random(state: UInt64(seed) &* 7_919 &+ 11)
+        let devices = 4 + rng.below(8)
+        let requests = StableSkipEquivalenceTests.requests(&rng, devices: devices, rules: true)
+        #expect(requests.contains("dwell") && requests.contains("crossings"))
+        let lines = StableSkipEquivalenceTests.lines(&rng, devices: devices, seconds: 900)
+        let options = StreamOptions(margin: [0, 8][seed % 2], dwell: seed % 3 == 1 ? 4 : 0, initialFire: seed >= 2,
+                                    now: Timestamp.date(millis: 1_795_770_000_000))
+        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false, skipping: false)
+        #expect(one.output.split(separator: "\n").count > 50)
+        for (share, varying) in [(FixLookahead.eighths, false), (UInt64(8), false), (FixLookahead.eighths, true)] {
+            let two = Self.run(requests: requests, lines: lines, options: options, ahead: true, share: share, varyingShare: varying)
+            #expect(two.decided > lines.count / 8, "share \(share): \(two.decided) decided")
+            #expect(two.output == one.output, "share \(share), varying \(varying)")
+            #expect(two.errors == one.errors)
+            #expect(two.state == one.state)
+        }
+    }
+
+    /// With regions appended since the build, or no plain location requests at all, there is
+    /// no lookahead; fences with rules beside plain ones do not stop it, alone they leave it
+    /// nothing to do.
     @Test func onlyForPlainFences() {
         #expect(StreamHarness(requests: circleRequest("a", rules: #""dwell": {"inside": 60}"#)).evaluator.makeLookahead() == nil)
+        #expect(StreamHarness(requests: [circleRequest("a", rules: #""dwell": {"inside": 60}"#), circleRequest("b")].joined(separator: "\n"))
+            .evaluator.makeLookahead() != nil)
         #expect(StreamHarness(requests: #"{"identifier": "t", "content": {"title": "t"}, "trigger": {"type": "timeInterval", "timeInterval": 60}}"#).evaluator.makeLookahead() == nil)
         #expect(StreamHarness(requests: circleRequest("a")).evaluator.makeLookahead() != nil)
     }

@@ -14,7 +14,9 @@ struct StableSkipEquivalenceTests {
 
     /// Circles around the centre (some device-scoped, one-shot, entry- or exit-only, added
     /// mid-stream), one large circle (decided by the haversine bracket) and one polygon.
-    static func requests(_ rng: inout Random, devices: Int) -> String {
+    /// With `rules`, about a third of the circles also get fence rules (dwell, accuracy,
+    /// crossings), followed on their own path beside the plain ones.
+    static func requests(_ rng: inout Random, devices: Int, rules: Bool = false) -> String {
         var lines: [String] = []
         for i in 0..<40 {
             let lat = centre.lat + rng.uniform(-0.006, 0.006), lon = centre.lon + rng.uniform(-0.008, 0.008)
@@ -22,7 +24,14 @@ struct StableSkipEquivalenceTests {
             var s = "{\"identifier\": \"c\(i)\", \"content\": {\"title\": \"c\(i)\"}, "
             if rng.chance(0.25) { s += "\"device\": \"d\(rng.below(devices))\", " }
             if rng.chance(0.3) { s += "\"addedAt\": \"\(at(rng.below(1200)))\", " }
-            s += "\"trigger\": {\"type\": \"location\", \"repeats\": \(rng.chance(0.6)), \"region\": {\"identifier\": \"r\(i)\", "
+            var rule = ""
+            if rules && rng.chance(0.35) {
+                rule = ["\"dwell\": {\"inside\": \(10 + rng.below(60))}, ", "\"crossings\": true, ", "\"accuracy\": {\"maximum\": 40}, ",
+                        "\"dwell\": {\"outside\": 30}, \"crossings\": true, "][rng.below(4)]
+            }
+            // A one-shot with a dwell is refused: dwells repeat.
+            let repeats = rule.hasPrefix("\"dwell\"") || rng.chance(0.6)
+            s += "\"trigger\": {\"type\": \"location\", \"repeats\": \(repeats), " + rule + "\"region\": {\"identifier\": \"r\(i)\", "
             s += "\"center\": {\"latitude\": \(lat), \"longitude\": \(lon)}, \"radius\": \(radius), "
             s += "\"notifyOnEntry\": \(rng.chance(0.85)), \"notifyOnExit\": \(rng.chance(0.85))}}}"
             lines.append(s)
