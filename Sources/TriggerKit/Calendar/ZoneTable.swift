@@ -186,7 +186,7 @@ import Synchronization
     /// careful path.)
     func hasTransition(from: Int64, to: Int64) -> Bool {
         let shift = folded(from).shift
-        if to - shift >= walkedEnd && shift > 0 { return true }
+        if periodic && to - shift >= walkedEnd { return true }
         return segment(atUTC: from - 1 - shift) != segment(atUTC: to - shift)
     }
 

@@ -102,6 +102,32 @@ import Testing
         }
     }
 
+    /// A folded table says what Foundation says of any instant up to 9999: the offset, and
+    /// whether the offset changes within a day (the spans the searches ask about), in the
+    /// hardest daylight-saving zones.
+    @Test func foldedOffsetsAndChangesAreFoundations() {
+        var g = CalendarDifferentialTests.Rng(s: 4242)
+        for tz in CalendarFarFutureTests.changingZones {
+            let table = ZoneTable.shared(tz)
+            #expect(table.periodic, "\(tz.identifier)")
+            for _ in 0..<150 {
+                let t = CalendarFarFutureTests.farReference(&g)
+                #expect(table.offset(atUTC: t) == Int64(tz.secondsFromGMT(for: Timestamp.date(millis: t))) * 1000,
+                        "\(tz.identifier) at \(Timestamp.string(millis: t))")
+                // Around the next change: a day before it and a day after it.
+                guard let next = tz.nextDaylightSavingTimeTransition(after: Timestamp.date(millis: t)).map(Timestamp.millis),
+                      next < RequestLimits.latestMillis - 2 * 86_400_000 else { continue }
+                let changes = tz.secondsFromGMT(for: Timestamp.date(millis: next - 1)) != tz.secondsFromGMT(for: Timestamp.date(millis: next))
+                #expect(table.hasTransition(from: next - 86_400_000, to: next + 86_400_000) == changes, "\(tz.identifier) near \(Timestamp.string(millis: next))")
+                // After it, nothing until the change after it.
+                let following = tz.nextDaylightSavingTimeTransition(after: Timestamp.date(millis: next)).map(Timestamp.millis) ?? .max
+                if following > next + 86_400_000 {
+                    #expect(!table.hasTransition(from: next + 1, to: next + 86_400_000), "\(tz.identifier) after \(Timestamp.string(millis: next))")
+                }
+            }
+        }
+    }
+
     /// The table reaches past 9999 to leave the searches room; what lies there is no
     /// supported date. (Found by the differential run: the next "2nd, a Thursday, 17:00" after
     /// 9999-12-03 is 10000-03-03.)
