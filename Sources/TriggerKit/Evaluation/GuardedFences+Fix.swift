@@ -13,6 +13,9 @@ extension GuardedFences {
         var inside = false
         /// Outside by the exit rule (accuracy circle outside, plus `--margin` for circles).
         var outside = true
+        /// A circle's distance to its boundary at the fix, when measured (a lower bound, as
+        /// ``RegionIndex/distanceToBoundary(slot:latitude:longitude:)`` gives); -1 when not.
+        var boundary = -1.0
     }
 
     /// Steps every fence with rules for a used fix of device `d` (after staleness and
@@ -113,7 +116,8 @@ extension GuardedFences {
             } else if l.inside && v.outside {
                 move(&l, inside: false, device: d, at: t, into: &out)
             } else if !l.inside && v.outside && fence.crossings, let p = previous, p.t >= fence.addedAt, p.t < t,
-                      let (tIn, tOut) = passThrough(f, from: p, toLatitude: latitude, longitude: lon, t: t, lengthBound: pathBound, path: &path) {
+                      let (tIn, tOut) = passThrough(f, from: p, toLatitude: latitude, longitude: lon, t: t, lengthBound: pathBound,
+                                                    boundary: v.boundary, path: &path) {
                 // Both fixes outside, the path between them through the fence.
                 emit(&l, .enter, device: d, date: tIn, into: &out)
                 emit(&l, .exit, device: d, date: tOut, into: &out)
@@ -227,11 +231,13 @@ extension GuardedFences {
               inBox(longitude, fence.minLongitude, fence.maxLongitude) else { return Verdict() }
         if fence.radius >= 0 {
             // Far enough from the boundary for the margin and the accuracy: the fast test.
-            if let (b, c) = regions.boundarySide(slot: Int32(f), latitude: latitude, longitude: longitude), b > margin + a {
-                return Verdict(plain: c, inside: c, outside: !c)
+            let side = regions.boundarySide(slot: Int32(f), latitude: latitude, longitude: longitude)
+            if let (b, c) = side, b > margin + a {
+                return Verdict(plain: c, inside: c, outside: !c, boundary: b)
             }
             let d = Geodesic.distance(latitude1: fence.latitude, longitude1: fence.longitude, latitude2: latitude, longitude2: longitude)
-            return Verdict(plain: d <= fence.radius, inside: d + a <= fence.radius - margin, outside: d - a > fence.radius + margin)
+            return Verdict(plain: d <= fence.radius, inside: d + a <= fence.radius - margin, outside: d - a > fence.radius + margin,
+                           boundary: side?.distance ?? -1)
         }
         let covers = regions.contains(slot: Int32(f), latitude: latitude, longitude: longitude)
         guard a > 0 else { return Verdict(plain: covers, inside: covers, outside: !covers) }

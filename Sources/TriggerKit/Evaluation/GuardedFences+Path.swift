@@ -13,15 +13,16 @@ extension GuardedFences {
     /// The enter and exit dates of the path from `p` to the fix at `t`, both outside fence
     /// `f`, when the path passes through it (the boundary counts as inside): dates
     /// interpolated by distance along the path, rounded to the millisecond. nil when it
-    /// does not, or the fixes are more than ``GeodesicPath/maximumLength`` apart.
+    /// does not, or the fixes are more than ``GeodesicPath/maximumLength`` apart. `boundary`:
+    /// a circle's distance to its boundary at this fix if already measured (else -1).
     func passThrough(_ f: Int, from p: LastFix, toLatitude latitude: Double, longitude: Double, t: Int64,
-                     lengthBound: Double, path cached: inout GeodesicPath??) -> (Int64, Int64)? {
+                     lengthBound: Double, boundary: Double = -1, path cached: inout GeodesicPath??) -> (Int64, Int64)? {
         let fence = fences[f]
         // A path of length L through the fence has b0 + b1 <= L, where b0 and b1 are the
         // ends' distances to it: with an upper bound of L (`lengthBound`, haversine's bracket)
         // and lower bounds of b0 and b1 most paths are rejected in a few nanoseconds.
         guard lengthBound >= 0, lengthBound <= GeodesicPath.maximumLength * 1.01,
-              mayMeet(f, from: p, toLatitude: latitude, longitude: longitude, within: lengthBound) else { return nil }
+              mayMeet(f, from: p, toLatitude: latitude, longitude: longitude, within: lengthBound, boundary: boundary) else { return nil }
         // Then the boxes: the path's (longitudes unwrapped from the start), widened for the
         // geodesic's bulge.
         let lon1 = p.longitude + Geodesic.unwrapDegrees(longitude - p.longitude)
@@ -47,10 +48,12 @@ extension GuardedFences {
     /// meet it: false when the ends' distances to it add up to more than the length (for a
     /// circle, lower bounds from the index's fast plane; for a polygon, the local-plane edge
     /// distance, trusted to 1 % and 1 cm).
-    private func mayMeet(_ f: Int, from p: LastFix, toLatitude latitude: Double, longitude: Double, within length: Double) -> Bool {
+    private func mayMeet(_ f: Int, from p: LastFix, toLatitude latitude: Double, longitude: Double, within length: Double,
+                         boundary: Double) -> Bool {
         if fences[f].radius >= 0 {
             guard let b0 = regions.distanceToBoundary(slot: Int32(f), latitude: p.latitude, longitude: p.longitude),
-                  let b1 = regions.distanceToBoundary(slot: Int32(f), latitude: latitude, longitude: longitude) else { return true }
+                  let b1 = boundary >= 0 ? boundary : regions.distanceToBoundary(slot: Int32(f), latitude: latitude, longitude: longitude)
+            else { return true }
             return b0 + b1 <= length
         }
         let b0 = boundaryDistance(f, latitude: p.latitude, longitude: Geodesic.unwrapDegrees(p.longitude))
