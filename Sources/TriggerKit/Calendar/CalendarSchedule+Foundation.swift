@@ -1,0 +1,61 @@
+import Foundation
+
+// Where a calendar schedule takes Foundation's answer: month-relative patterns re-enacted and
+// reconciled with the real occurrence, and the fallbacks to Foundation itself.
+
+extension CalendarSchedule {
+    /// Foundation's answer for a month-relative pattern (re-enacted natively), except where it
+    /// skips a real occurrence on an earlier day: then the real one wins (contract exception (a)).
+    func reconciled(_ search: FoundationSearch, afterMillis ref: Int64) -> Int64? {
+        let foundation: Int64?
+        do {
+            foundation = try search.next(after: ref)
+        } catch {
+            CalendarFallbacks.record(.unmodelledMix)
+            foundation = ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
+        }
+        var touched = false
+        // Only a real occurrence on an earlier day than Foundation's answer counts: the search
+        // stops at that day (a pattern that never really occurs would otherwise be searched
+        // to the table's end for every fire).
+        let foundationWallDay = foundation.map { Int(CivilDate.floorDiv($0 + zone.offset(atUTC: $0), Int64(CalendarPattern.msPerDay))) }
+        let real = realOccurrence(after: ref, touched: &touched, throughWallDay: foundationWallDay)
+        guard let real else { return foundation }
+        guard let foundation else { return real }
+        // Foundation skipped the real occurrence only if that lies on an earlier day; a "March
+        // 1st" answer on the real occurrence's own day (at the reference's time, seconds kept)
+        // is Foundation's answer and stands.
+        let day = Int64(CalendarPattern.msPerDay)
+        let realDay = CivilDate.floorDiv(real + zone.offset(atUTC: real), day)
+        let foundationDay = CivilDate.floorDiv(foundation + zone.offset(atUTC: foundation), day)
+        return realDay < foundationDay ? real : foundation
+    }
+
+    /// Foundation's answer where the native rules do not apply: re-enacted natively when the
+    /// pattern is in ``FoundationSearch``'s scope and the instant in the zone's table, else
+    /// asked of Foundation and counted under `reason`.
+    func foundationNext(afterMillis ref: Int64, _ reason: CalendarFallbacks.Reason) -> Int64? {
+        if reason != .outsideTables, zone.covers(ref), ref < zone.nativeEnd, let search = FoundationSearch(zone: zone, pattern: pattern) {
+            do {
+                let next = try search.next(after: ref)
+                // Beyond the table the zone's offsets are unknown: Foundation answers.
+                guard next.map({ $0 < zone.endMillis }) ?? true else { throw FoundationSearch.Unsupported() }
+                // A fixed year: Foundation's answers outside it are not fires (contract).
+                if let next, pattern.year != CalendarPattern.unset32,
+                   CivilDate.ymd(days: Int(CivilDate.floorDiv(next + zone.offset(atUTC: next), 86_400_000))).year != Int(pattern.year) {
+                    return nil
+                }
+                return next
+            } catch {}
+        }
+        CalendarFallbacks.record(reason)
+        return ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
+    }
+
+    var foundationCalendar: Calendar {
+        var cal = CalendarNames.calendar(iso ? .iso8601 : .gregorian, firstWeekday: Int(pattern.firstWeekday),
+                                         minimumDaysInFirstWeek: Int(pattern.minimumDaysInFirstWeek))
+        cal.timeZone = zone.timeZone
+        return cal
+    }
+}
