@@ -18,17 +18,20 @@ extension CalendarSchedule {
         // Only a real occurrence on an earlier day than Foundation's answer counts: the search
         // stops at that day (a pattern that never really occurs would otherwise be searched
         // to the table's end for every fire).
-        let foundationWallDay = foundation.map { Int(CivilDate.floorDiv($0 + zone.offset(atUTC: $0), Int64(CalendarPattern.msPerDay))) }
-        let real = realOccurrence(after: ref, touched: &touched, throughWallDay: foundationWallDay)
+        let foundationDay = foundation.map(wallDay)
+        let real = realOccurrence(after: ref, touched: &touched, throughWallDay: foundationDay)
         guard let real else { return foundation }
-        guard let foundation else { return real }
+        guard let foundation, let foundationDay else { return real }
         // Foundation skipped the real occurrence only if that lies on an earlier day; a "March
         // 1st" answer on the real occurrence's own day (at the reference's time, seconds kept)
         // is Foundation's answer and stands.
-        let day = Int64(CalendarPattern.msPerDay)
-        let realDay = CivilDate.floorDiv(real + zone.offset(atUTC: real), day)
-        let foundationDay = CivilDate.floorDiv(foundation + zone.offset(atUTC: foundation), day)
-        return realDay < foundationDay ? real : foundation
+        return wallDay(real) < foundationDay ? real : foundation
+    }
+
+    /// The local day number (days since 1970-01-01 on the zone's wall clock) of instant `t`.
+    @inline(__always)
+    func wallDay(_ t: Int64) -> Int {
+        Int(CivilDate.floorDiv(t + zone.offset(atUTC: t), Int64(CalendarPattern.msPerDay)))
     }
 
     /// Foundation's answer where the native rules do not apply: re-enacted natively when the
@@ -42,7 +45,7 @@ extension CalendarSchedule {
                 guard next.map({ $0 < zone.endMillis }) ?? true else { throw FoundationSearch.Unsupported() }
                 // A fixed year: Foundation's answers outside it are not fires (contract).
                 if let next, pattern.year != CalendarPattern.unset32,
-                   CivilDate.ymd(days: Int(CivilDate.floorDiv(next + zone.offset(atUTC: next), 86_400_000))).year != Int(pattern.year) {
+                   CivilDate.ymd(days: wallDay(next)).year != Int(pattern.year) {
                     return nil
                 }
                 return next

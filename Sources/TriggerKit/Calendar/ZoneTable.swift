@@ -74,20 +74,10 @@ import Synchronization
         func yearStart(_ y: Int) -> Int64 { Int64(CivilDate.days(year: y, month: 1, day: 1)) * 86_400_000 }
         var transitions: [Int64] = []
         var offsets: [Int64] = [Int64(timeZone.secondsFromGMT(for: Timestamp.date(millis: start))) * 1000]
-        /// Appends Foundation's offset changes after `t` and before `end`.
         func walk(from t0: Date, to end: Int64) {
-            var t = t0
-            while let next = timeZone.nextDaylightSavingTimeTransition(after: t) {
-                let ms = Timestamp.millis(next)
-                if ms >= end || next <= t { break }
-                let off = Int64(timeZone.secondsFromGMT(for: next)) * 1000
-                if let last = offsets.last, last == off {
-                    // A change of DST flag or name only: not an offset change.
-                } else {
-                    transitions.append(ms)
-                    offsets.append(off)
-                }
-                t = next
+            for c in Self.offsetChanges(timeZone, after: t0, before: end, from: offsets[offsets.count - 1]) {
+                transitions.append(c.instant)
+                offsets.append(c.offset)
             }
         }
         var end = yearStart(years.upperBound + 1)
@@ -130,31 +120,45 @@ import Synchronization
         #endif
     }
 
+    /// A change of UTC offset: its instant (epoch ms) and the offset (ms) from then on.
+    struct OffsetChange: Equatable {
+        var instant: Int64
+        var offset: Int64
+    }
+
+    /// Foundation's changes of offset after `t0` and before `end`, the offset being `offset`
+    /// at `t0` (a change of DST flag or name only is not a change of offset).
+    private static func offsetChanges(_ zone: TimeZone, after t0: Date, before end: Int64, from offset: Int64) -> [OffsetChange] {
+        var out: [OffsetChange] = []
+        var t = t0, previous = offset
+        while let next = zone.nextDaylightSavingTimeTransition(after: t), next > t {
+            let ms = Timestamp.millis(next)
+            if ms >= end { break }
+            let off = Int64(zone.secondsFromGMT(for: next)) * 1000
+            if off != previous { out.append(OffsetChange(instant: ms, offset: off)) }
+            previous = off
+            t = next
+        }
+        return out
+    }
+
     /// Whether the offset changes of 2180-2199 recur, with the same offsets, exactly one
     /// ``period`` later in the walked table (2580-2599) and 19 periods later by Foundation's own
     /// walk (9780-9799): then every instant from 2180 on has the offset of the instant whole
     /// periods before it, as far as Foundation will ever say.
     private static func repeatsEveryPeriod(_ zone: TimeZone, transitions: [Int64], offsets: [Int64]) -> Bool {
-        func window(_ from: Int64, _ to: Int64) -> [Int64] {
-            var out: [Int64] = []
-            for (k, t) in transitions.enumerated() where t >= from && t < to { out += [t, offsets[k + 1]] }
-            return out
+        let span: Int64 = 20 * 365 * 86_400_000
+        func window(periods n: Int64) -> [OffsetChange] {
+            let from = foldStart + n * period
+            return transitions.indices.filter { transitions[$0] >= from && transitions[$0] < from + span }
+                .map { OffsetChange(instant: transitions[$0] - n * period, offset: offsets[$0 + 1]) }
         }
-        let base = window(foldStart, foldStart + 20 * 365 * 86_400_000)
-        guard !base.isEmpty else { return false }
-        func shifted(_ w: [Int64], by n: Int64) -> [Int64] { w.enumerated().map { $0.offset % 2 == 0 ? $0.element + n * period : $0.element } }
-        guard window(foldStart + period, foldStart + period + 20 * 365 * 86_400_000) == shifted(base, by: 1) else { return false }
-        var far: [Int64] = []
-        let farStart = foldStart + 19 * period, farEnd = farStart + 20 * 365 * 86_400_000
-        var t = Timestamp.date(millis: farStart - 1)
-        var previous = Int64(zone.secondsFromGMT(for: t)) * 1000
-        while let next = zone.nextDaylightSavingTimeTransition(after: t), next > t, Timestamp.millis(next) < farEnd {
-            let off = Int64(zone.secondsFromGMT(for: next)) * 1000
-            if off != previous { far += [Timestamp.millis(next), off] }
-            previous = off
-            t = next
-        }
-        return far == shifted(base, by: 19)
+        let base = window(periods: 0)
+        guard !base.isEmpty, window(periods: 1) == base else { return false }
+        let farStart = foldStart + 19 * period
+        let before = Timestamp.date(millis: farStart - 1)
+        let far = offsetChanges(zone, after: before, before: farStart + span, from: Int64(zone.secondsFromGMT(for: before)) * 1000)
+        return far.map { OffsetChange(instant: $0.instant - 19 * period, offset: $0.offset) } == base
     }
 
     /// Whether `millis` lies inside the table's range.

@@ -47,18 +47,15 @@ struct FenceGrid {
         }
         cellDegrees = chosen
         columns = Int((360 / chosen).rounded())
-        let scale = Self.referenceCell / chosen
-        maximumCells = Int((Double(Self.referenceMaximumCells) * scale * scale).rounded())
-        maximumPathCells = Int((Double(Self.referenceMaximumPathCells) * scale * scale).rounded())
+        maximumCells = Self.scaled(Self.referenceMaximumCells, to: chosen)
+        maximumPathCells = Self.scaled(Self.referenceMaximumPathCells, to: chosen)
         for (f, b) in boxes.enumerated() {
-            let (y0, y1) = (row(b.minLatitude), row(b.maxLatitude))
-            let (x0, x1) = (column(b.minLongitude), column(b.maxLongitude))
-            guard b.maxLongitude - b.minLongitude < 360, (y1 - y0 + 1) * (x1 - x0 + 1) <= maximumCells else {
+            guard let (rows, cols) = Self.cells(of: b, cell: chosen, limit: maximumCells) else {
                 large.append(Int32(f))
                 continue
             }
-            for y in y0...y1 {
-                for x in x0...x1 {
+            for y in rows {
+                for x in cols {
                     cells[key(x, y), default: []].append(Int32(f))
                     storedSlots += 1
                 }
@@ -69,15 +66,28 @@ struct FenceGrid {
     /// The (fence, cell) entries a grid of `cell`-degree cells would hold.
     private static func entries(_ boxes: [(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)],
                                 cell: Double) -> Int {
-        let scale = referenceCell / cell
-        let limit = Int((Double(referenceMaximumCells) * scale * scale).rounded())
+        let limit = scaled(referenceMaximumCells, to: cell)
         var total = 0
-        for b in boxes where b.maxLongitude - b.minLongitude < 360 {
-            let rows = row(b.maxLatitude, cell: cell) - row(b.minLatitude, cell: cell) + 1
-            let cols = column(b.maxLongitude, cell: cell) - column(b.minLongitude, cell: cell) + 1
-            if rows * cols <= limit { total += rows * cols }
+        for b in boxes {
+            if let (rows, cols) = cells(of: b, cell: cell, limit: limit) { total += rows.count * cols.count }
         }
         return total
+    }
+
+    /// The rows and (unwrapped) columns of `cell`-degree cells a box meets; nil when they are
+    /// more than `limit` or the box goes all the way round (the box is then a large one).
+    private static func cells(of b: (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double),
+                              cell: Double, limit: Int) -> (rows: ClosedRange<Int>, columns: ClosedRange<Int>)? {
+        let rows = row(b.minLatitude, cell: cell)...row(b.maxLatitude, cell: cell)
+        let cols = column(b.minLongitude, cell: cell)...column(b.maxLongitude, cell: cell)
+        guard b.maxLongitude - b.minLongitude < 360, rows.count * cols.count <= limit else { return nil }
+        return (rows, cols)
+    }
+
+    /// A limit in reference cells, in cells of `cell` degrees (the same area).
+    private static func scaled(_ n: Int, to cell: Double) -> Int {
+        let scale = referenceCell / cell
+        return Int((Double(n) * scale * scale).rounded())
     }
 
     @inline(__always) static func row(_ latitude: Double, cell: Double) -> Int {
