@@ -14,12 +14,11 @@ is discarded. Every run must exit 0. Data: tools/geofence-bench.py generates and
 """
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+from benchutil import run_child
 
 
 def main():
@@ -40,14 +39,9 @@ def main():
         out = os.path.join(tmp, "out")
         for i in range(a.runs):
             for binary in ([a.a, a.b] if i % 2 == 0 else [a.b, a.a]):
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                start = time.perf_counter()
-                with open(a.input, "rb") as fin, open(out, "wb") as fout:
-                    subprocess.run([binary] + args, stdin=fin, stdout=fout, stderr=subprocess.DEVNULL, check=True,
-                                   timeout=a.timeout)
-                wall = time.perf_counter() - start
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                wall, cpu, _, rc, timed_out = run_child([binary] + args, a.input, out, os.devnull, a.timeout)
+                if rc != 0 or timed_out:
+                    sys.exit("%s exited %d%s" % (binary, rc, " (timed out)" if timed_out else ""))
                 results[binary].append((wall, cpu))
     print("| binary | wall median s | wall mean s | cpu median s | cpu mean s |")
     print("|---|---:|---:|---:|---:|")

@@ -25,39 +25,15 @@ import argparse
 import collections
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
+from benchutil import run_child
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run_timed(cmd, out_path, err_path, timeout):
-    """Runs cmd with stdout/stderr to files. Returns (wall s, cpu s, maxrss KiB, exit status, timed_out)."""
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
-        timed_out = []
-
-        def kill():
-            timed_out.append(True)
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        timer = threading.Timer(timeout, kill)
-        timer.start()
-        try:
-            _, status, ru = os.wait4(p.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode, bool(timed_out)
 
 
 def read_next(path):
@@ -124,7 +100,7 @@ def paired(cmd_t, cmd_f, runs, workdir, tag, timeout):
         for tool, cmd in (("T", cmd_t), ("F", cmd_f)):
             out = os.path.join(workdir, f"{tag}.{tool}.{i}.out")
             err = os.path.join(workdir, f"{tag}.{tool}.{i}.err")
-            r = run_timed(cmd, out, err, timeout)
+            r = run_child(cmd, None, out, err, timeout)
             res[tool].append(r)
             outs.setdefault(tool, (out, err))
             if i > 0:  # keep only the first run's output

@@ -81,7 +81,7 @@ def main():
         return statistics.median(results[x][j][i] / results[y][j][i] for j in range(a.runs))
     print("\nshapely / TriggerKit: **%.2fx** wall, %.2fx cpu (goal >= 5x)" % (pair_ratio("shapely", "TriggerKit", 0), pair_ratio("shapely", "TriggerKit", 1)))
     print("TriggerKit / floor: **%.2fx** wall, %.2fx cpu (goal <= 2x)" % (pair_ratio("TriggerKit", "floor", 0), pair_ratio("TriggerKit", "floor", 1)))
-    print("(peak MiB is the largest child process so far in this run, not per command.)")
+    print("(wall and CPU of each child as wait4(2) reports them; peak MiB: the command's largest resident set over its runs.)")
     import json
     def keyset(path):
         out = set()
