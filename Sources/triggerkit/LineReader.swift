@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 
 /// One line of input, without its newline (and without a trailing CR).
@@ -27,7 +28,7 @@ enum LineReader {
     /// a second thread (``PipelinedLineReader``), passing each line's scan, and with a
     /// `lookahead` each fix's geometry decided there too; else on this thread, passing nil.
     static func forEachChunk(fd: Int32, threaded: Bool, lookahead: FixLookahead? = nil,
-                             _ body: ([InputLine], [ScannedLine]?, DecidedAhead?) -> Bool) {
+                             _ body: ([InputLine], UnsafeBufferPointer<ScannedLine>?, DecidedAhead?) -> Bool) {
         if threaded {
             PipelinedLineReader.forEachChunk(fd: fd, lookahead: lookahead) { body($0, $1, $2) }
         } else {
@@ -91,42 +92,98 @@ enum LineReader {
     }
 }
 
-/// ``LineReader`` on a second thread: it reads, splits and scans the next chunks while the
-/// caller's thread evaluates the current one, so `run` uses both cores. The caller sees the
-/// same chunks, in the same order, as with ``LineReader/forEachChunk(fd:chunkSize:_:)``
-/// (the output cannot depend on it), each line with its ``ScannedLine``.
+/// ``LineReader`` on a second thread, the lines' scanning shared by both: the caller sees the
+/// same chunks, in the same order, as with ``LineReader/forEachChunk(fd:chunkSize:_:)`` (the
+/// output cannot depend on it), each line with its ``ScannedLine``.
 ///
-/// Bounded: three chunk buffers in rotation (the reader runs at most two chunks ahead; a
-/// buffer grows only to hold one line longer than it, as in ``LineReader``). When `body`
-/// returns false the reader stops at its next chunk; a read already blocked on a pipe is left
-/// to the process's exit.
+/// The reader thread reads a chunk, splits its lines and offers them for scanning in blocks
+/// of ``blockLines``; it scans blocks itself, waits for the blocks the caller's thread took,
+/// then (with a lookahead) decides the chunk's geometry and hands the chunk over. It reads the
+/// next chunk first when input is ready, so the caller's thread, whenever it has no chunk to
+/// evaluate, scans that one meanwhile: the thread with less to do scans more, whichever it is.
+/// A live pipe with nothing ready is not waited on while a chunk is pending.
+///
+/// Bounded: ``chunkCount`` chunk buffers in rotation (the reader runs at most that many chunks
+/// ahead; a chunk's buffer grows only to hold one line longer than it, as in ``LineReader``).
+/// When `body` returns false the reader stops at its next chunk; a read already blocked on a
+/// pipe is left to the process's exit.
 enum PipelinedLineReader {
-    /// One buffer and its lines. The lines point into the buffer, which is manually
-    /// allocated so that it stays put until the chunk comes back free.
+    /// Lines per block of scanning (about 25 µs of work): the unit the threads share.
+    static let blockLines = 256
+    /// Chunk buffers: one being read, one being scanned, one being decided, one being
+    /// evaluated, one spare.
+    static let chunkCount = 5
+
+    /// One buffer, its lines and their scans. The lines point into the buffer, which is
+    /// manually allocated so that it stays put until the chunk comes back free; so are the
+    /// scans, which both threads write at once (disjoint blocks).
     final class Chunk: @unchecked Sendable {
         private(set) var buffer: UnsafeMutableBufferPointer<UInt8>
         var lines: [InputLine] = []
-        var scanned: [ScannedLine] = []
+        private(set) var scans: UnsafeMutableBufferPointer<ScannedLine>
         /// With a lookahead: each line's geometry, their hits in one buffer.
         var ahead = DecidedAhead()
         var atEOF = false
-        init(size: Int) { buffer = .allocate(capacity: size) }
-        deinit { buffer.deallocate() }
+        /// Scanning: blocks in the chunk, blocks taken by a thread, blocks done.
+        private(set) var blocks = 0
+        let taken = Atomic<Int>(0)
+        let done = Atomic<Int>(0)
+
+        init(size: Int) {
+            buffer = .allocate(capacity: size)
+            scans = .allocate(capacity: 0)
+        }
+        deinit {
+            buffer.deallocate()
+            scans.deallocate()
+        }
         func grow(to size: Int) {
             buffer.deallocate()
             buffer = .allocate(capacity: size)
         }
+
+        /// Readies the scans of ``lines`` to be shared out (before the chunk is offered).
+        func prepareScans() {
+            if scans.count < lines.count {
+                scans.deallocate()
+                scans = .allocate(capacity: lines.count)
+                scans.initialize(repeating: .unscanned)
+            }
+            blocks = (lines.count + PipelinedLineReader.blockLines - 1) / PipelinedLineReader.blockLines
+            taken.store(0, ordering: .relaxed)
+            done.store(0, ordering: .relaxed)
+        }
+
+        /// Takes and scans one block; false when every block was taken. Returns whether this
+        /// block was the chunk's last to finish too.
+        func scanBlock(_ scanner: inout LineScanner) -> (scanned: Bool, completed: Bool) {
+            let b = taken.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard b < blocks else { return (false, false) }
+            let from = b * PipelinedLineReader.blockLines
+            let to = Swift.min(lines.count, from + PipelinedLineReader.blockLines)
+            lines.withUnsafeBufferPointer { lines in
+                for k in from..<to { scans[k] = scanner.scan(lines[k].bytes) }
+            }
+            // Releasing: the scans are seen by whichever thread sees the count.
+            let finished = done.wrappingAdd(1, ordering: .releasing).newValue
+            return (true, finished == blocks)
+        }
+
+        var isScanned: Bool { done.load(ordering: .acquiring) == blocks }
+        var hasBlocksLeft: Bool { taken.load(ordering: .relaxed) < blocks }
+        var scanned: UnsafeBufferPointer<ScannedLine> { UnsafeBufferPointer(rebasing: scans[..<lines.count]) }
     }
 
-    /// Chunks travelling between the two threads (free ones back to the reader, filled ones to
-    /// the caller), under one condition variable.
+    /// Chunks travelling between the two threads (free ones back to the reader, offered ones
+    /// being scanned, filled ones to the caller), under one condition variable.
     final class Exchange: @unchecked Sendable {
         private let condition = NSCondition()
         private var free: [Chunk]
+        private var offered: [Chunk] = []
         private var filled: [Chunk] = []
         private var stopped = false
         /// Times the reader waited for a free chunk (the caller was behind) and the caller
-        /// waited for a filled one (the reader was behind).
+        /// waited with nothing to evaluate or scan (the reader was behind).
         private var readerWaits = 0
         private var callerWaits = 0
 
@@ -138,17 +195,42 @@ enum PipelinedLineReader {
             while free.isEmpty && !stopped { condition.wait() }
             return stopped ? nil : free.removeLast()
         }
-        func putFilled(_ c: Chunk) {
-            condition.lock(); filled.append(c); condition.signal(); condition.unlock()
+        /// Offers a chunk's lines for scanning.
+        func offer(_ c: Chunk) {
+            condition.lock(); offered.append(c); condition.broadcast(); condition.unlock()
         }
-        func takeFilled() -> Chunk {
+        /// Waits until every block of `c` is scanned; false when stopped.
+        func waitScanned(_ c: Chunk) -> Bool {
+            if c.isScanned { return true }
             condition.lock(); defer { condition.unlock() }
-            if filled.isEmpty { callerWaits += 1 }
-            while filled.isEmpty { condition.wait() }
-            return filled.removeFirst()
+            while !c.isScanned && !stopped { condition.wait() }
+            return !stopped
+        }
+        /// Says that the caller finished a chunk's last block.
+        func scanCompleted() {
+            condition.lock(); condition.broadcast(); condition.unlock()
+        }
+        func putFilled(_ c: Chunk) {
+            condition.lock()
+            offered.removeAll { $0 === c }
+            filled.append(c)
+            condition.broadcast()
+            condition.unlock()
+        }
+        enum Work { case evaluate(Chunk), scan(Chunk) }
+        /// The caller's next work: the next filled chunk, else a block to scan.
+        func nextWork() -> Work {
+            condition.lock(); defer { condition.unlock() }
+            var waited = false
+            while true {
+                if !filled.isEmpty { return .evaluate(filled.removeFirst()) }
+                if let c = offered.first(where: { $0.hasBlocksLeft }) { return .scan(c) }
+                if !waited { callerWaits += 1; waited = true }
+                condition.wait()
+            }
         }
         func putFree(_ c: Chunk) {
-            condition.lock(); free.append(c); condition.signal(); condition.unlock()
+            condition.lock(); free.append(c); condition.broadcast(); condition.unlock()
         }
         /// The two wait counts so far.
         func waits() -> (reader: Int, caller: Int) {
@@ -161,72 +243,113 @@ enum PipelinedLineReader {
     }
 
     static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, lookahead: FixLookahead? = nil,
-                             _ body: ([InputLine], [ScannedLine], DecidedAhead?) -> Bool) {
-        let exchange = Exchange(chunks: 3, size: chunkSize)
+                             _ body: ([InputLine], UnsafeBufferPointer<ScannedLine>, DecidedAhead?) -> Bool) {
+        let exchange = Exchange(chunks: chunkCount, size: chunkSize)
         let reader = Thread { read(fd: fd, exchange, lookahead: lookahead) }
         reader.stackSize = 1 << 20
         reader.start()
+        var scanner = LineScanner()
         while true {
-            let chunk = exchange.takeFilled()
-            var keepGoing = true
-            if !chunk.lines.isEmpty || chunk.atEOF { keepGoing = body(chunk.lines, chunk.scanned, lookahead == nil ? nil : chunk.ahead) }
-            let atEOF = chunk.atEOF
-            exchange.putFree(chunk)
-            if !keepGoing { exchange.stop(); return }
-            if atEOF { return }
+            switch exchange.nextWork() {
+            case .scan(let c):
+                if c.scanBlock(&scanner).completed { exchange.scanCompleted() }
+            case .evaluate(let chunk):
+                var keepGoing = true
+                if !chunk.lines.isEmpty || chunk.atEOF {
+                    keepGoing = body(chunk.lines, chunk.scanned, lookahead == nil ? nil : chunk.ahead)
+                }
+                let atEOF = chunk.atEOF
+                exchange.putFree(chunk)
+                if !keepGoing { exchange.stop(); return }
+                if atEOF { return }
+            }
         }
+    }
+
+    /// Whether input is ready to read at once (a file always is; a pipe when written to or
+    /// closed).
+    private static func readable(_ fd: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) != 0
     }
 
     /// The reader thread: fills free chunks until end of input (or a stop).
     private static func read(fd: Int32, _ exchange: Exchange, lookahead: FixLookahead?) {
         var scanner = LineScanner()
         var lookahead = lookahead
+        // Every device's geometry decided here to begin with (one owner: one tile cache, one
+        // set of neighbourhoods); the share moves only when the caller's thread has nothing to
+        // do, not even scanning.
+        lookahead?.share = 8
         var carry: [UInt8] = []  // an unfinished line, moved to the next chunk
         var seen = (reader: 0, caller: 0)
-        while let chunk = exchange.takeFree() {
-            // Balancing the two threads: the lookahead takes more devices while the evaluating
-            // thread is behind (this one waited for a free chunk), fewer while this one is
-            // (the evaluating thread waited). Which thread decides a fix changes speed only.
-            let waits = exchange.waits()
-            if waits.caller > seen.caller {
-                lookahead?.share -= 1
-            } else if waits.reader > seen.reader {
-                lookahead?.share += 1
+        var pending: Chunk?  // read and offered, not yet decided
+        var atEOF = false
+        while true {
+            var next: Chunk?
+            // The next chunk is read first when that cannot block (so the caller's thread can
+            // scan it while this one decides the pending one), or when none is pending.
+            if !atEOF && (pending == nil || readable(fd)) {
+                guard let chunk = exchange.takeFree() else { return }
+                fill(chunk, fd: fd, carry: &carry)
+                atEOF = chunk.atEOF
+                chunk.prepareScans()
+                exchange.offer(chunk)
+                next = chunk
             }
-            seen = waits
-            if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
-            let buf = chunk.buffer
-            carry.withUnsafeBufferPointer { c in
-                if let base = c.baseAddress { buf.baseAddress!.update(from: base, count: c.count) }
-            }
-            var n: Int
-            repeat {
-                n = Glibc.read(fd, buf.baseAddress! + carry.count, buf.count - carry.count)
-            } while n < 0 && errno == EINTR
-            let end = carry.count + Swift.max(n, 0)
-            chunk.atEOF = n <= 0
-            chunk.lines.removeAll(keepingCapacity: true)
-            chunk.scanned.removeAll(keepingCapacity: true)
-            let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF, into: &chunk.lines)
-            for line in chunk.lines { chunk.scanned.append(scanner.scan(line.bytes)) }
-            if var la = lookahead {
-                // Worked on in locals (a class's stored property pays an exclusivity check per
-                // access); the optional let go first, or every array in `la` would be copied.
-                lookahead = nil
-                var ahead = DecidedAhead()
-                swap(&ahead, &chunk.ahead)
-                ahead.geometry.removeAll(keepingCapacity: true)
-                ahead.hits.removeAll(keepingCapacity: true)
-                for k in chunk.lines.indices {
-                    ahead.geometry.append(la.decide(chunk.lines[k].bytes, chunk.scanned[k], hits: &ahead.hits))
+            if let chunk = pending {
+                while chunk.scanBlock(&scanner).scanned {}
+                guard exchange.waitScanned(chunk) else { return }
+                if var la = lookahead {
+                    // Balancing the two threads: the lookahead gives devices to the caller's
+                    // thread while that one waits with nothing to scan, and takes them back
+                    // while this one waits for a free chunk. Which thread decides a fix changes
+                    // speed only.
+                    let waits = exchange.waits()
+                    if waits.caller > seen.caller {
+                        la.share -= 1
+                    } else if waits.reader > seen.reader {
+                        la.share += 1
+                    }
+                    seen = waits
+                    // Worked on in locals (a class's stored property pays an exclusivity check per
+                    // access); the optional let go first, or every array in `la` would be copied.
+                    lookahead = nil
+                    var ahead = DecidedAhead()
+                    swap(&ahead, &chunk.ahead)
+                    ahead.geometry.removeAll(keepingCapacity: true)
+                    ahead.hits.removeAll(keepingCapacity: true)
+                    let scans = chunk.scanned
+                    for k in chunk.lines.indices {
+                        ahead.geometry.append(la.decide(chunk.lines[k].bytes, scans[k], hits: &ahead.hits))
+                    }
+                    swap(&ahead, &chunk.ahead)
+                    lookahead = la
                 }
-                swap(&ahead, &chunk.ahead)
-                lookahead = la
+                exchange.putFilled(chunk)
+                if chunk.atEOF { return }
             }
-            carry = Array(buf[consumed..<end])
-            exchange.putFilled(chunk)
-            if chunk.atEOF { return }
+            pending = next
         }
+    }
+
+    /// Reads the next piece of input into `chunk` after the carried unfinished line, and
+    /// splits its lines; the new unfinished line is carried on.
+    private static func fill(_ chunk: Chunk, fd: Int32, carry: inout [UInt8]) {
+        if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
+        let buf = chunk.buffer
+        carry.withUnsafeBufferPointer { c in
+            if let base = c.baseAddress { buf.baseAddress!.update(from: base, count: c.count) }
+        }
+        var n: Int
+        repeat {
+            n = Glibc.read(fd, buf.baseAddress! + carry.count, buf.count - carry.count)
+        } while n < 0 && errno == EINTR
+        let end = carry.count + Swift.max(n, 0)
+        chunk.atEOF = n <= 0
+        chunk.lines.removeAll(keepingCapacity: true)
+        let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF, into: &chunk.lines)
+        carry = Array(buf[consumed..<end])
     }
 }
 

@@ -228,6 +228,9 @@
 /// what ``StreamEvaluator/process(lineBytes:scanned:into:)`` needs besides the line's bytes.
 @_spi(StreamFastPath) public struct ScannedLine: Sendable {
     var scanned: StreamLineParser.Scanned?
+
+    /// A placeholder for a line not scanned yet (it reads as a line for the full parser).
+    public static let unscanned = ScannedLine(scanned: nil)
 }
 
 /// Scans stream lines independently of any evaluator, so that reading and scanning can run

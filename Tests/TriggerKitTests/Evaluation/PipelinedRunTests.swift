@@ -101,4 +101,53 @@ struct PipelinedRunTests {
         #expect(two.out == one.out, "stdout differs (\(two.out.count) vs \(one.out.count) bytes)")
         #expect(two.err == one.err, "stderr differs: \(String(decoding: two.err, as: UTF8.self).suffix(300)) vs \(String(decoding: one.err, as: UTF8.self).suffix(300))")
     }
+
+    /// A live pipe: each line's events are written while the input stays open (the reader
+    /// reads ahead only when input is ready, so a pending chunk never waits on an idle pipe).
+    @Test func eventsWhileThePipeStaysOpen() throws {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let requests = dir.appendingPathComponent("requests.ndjson").path
+        try #"{"identifier": "home", "content": {"title": "h"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "home", "center": {"latitude": 40, "longitude": -74}, "radius": 300}}}"#
+            .write(toFile: requests, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["run", "--requests", requests, "--initial", "fire"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        let seen = Received()
+        output.fileHandleForReading.readabilityHandler = { h in seen.append(h.availableData) }
+        // Inside, then outside, then inside again: one event each, every one awaited before
+        // the next line is written.
+        for (k, (lat, event)) in [(40.0, "enter"), (40.02, "exit"), (40.0, "enter")].enumerated() {
+            let line = #"{"device": "d1", "t": "2026-11-21T09:00:0\#(k)Z", "lat": \#(lat), "lon": -74}"# + "\n"
+            input.fileHandleForWriting.write(Data(line.utf8))
+            let deadline = Date().addingTimeInterval(20)
+            while seen.lines.count < k + 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            let lines = seen.lines
+            try #require(lines.count == k + 1, "event \(k + 1) not written while the input is open: \(lines)")
+            #expect(lines[k].contains(#""event":"\#(event)""#), "\(lines[k])")
+        }
+        try input.fileHandleForWriting.close()
+        p.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        #expect(p.terminationStatus == 0)
+    }
+}
+
+/// Bytes read from a pipe by its handler thread, as complete lines.
+private final class Received: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bytes = Data()
+    func append(_ d: Data) { lock.lock(); bytes.append(d); lock.unlock() }
+    var lines: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
 }
