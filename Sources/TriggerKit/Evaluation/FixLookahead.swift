@@ -23,6 +23,15 @@
     /// slot; none when `same` (they are the previous fix's).
     let start: Int32
     let count: Int32
+    /// The device's number in the lookahead (devices numbered as first seen, by their bytes):
+    /// the evaluator finds its own device through it, without hashing the id again.
+    let device: Int32
+    /// Whether the geometry was decided (the device is in the lookahead's ``FixLookahead/share``);
+    /// if not, only ``device`` is given and the evaluator decides the fix.
+    let decided: Bool
+
+    /// Whether the lookahead decided the fix's geometry (else the evaluator does).
+    public var isDecided: Bool { decided }
 }
 
 /// Decides fixes ahead of a ``StreamEvaluator`` (``StreamEvaluator/makeLookahead()``), on
@@ -128,7 +137,6 @@
         // One hash per line: the share is taken from it, and the device found by it.
         let hash = DeviceInterner.hash(name)
         let eighth = hash & 7
-        if eighth >= shareEighths { return nil }
         let d: Int
         if let found = names.find(name, hash: hash) {
             d = Int(found)
@@ -147,6 +155,11 @@
         if s.t < lastAccepted[d] { return nil }
         lastAccepted[d] = s.t
         if let limit = maxAccuracy, let acc = s.accuracy, acc > limit { return nil }
+        // A device outside the share: the evaluator decides the fix (found by its number).
+        if eighth >= shareEighths {
+            return FixGeometry(sequence: sequence, previous: -1, same: false, delta: false, start: 0, count: 0,
+                               device: Int32(d), decided: false)
+        }
         let start = hits.count
         var same = false, delta = false
         let index = self.index, margin = self.margin
@@ -192,7 +205,7 @@
         let previous = last[d]
         last[d] = sequence
         return FixGeometry(sequence: sequence, previous: previous, same: same, delta: delta, start: Int32(start),
-                           count: Int32(hits.count - start))
+                           count: Int32(hits.count - start), device: Int32(d), decided: true)
     }
 }
 

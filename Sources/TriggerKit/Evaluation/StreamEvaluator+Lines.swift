@@ -47,6 +47,15 @@ import Foundation
     /// another thread, ahead of evaluation): the same results.
     @_spi(StreamFastPath) @inline(__always)
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, into events: inout [FiredEvent]) throws(StreamLineError) {
+        try process(lineBytes: b, scanned: scanned, aheadDevice: -1, into: &events)
+    }
+
+    /// ``process(lineBytes:scanned:into:)`` with the device's number in a ``FixLookahead``
+    /// (-1: none): the evaluator's own device is found through ``lookaheadDevices`` (once by
+    /// name, then by number).
+    @inline(__always)
+    func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, aheadDevice: Int32,
+                 into events: inout [FiredEvent]) throws(StreamLineError) {
         guard let s = scanned.scanned else {
             try process(try StreamLineParser.slowPath(b), into: &events)
             return
@@ -59,8 +68,18 @@ import Foundation
             stats.skipped += 1
             return
         }
-        let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        let d = deviceBytesIndex.find(name) ?? device(named: String(decoding: name, as: UTF8.self))
+        let d: Int32
+        let a = Int(aheadDevice)
+        if a >= 0 && a < lookaheadDevices.count && lookaheadDevices[a] >= 0 {
+            d = lookaheadDevices[a]
+        } else {
+            let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+            d = deviceBytesIndex.find(name) ?? device(named: String(decoding: name, as: UTF8.self))
+            if a >= 0 {
+                if a >= lookaheadDevices.count { lookaheadDevices += repeatElement(-1, count: a + 1 - lookaheadDevices.count) }
+                lookaheadDevices[a] = d
+            }
+        }
         process(device: d, t: s.t, latitude: s.latitude, longitude: s.longitude, accuracy: s.accuracy, into: &events)
     }
 

@@ -6,10 +6,14 @@
     @_spi(StreamFastPath) @inline(__always)
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
                         hits: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) throws(StreamLineError) {
-        lookaheadGeometry = geometry
+        guard let geometry else {
+            try process(lineBytes: b, scanned: scanned, into: &events)
+            return
+        }
+        lookaheadGeometry = geometry.decided ? geometry : nil
         lookaheadHits = hits
         defer { lookaheadGeometry = nil }
-        try process(lineBytes: b, scanned: scanned, into: &events)
+        try process(lineBytes: b, scanned: scanned, aheadDevice: geometry.device, into: &events)
     }
 
     /// A lookahead to decide the geometry of this evaluator's coming fixes on another thread,

@@ -116,6 +116,9 @@ import Foundation
     /// ``process(lineBytes:scanned:geometry:hits:into:)``), and the buffer its hits are in.
     @exclusivity(unchecked) var lookaheadGeometry: FixGeometry?
     @exclusivity(unchecked) var lookaheadHits = UnsafeBufferPointer<RegionHit>(start: nil, count: 0)
+    /// This evaluator's device for each device number of the ``FixLookahead`` (-1: not seen
+    /// yet): one entry per device the lookahead saw.
+    @exclusivity(unchecked) var lookaheadDevices: [Int32] = []
 
     /// Builds the evaluator: the region index over every location request, the schedule on
     /// the first line (when the default `addedAt` becomes known).

@@ -66,7 +66,7 @@ import Testing
                 }
             }
         }
-        return (w.text, errors, evaluator.snapshot(), geometry.count { $0 != nil })
+        return (w.text, errors, evaluator.snapshot(), geometry.count { $0?.isDecided == true })
     }
 
     /// A device id the lookahead decides (by default it takes the ids hashing into 5/8).
