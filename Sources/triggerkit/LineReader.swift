@@ -352,31 +352,37 @@ enum PipelinedLineReader {
 /// When the lookahead gives devices to the evaluating thread, or takes them back: judged on
 /// the threads' idle time over windows of ``window`` chunks. The evaluating thread idle (with
 /// nothing to evaluate or scan) for over ``threshold`` of a window means this thread is the
-/// slower: an eighth of the devices goes to the other; this thread idle (waiting for a free
-/// chunk) that long, one comes back. Anything less is noise: moving devices costs (the two
-/// threads' tile caches and neighbourhoods then cover the same ground), so a window with both
-/// below the threshold changes nothing. (Judged on wait counts instead, one wait moved a
-/// share: on 10,000 dense circles the share drifted to 5 eighths and the run took 6 % longer
-/// than with every device here.)
+/// slower: an eighth of the devices goes to the other (two past twice the threshold); this
+/// thread idle (waiting for a free chunk) that long, they come back. Anything less is noise:
+/// moving devices costs (the two threads' tile caches and neighbourhoods then cover the same
+/// ground), so a window with both below the threshold changes nothing. The first window (the
+/// threads starting) only sets the baseline. (Judged on single waits instead, noise moved the
+/// share: on 10,000 dense circles it drifted to 5 eighths and the run took 6 % longer than
+/// with every device here.)
 struct ShareBalance {
-    static let window = 8
+    static let window = 4
     static let threshold = 0.08
     private var chunks = 0
+    private var started = false
     private var start = DispatchTime.now().uptimeNanoseconds
     private var last: (reader: UInt64, caller: UInt64) = (0, 0)
 
-    /// Called once per chunk with the idle times so far: the change of share (-1, 0 or +1).
+    /// Called once per chunk with the idle times so far: the change of share (-2 to +2).
     mutating func step(idle: (reader: UInt64, caller: UInt64)) -> Int {
         chunks += 1
         guard chunks >= Self.window else { return 0 }
         let now = DispatchTime.now().uptimeNanoseconds
-        let span = Double(now - start)
+        let span = Double(max(1, now - start))
         let caller = Double(idle.caller - last.caller) / span, reader = Double(idle.reader - last.reader) / span
         chunks = 0
         start = now
         last = idle
-        if caller > Self.threshold && caller > reader { return -1 }
-        if reader > Self.threshold && reader > caller { return 1 }
+        guard started else {
+            started = true
+            return 0
+        }
+        if caller > Self.threshold && caller > reader { return caller > 2 * Self.threshold ? -2 : -1 }
+        if reader > Self.threshold && reader > caller { return reader > 2 * Self.threshold ? 2 : 1 }
         return 0
     }
 }
