@@ -21,8 +21,13 @@
     /// since the build, or the neighbourhood skip turned off. Until the lookahead stops (at a
     /// control line) nothing may change the regions. Fences with rules are followed on this
     /// thread as always (their path is not split); the lookahead decides only the plain ones.
+    ///
+    /// The answers of one lookahead only: a new one numbers devices afresh (``FixGeometry``
+    /// carries the lookahead's device number), so answers of an earlier one must not be
+    /// passed after it is made.
     @_spi(StreamFastPath) public func makeLookahead() -> FixLookahead? {
         guard skipsStableFixes, !locations.isEmpty, locations.count == builtLocationCount else { return nil }
+        lookaheadDevices.removeAll()
         return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,
                      deltas: dwellMillis == 0)
     }

@@ -131,6 +131,50 @@ import Testing
         #expect(bounded.state == one.state)
     }
 
+    /// A lookahead made afresh half-way (as after a control line) numbers the devices in the
+    /// order it sees them, not as the first did: the evaluator finds each device by the new
+    /// numbers (it kept the first lookahead's numbering, and stepped one device's fixes as
+    /// another's).
+    @Test func aSecondLookaheadNumbersDevicesAfresh() throws {
+        var rng = Random(state: 4_242)
+        let requests = StableSkipEquivalenceTests.requests(&rng, devices: 6)
+        var lines = StableSkipEquivalenceTests.lines(&rng, devices: 6, seconds: 600)
+        let half = lines.count / 2
+        // The second lookahead's first line: the last device, whose number was 5 in the first.
+        let first = try #require(lines[half...].firstIndex { $0.contains(#""device": "d5""#) })
+        lines.insert(lines[first], at: half)
+        let options = StreamOptions(margin: 0, initialFire: true, now: Timestamp.date(millis: 1_795_770_000_000))
+        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false, skipping: false)
+        let h = StreamHarness(requests: requests, options: options)
+        let evaluator = h.evaluator
+        var w = JSONWriter()
+        var events: [FiredEvent] = []
+        var scanner = LineScanner()
+        var hits: [RegionHit] = []
+        var lookahead = try #require(evaluator.makeLookahead())
+        lookahead.share = 8
+        for (k, line) in lines.enumerated() {
+            if k == half {
+                lookahead = try #require(evaluator.makeLookahead())
+                lookahead.share = 8
+            }
+            var bytes = Array(line.utf8)
+            bytes.withUnsafeBufferPointer { b in
+                let scan = scanner.scan(b)
+                hits.removeAll()
+                let g = lookahead.decide(b, scan, hits: &hits)
+                events.removeAll()
+                try? hits.withUnsafeBufferPointer { hb throws(StreamLineError) in
+                    try evaluator.process(lineBytes: b, scanned: scan, geometry: g, hits: hb, into: &events)
+                }
+                for e in events { evaluator.write(e, format: .json, to: &w) }
+            }
+            _ = bytes
+        }
+        #expect(one.output.count > 1_000)
+        #expect(w.text == one.output)
+    }
+
     /// Devices jittering across a boundary (±12 m around it, as a parked phone's fixes do)
     /// while the share jumps between none and all devices from line to line: a fix decided here
     /// after fixes decided ahead is compared with the last fix used, not with the last one
