@@ -23,9 +23,9 @@ struct InputLine {
 /// is carried over to the next chunk; a last line without newline is still delivered.
 enum LineReader {
     /// Calls `body` with the complete lines of each chunk as soon as it arrives (so a live
-    /// pipe is processed promptly); `body` returns false to stop. `threaded`: read and scan on
-    /// a second thread (``PipelinedLineReader``), passing each line's scan, and with a
-    /// `lookahead` each fix's geometry decided there too; else on this thread, passing nil.
+    /// pipe is processed promptly); `body` returns false to stop. `threaded`: read on a second
+    /// thread and scan on both (``PipelinedLineReader``), passing each line's scan, and with a
+    /// `lookahead` each fix's geometry decided on the second; else on this thread, passing nil.
     static func forEachChunk(fd: Int32, threaded: Bool, lookahead: FixLookahead? = nil,
                              _ body: ([InputLine], UnsafeBufferPointer<ScannedLine>?, DecidedAhead?) -> Bool) {
         if threaded {

@@ -55,8 +55,11 @@ enum PipelinedLineReader {
         /// Readies the scans of ``lines`` to be shared out (before the chunk is offered).
         func prepareScans() {
             if scans.count < lines.count {
+                // Doubling: chunks of slightly more lines each time (a pipe) reallocate rarely.
+                // At most twice the most lines a chunk had.
+                let capacity = Swift.max(lines.count, 2 * scans.count)
                 scans.deallocate()
-                scans = .allocate(capacity: lines.count)
+                scans = .allocate(capacity: capacity)
                 scans.initialize(repeating: .unscanned)
             }
             blocks = (lines.count + PipelinedLineReader.blockLines - 1) / PipelinedLineReader.blockLines

@@ -68,16 +68,16 @@
     private var scratch: [RegionHit] = []
     private var sequence: Int64 = 0
     private var stopped = false
-    /// The devices decided here at first: those whose id hashes below this many eighths. The others
-    /// are left to the evaluator, which decides them itself meanwhile (the index answers two
-    /// threads at once): the evaluator also steps every fix and writes the events, so it takes
-    /// fewer. With tiles, 6/8 balanced the two threads best on dense circles (1M fixes, 10,000
-    /// metro circles: 3 % faster than 5/8, 7/8 and all slower).
+    /// The devices decided here unless told otherwise: those whose id hashes below this many
+    /// eighths. The others are left to the evaluator, which decides them itself meanwhile (the
+    /// index answers two threads at once). `run` sets ``share`` to every device from the start
+    /// (both threads parse lines there, so one owner of all geometry balances best; see
+    /// `ShareBalance`); the tests take this partial share by default, to exercise the split.
     static let eighths: UInt64 = 6
 
     /// The eighths of devices decided here, 0 to 8 (clamped): ``eighths`` to begin with; `run`
-    /// moves it by which thread waits for the other (a device's fixes may be decided here or by
-    /// the evaluator, fix by fix: the results are the same).
+    /// moves it by the threads' idle time (a device's fixes may be decided here or by the
+    /// evaluator, fix by fix: the results are the same).
     public var share: Int {
         get { Int(shareEighths) }
         set {
