@@ -15,21 +15,61 @@
 /// Edges are indexed by horizontal bands of the polygon's latitude range: a point is tested
 /// only against the edges whose latitude span covers its own (the only ones the rule can
 /// count or find it on), a few per band instead of every edge.
-struct PlanarRings: Sendable {
-    let xs: ContiguousArray<Double>
-    let ys: ContiguousArray<Double>
+///
+/// A plain value of pointers and numbers (no reference to count: the tests run on both of
+/// `run`'s threads at once, and reference counting on shared polygons cost them a third of
+/// their time). The memory it points into is a ``Storage``, which whoever keeps the rings keeps
+/// alongside them (``RegionIndex``'s polygon entries do).
+struct PlanarRings: @unchecked Sendable {
+    // @unchecked: read-only pointers into a ``Storage`` written once, before any reader.
+    let xs: UnsafeBufferPointer<Double>
+    let ys: UnsafeBufferPointer<Double>
     /// End (exclusive) of each closed ring in `xs` / `ys`.
-    let ringEnds: ContiguousArray<Int32>
+    let ringEnds: UnsafeBufferPointer<Int32>
     /// Band b holds the edges (k, k + 1) listed at `bandEdges[bandStarts[b] ..< bandStarts[b + 1]]`.
-    let bandStarts: ContiguousArray<Int32>
-    let bandEdges: ContiguousArray<Int32>
+    let bandStarts: UnsafeBufferPointer<Int32>
+    let bandEdges: UnsafeBufferPointer<Int32>
     let minY: Double
     let bandScale: Double
 
     enum Covering { case covered, outside, uncertain }
 
-    /// `rings`: polygons, each a list of rings of points; rings are closed here if needed.
-    init(_ rings: [[[(x: Double, y: Double)]]]) {
+    /// The memory of one polygon's rings, in one allocation; ``rings`` points into it and is
+    /// valid while it lives.
+    final class Storage: @unchecked Sendable {
+        // @unchecked: written in `init` only.
+        private let base: UnsafeMutableRawPointer
+        let rings: PlanarRings
+
+        /// `rings`: polygons, each a list of rings of points; rings are closed here if needed.
+        init(_ rings: [[[(x: Double, y: Double)]]]) {
+            let parts = PlanarRings.layout(rings)
+            let doubles = parts.xs.count * 2, ints = parts.ringEnds.count + parts.bandStarts.count + parts.bandEdges.count
+            base = .allocate(byteCount: Swift.max(8, doubles * 8 + ints * 4), alignment: 8)
+            var at = base
+            func place<T>(_ a: ContiguousArray<T>) -> UnsafeBufferPointer<T> {
+                let p = at.bindMemory(to: T.self, capacity: a.count)
+                _ = UnsafeMutableBufferPointer(start: p, count: a.count).initialize(from: a)
+                at += a.count * MemoryLayout<T>.stride
+                return UnsafeBufferPointer(start: p, count: a.count)
+            }
+            self.rings = PlanarRings(xs: place(parts.xs), ys: place(parts.ys), ringEnds: place(parts.ringEnds),
+                                     bandStarts: place(parts.bandStarts), bandEdges: place(parts.bandEdges),
+                                     minY: parts.minY, bandScale: parts.bandScale)
+        }
+        deinit { base.deallocate() }
+    }
+
+    private init(xs: UnsafeBufferPointer<Double>, ys: UnsafeBufferPointer<Double>, ringEnds: UnsafeBufferPointer<Int32>,
+                 bandStarts: UnsafeBufferPointer<Int32>, bandEdges: UnsafeBufferPointer<Int32>, minY: Double, bandScale: Double) {
+        (self.xs, self.ys, self.ringEnds, self.bandStarts, self.bandEdges) = (xs, ys, ringEnds, bandStarts, bandEdges)
+        (self.minY, self.bandScale) = (minY, bandScale)
+    }
+
+    /// The rings' arrays: coordinates, ring ends, and the edges listed by band.
+    private static func layout(_ rings: [[[(x: Double, y: Double)]]])
+        -> (xs: ContiguousArray<Double>, ys: ContiguousArray<Double>, ringEnds: ContiguousArray<Int32>,
+            bandStarts: ContiguousArray<Int32>, bandEdges: ContiguousArray<Int32>, minY: Double, bandScale: Double) {
         var xs = ContiguousArray<Double>(), ys = ContiguousArray<Double>(), ends = ContiguousArray<Int32>()
         for polygon in rings {
             for ring in polygon where !ring.isEmpty {
@@ -44,9 +84,6 @@ struct PlanarRings: Sendable {
                 ends.append(Int32(xs.count))
             }
         }
-        self.xs = xs
-        self.ys = ys
-        ringEnds = ends
         // Edges, then about two per band on average.
         var edges: [Int32] = []
         var start = 0
@@ -56,10 +93,9 @@ struct PlanarRings: Sendable {
         }
         let lo = ys.min() ?? 0, hi = ys.max() ?? 0
         let bands = Swift.max(1, edges.count / 2)
-        minY = lo
-        bandScale = hi > lo ? Double(bands) / (hi - lo) : 0
+        let scale = hi > lo ? Double(bands) / (hi - lo) : 0
         var counts = [Int32](repeating: 0, count: bands + 1)
-        func band(_ y: Double) -> Int { Swift.min(bands - 1, Swift.max(0, Int(((y - lo) * (hi > lo ? Double(bands) / (hi - lo) : 0)).rounded(.down)))) }
+        func band(_ y: Double) -> Int { Swift.min(bands - 1, Swift.max(0, Int(((y - lo) * scale).rounded(.down)))) }
         for k in edges {
             let (a, b) = (band(ys[Int(k)]), band(ys[Int(k) + 1]))
             for j in Swift.min(a, b)...Swift.max(a, b) { counts[j + 1] += 1 }
@@ -74,8 +110,7 @@ struct PlanarRings: Sendable {
                 fill[j] += 1
             }
         }
-        bandStarts = ContiguousArray(counts)
-        bandEdges = listed
+        return (xs, ys, ends, ContiguousArray(counts), listed, lo, scale)
     }
 
     /// The band of latitude `y` (the same monotone function the edges were listed with).
@@ -138,25 +173,21 @@ struct PlanarRings: Sendable {
     /// sqrt((xScale dx)² + (yScale dy)²) (a fix's step norm: metres per degree). O(edges).
     func distanceToEdges(x: Double, y: Double, xScale: Double, yScale: Double) -> Double {
         var best = Double.infinity
-        xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
-                var start = 0
-                for end in ringEnds {
-                    var k = start
-                    while k < Int(end) - 1 {
-                        // The segment A-B relative to the point, scaled; the nearest point of it.
-                        let ax = (xs[k] - x) * xScale, ay = (ys[k] - y) * yScale
-                        let bx = (xs[k + 1] - x) * xScale, by = (ys[k + 1] - y) * yScale
-                        let ex = bx - ax, ey = by - ay
-                        let len2 = ex * ex + ey * ey
-                        let t = len2 > 0 ? Swift.min(1, Swift.max(0, -(ax * ex + ay * ey) / len2)) : 0
-                        let px = ax + t * ex, py = ay + t * ey
-                        best = Swift.min(best, px * px + py * py)
-                        k += 1
-                    }
-                    start = Int(end)
-                }
+        var start = 0
+        for end in ringEnds {
+            var k = start
+            while k < Int(end) - 1 {
+                // The segment A-B relative to the point, scaled; the nearest point of it.
+                let ax = (xs[k] - x) * xScale, ay = (ys[k] - y) * yScale
+                let bx = (xs[k + 1] - x) * xScale, by = (ys[k + 1] - y) * yScale
+                let ex = bx - ax, ey = by - ay
+                let len2 = ex * ex + ey * ey
+                let t = len2 > 0 ? Swift.min(1, Swift.max(0, -(ax * ex + ay * ey) / len2)) : 0
+                let px = ax + t * ex, py = ay + t * ey
+                best = Swift.min(best, px * px + py * py)
+                k += 1
             }
+            start = Int(end)
         }
         return best.squareRoot()
     }
@@ -166,12 +197,6 @@ struct PlanarRings: Sendable {
     @inline(__always)
     private func withEdges<R>(bands lo: Int, _ hi: Int,
                               _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>, UnsafeBufferPointer<Int32>, Range<Int>) -> R) -> R {
-        xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
-                bandEdges.withUnsafeBufferPointer { edges in
-                    body(xs, ys, edges, Int(bandStarts[lo])..<Int(bandStarts[hi + 1]))
-                }
-            }
-        }
+        body(xs, ys, bandEdges, Int(bandStarts[lo])..<Int(bandStarts[hi + 1]))
     }
 }

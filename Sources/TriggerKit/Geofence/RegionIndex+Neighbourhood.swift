@@ -263,14 +263,12 @@ extension RegionIndex {
         case .polygon:
             let code = test(slot, latitude: latitude, longitude: lon, margin: m, points: &points)?.code ?? 0
             guard kLon > 0, abs(lon) < 179 else { return (code, 0) }
-            let slack = polygons.withUnsafeBufferPointer { p -> Double in
-                let i = Int(e.polygon)
-                guard !p[i].shifted, p[i].rings.edgeCount <= Self.maximumSlackEdges else { return 0 }
-                let d = p[i].rings.distanceToEdges(x: lon, y: latitude, xScale: kLon, yScale: Self.kLatMax)
-                // Rounding in the distance is relative (~1e-15): a generous cushion.
-                return d * (1 - 1e-9) - 1e-4
-            }
-            return (code, slack)
+            let i = Int(e.polygon)
+            let rings = polygons[i].rings  // (a plain value: no reference counted)
+            guard !polygons[i].shifted, rings.edgeCount <= Self.maximumSlackEdges else { return (code, 0) }
+            let d = rings.distanceToEdges(x: lon, y: latitude, xScale: kLon, yScale: Self.kLatMax)
+            // Rounding in the distance is relative (~1e-15): a generous cushion.
+            return (code, d * (1 - 1e-9) - 1e-4)
         case .invalid:
             return (0, .infinity)
         }

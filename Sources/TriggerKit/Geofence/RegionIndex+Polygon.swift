@@ -37,7 +37,8 @@
         guard let prepared else {
             throw RegionIndexError(slot: slot, reason: "invalid polygon: \(invalidity ?? "unknown reason")")
         }
-        polygons.append(PolygonEntry(prepared: prepared, rings: PlanarRings(rings), minX: minX, maxX: maxX, minY: minY, maxY: maxY, shifted: shifted))
+        let storage = PlanarRings.Storage(rings)
+        polygons.append(PolygonEntry(prepared: prepared, rings: storage.rings, ringStorage: storage, minX: minX, maxX: maxX, minY: minY, maxY: maxY, shifted: shifted))
         let entry = Entry(latitude: minY, longitude: minX, radius: 0, plane: LocalPlane(latitude: 0),
                           polygon: Int32(polygons.count - 1), kind: .polygon)
         let box = Box(minLat: minY - boxPadding, maxLat: maxY + boxPadding, minLon: minX - boxPadding,

@@ -122,9 +122,7 @@
             if hi <= r - m { return RegionHit(slot: Int32(slot), inner: true, contains: true) }
             return exactHit(slot, e, latitude, lon, m)
         case .polygon:
-            // Borrowed through the buffer: copying the entry would retain its five references.
-            let covered = polygons.withUnsafeBufferPointer { polygonCovers($0, Int(e.polygon), points: &points) }
-            return covered ? RegionHit(slot: Int32(slot), inner: true, contains: true) : nil
+            return polygonCovers(Int(e.polygon), points: &points) ? RegionHit(slot: Int32(slot), inner: true, contains: true) : nil
         case .invalid:
             return nil
         }
@@ -136,12 +134,18 @@
         return RegionHit(slot: Int32(slot), inner: d <= e.radius - m, contains: d <= e.radius)
     }
 
-    func polygonCovers(_ polygons: UnsafeBufferPointer<PolygonEntry>, _ i: Int, points: inout FixPoints) -> Bool {
+    /// Whether polygon `i` covers the fix. Reads the entry's plain fields one by one (its rings
+    /// are a plain value): borrowing the array or copying the entry would count references on
+    /// objects both of `run`'s threads share, a contended atomic per test.
+    func polygonCovers(_ i: Int, points: inout FixPoints) -> Bool {
         guard context != nil, points.latitude >= polygons[i].minY, points.latitude <= polygons[i].maxY else { return false }
+        let shifted = polygons[i].shifted, minX = polygons[i].minX, maxX = polygons[i].maxX
         // The fix's longitude in the polygon's frame, plus the other name of the antimeridian
-        // (a fix at -180 is at 180 too).
-        for which in FixPoints.Which.allCases {
-            guard let x = points.x(which, shifted: polygons[i].shifted), x >= polygons[i].minX, x <= polygons[i].maxX else { continue }
+        // (a fix at -180 is at 180 too). (Not `Which.allCases`: iterating that shared array
+        // counts references too.)
+        for which in FixPoints.Which.plain.rawValue...FixPoints.Which.antimeridian.rawValue {
+            let which = FixPoints.Which(rawValue: which)!
+            guard let x = points.x(which, shifted: shifted), x >= minX, x <= maxX else { continue }
             switch polygons[i].rings.covers(x: x, y: points.latitude) {
             case .covered: return true
             case .outside: continue
@@ -161,7 +165,7 @@
 
 /// The GEOS points of one fix, each created only if a polygon candidate needs it.
 struct FixPoints {
-    enum Which: Int, CaseIterable { case plain, shifted, antimeridian }
+    enum Which: Int { case plain, shifted, antimeridian }
     let latitude: Double
     let longitude: Double
     // Three stored optionals, not an array: an array would allocate on every query.

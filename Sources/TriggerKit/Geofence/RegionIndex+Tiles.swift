@@ -121,16 +121,14 @@ extension RegionIndex {
             return (code, slack > f.radius)
         }
         let i = Int(entries[slot].polygon), dLat = f.halfExtent, dLon = f.halfExtent
-        return polygons.withUnsafeBufferPointer { p -> (UInt8, Bool) in
-            // Outside the box of the polygon's edges: constant (and no hit).
-            if latitude + dLat < p[i].minY || latitude - dLat > p[i].maxY { return (0, true) }
-            let code: UInt8 = polygonCovers(p, i, points: &points) ? 3 : 0
-            // A polygon across the antimeridian, or a cell at it, has more than one frame:
-            // tested per fix.
-            if p[i].shifted || abs(lon) + dLon >= 180 { return (code, false) }
-            if lon + dLon < p[i].minX || lon - dLon > p[i].maxX { return (code, true) }
-            return (code, !p[i].rings.hasEdge(nearX: lon, y: latitude, dx: dLon, dy: dLat))
-        }
+        // Outside the box of the polygon's edges: constant (and no hit).
+        if latitude + dLat < polygons[i].minY || latitude - dLat > polygons[i].maxY { return (0, true) }
+        let code: UInt8 = polygonCovers(i, points: &points) ? 3 : 0
+        // A polygon across the antimeridian, or a cell at it, has more than one frame:
+        // tested per fix.
+        if polygons[i].shifted || abs(lon) + dLon >= 180 { return (code, false) }
+        if lon + dLon < polygons[i].minX || lon - dLon > polygons[i].maxX { return (code, true) }
+        return (code, !polygons[i].rings.hasEdge(nearX: lon, y: latitude, dx: dLon, dy: dLat))
     }
 
     /// The tile of the regions stored at levels up to `level` in the cell (`ix`, `iy`) of that

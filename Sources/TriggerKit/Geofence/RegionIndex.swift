@@ -100,8 +100,10 @@ import Foundation
 
     struct PolygonEntry {
         var prepared: GEOSPreparedGeometry
-        /// The rings for the native test (GEOS decides only where it is uncertain).
+        /// The rings for the native test (GEOS decides only where it is uncertain), and their
+        /// memory (kept apart: the tests read ``rings`` and touch no reference count).
         var rings: PlanarRings
+        var ringStorage: PlanarRings.Storage
         /// Bounding box in the polygon's own frame (longitudes in [0, 360] when shifted).
         var minX, maxX, minY, maxY: Double
         /// Some polygon had its negative longitudes shifted by +360 (it crosses the
