@@ -120,6 +120,13 @@
     ///   (and a test per region whose slack is used up), taking a tile outside it (built if
     ///   not cached).
     public mutating func decide(_ b: UnsafeBufferPointer<UInt8>, _ line: ScannedLine, hits: inout [RegionHit]) -> FixGeometry? {
+        // The index borrowed, not retained: the evaluator's thread reads it meanwhile, and a
+        // reference count per fix here made the two threads take turns with its cache line.
+        Unmanaged.passUnretained(index)._withUnsafeGuaranteedRef { decide(b, line, index: $0, hits: &hits) }
+    }
+
+    private mutating func decide(_ b: UnsafeBufferPointer<UInt8>, _ line: ScannedLine, index: RegionIndex,
+                                 hits: inout [RegionHit]) -> FixGeometry? {
         sequence += 1
         guard !stopped else { return nil }
         guard let s = line.scanned else {
@@ -162,7 +169,7 @@
         }
         let start = hits.count
         var same = false, delta = false
-        let index = self.index, margin = self.margin
+        let margin = self.margin
         // Maybe decided by the evaluator since this device's last fix here (its eighth was
         // given to it meanwhile): the fix the evaluator used last may not be the one compared
         // with, so this one is sent whole.
