@@ -32,8 +32,6 @@ extension GuardedFences {
         let lon = Geodesic.unwrapDegrees(longitude)
         var old: [Link] = []
         swap(&old, &links[di])
-        var new: [Link] = []
-        new.reserveCapacity(old.count + 1)
         // The fences to look at: near the fix, on the path from the previous fix (crossing
         // fences), linked to the device, and outside dwells not yet started for it. Each
         // source is sorted; a sort is needed only when more than a cell's list and the
@@ -65,6 +63,27 @@ extension GuardedFences {
         if scansAll {
             candidates.removeAll(keepingCapacity: true)
             candidates.append(contentsOf: 0..<Int32(fences.count))
+        }
+        if candidates.isEmpty && old.isEmpty {
+            // Nothing near and no link: no bound is kept either (the path starts again).
+            if !quiet[di].entries.isEmpty { quiet[di].entries.removeAll(keepingCapacity: true) }
+            return
+        }
+        var new: [Link] = []
+        new.reserveCapacity(old.count + 1)
+        // The fences this device cannot have moved across since it measured them (``Quiet``).
+        var q = Quiet()
+        swap(&q, &quiet[di])
+        defer { swap(&q, &quiet[di]) }
+        let travelled = usesQuiet ? q.advance(latitude: latitude, longitude: lon) : 0
+        var bounds: [Quiet.Entry] = []
+        swap(&bounds, &quietScratch)
+        bounds.removeAll(keepingCapacity: true)
+        var qi = 0, skips = 0
+        defer {
+            quietSkips &+= skips
+            swap(&bounds, &q.entries)
+            swap(&bounds, &quietScratch)
         }
         if ordered && !old.isEmpty {
             mergeLinks(old, into: &candidates)
@@ -99,6 +118,18 @@ extension GuardedFences {
             if let m = fence.maximumAccuracy, let acc = accuracy {
                 if acc > m { decides = false; ignored = true } else { a = acc }
             }
+            // A circle without crossings that the device cannot have moved across since it was
+            // measured, on the side it was measured for: no move can come of this fix (after
+            // the device's first fix for the request, whose state is taken by containment).
+            let measurable = usesQuiet && fence.radius >= 0 && !fence.crossings && seen >= fence.addedAt
+            while qi < q.entries.count && q.entries[qi].fence < c { qi += 1 }
+            if measurable, qi < q.entries.count, q.entries[qi].fence == c, q.entries[qi].inside == (link?.inside ?? false),
+               q.entries[qi].due > travelled {
+                bounds.append(q.entries[qi])
+                skips += 1
+                if let l = link, l.inside || l.due != Self.noDwell || l.firedOnce { new.append(l) }
+                continue
+            }
             let v = verdict(f, latitude: latitude, longitude: lon, accuracy: a)
             var l = link ?? Link(fence: Int32(f), inside: false, since: t, due: Self.noDwell, firedOnce: false)
             if seen < fence.addedAt {
@@ -128,6 +159,9 @@ extension GuardedFences {
                 }
             }
             if l.inside || l.due != Self.noDwell || l.firedOnce { new.append(l) }
+            if measurable, let slack = quietSlack(f, latitude: latitude, longitude: lon, inside: l.inside), slack > 0 {
+                bounds.append(Quiet.Entry(fence: c, inside: l.inside, due: travelled + slack))
+            }
         }
         if ignored { ignoredForAccuracy += 1 }
         links[di] = new

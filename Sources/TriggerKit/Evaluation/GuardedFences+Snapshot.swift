@@ -65,6 +65,7 @@ extension GuardedFences {
                 }
             }
             links[Int(d)] = restored.sorted { $0.fence < $1.fence }
+            quiet[Int(d)].forget()
         }
     }
 }

@@ -105,6 +105,7 @@ final class GuardedFences {
     @exclusivity(unchecked) var crossingFences: [Int32] = []
     @exclusivity(unchecked) var scratch: [Int32] = []
     @exclusivity(unchecked) var mergeScratch: [Int32] = []
+    @exclusivity(unchecked) var quietScratch: [Quiet.Entry] = []
     /// Tests set it to look at every fence for every fix (the slow path the grid must equal).
     var scansAll = false
     /// Per device (evaluator index): links sorted by fence, the last fix seen here (`t`),
@@ -112,6 +113,12 @@ final class GuardedFences {
     @exclusivity(unchecked) var links: [[Link]] = []
     @exclusivity(unchecked) var lastSeen: [Int64] = []
     @exclusivity(unchecked) var lastFix: [LastFix?] = []
+    /// Per device: the circle fences it cannot have moved across since it last measured them
+    /// (``Quiet``); tests turn ``usesQuiet`` off to measure every fence at every fix.
+    @exclusivity(unchecked) var quiet: [Quiet] = []
+    var usesQuiet = true
+    /// Fence measurements the cache spared (tests check it is used).
+    var quietSkips = 0
     @exclusivity(unchecked) var timers = Heap<Timer>()
     /// The heap's size that triggers ``compactTimers()``, and how often that happened.
     var timerBound = 65_536
@@ -225,6 +232,7 @@ final class GuardedFences {
             links.append([])
             lastSeen.append(.min)
             lastFix.append(nil)
+            quiet.append(Quiet())
         }
     }
 }

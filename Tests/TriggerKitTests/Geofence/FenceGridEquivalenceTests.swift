@@ -59,6 +59,7 @@ struct FenceGridEquivalenceTests {
         var grid = StreamHarness(requests: requests)
         var full = StreamHarness(requests: requests)
         full.evaluator.guarded?.scansAll = true
+        full.evaluator.guarded?.usesQuiet = false
         let a = grid.feed(lines), b = full.feed(lines)
         #expect(a.count > 50, "the trace must exercise the fences (\(a.count) events)")
         #expect(a == b)

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// Issue 12: fences with rules skip a circle the device cannot have moved across since it
+/// last measured it (``GuardedFences/Quiet``). The shortcut must never change an event or a
+/// link: on random circles with rules and walks that hover within a centimetre of every
+/// threshold (radius - margin, radius, radius + margin), output and fence state equal
+/// measuring every fence at every fix.
+@Suite("fence rules: the quiet cache equals measuring every fix")
+struct FenceQuietEquivalenceTests {
+    struct Circle {
+        var latitude: Double
+        var longitude: Double
+        var radius: Double
+    }
+
+    static func circles(_ rng: inout SeededGenerator, count: Int) -> (requests: String, circles: [Circle]) {
+        var lines: [String] = []
+        var circles: [Circle] = []
+        for k in 0..<count {
+            let c = Circle(latitude: 40 + rng.uniform(-0.004, 0.004), longitude: -74 + rng.uniform(-0.004, 0.004),
+                           radius: Double(30 + rng.below(600)) + rng.uniform(0, 1))
+            circles.append(c)
+            var rules: [String] = []
+            if rng.chance(0.6) { rules.append("\"dwell\": {\"\(rng.chance(0.5) ? "inside" : "outside")\": \(20 + rng.below(200))}") }
+            if rng.chance(0.4) { rules.append("\"accuracy\": {\"maximum\": \(5 + rng.below(40))}") }
+            if rng.chance(0.2) {
+                let start = rng.below(3000)
+                rules.append("\"window\": {\"intervals\": [{\"start\": \"\(at(start))\", \"end\": \"\(at(start + 500 + rng.below(3000)))\"}]}")
+            }
+            // A few with crossings (never cached) among them, and some with no rule at all.
+            if rng.chance(0.1) { rules.append("\"crossings\": true") }
+            let repeats = rules.first?.hasPrefix("\"dwell\"") == true || rng.chance(0.7)
+            lines.append("{\"identifier\": \"c\(k)\", \"content\": {\"title\": \"c\"}, \"trigger\": {\"type\": \"location\", \"repeats\": \(repeats), "
+                         + rules.map { $0 + ", " }.joined() + "\"region\": {\"identifier\": \"r\(k)\", "
+                         + "\"center\": {\"latitude\": \(c.latitude), \"longitude\": \(c.longitude)}, \"radius\": \(c.radius)}}}")
+        }
+        return (lines.joined(separator: "\n"), circles)
+    }
+
+    /// The latitude on the circle's meridian (north or south of its centre) at geodesic
+    /// distance `metres` from the centre, to well under a millimetre (bisection).
+    static func latitude(_ c: Circle, metres: Double, north: Bool) -> Double {
+        var lo = 0.0, hi = 0.02
+        for _ in 0..<80 {
+            let mid = (lo + hi) / 2
+            let lat = north ? c.latitude + mid : c.latitude - mid
+            if Geodesic.distance(latitude1: c.latitude, longitude1: c.longitude, latitude2: lat, longitude2: c.longitude) < metres {
+                lo = mid
+            } else {
+                hi = mid
+            }
+        }
+        return north ? c.latitude + hi : c.latitude - hi
+    }
+
+    /// Devices that each hover around one threshold of one circle (on its meridian), in
+    /// steps from a millimetre to a few metres, now and then moving to another threshold or
+    /// walking off the meridian; some fixes carry an accuracy.
+    static func walks(_ rng: inout SeededGenerator, circles: [Circle], margin: Double, devices: Int, steps: Int) -> [String] {
+        struct Walker {
+            var circle = 0
+            var threshold = 0.0
+            var offset = 0.0
+            var north = true
+            var east = 0.0
+        }
+        func retarget(_ w: inout Walker, _ rng: inout SeededGenerator) {
+            w.circle = rng.below(circles.count)
+            let r = circles[w.circle].radius
+            w.threshold = [r - margin, r, r + margin][rng.below(3)]
+            w.offset = rng.uniform(-3, 3)
+            w.north = rng.chance(0.5)
+            w.east = 0
+        }
+        var walkers = (0..<devices).map { _ in Walker() }
+        for d in walkers.indices { retarget(&walkers[d], &rng) }
+        var lines: [String] = []
+        for s in 0..<steps {
+            let d = rng.below(devices)
+            if rng.chance(0.02) { retarget(&walkers[d], &rng) }
+            switch rng.below(10) {
+            case 0: walkers[d].offset += rng.uniform(-0.01, 0.01)  // within a centimetre
+            case 1: walkers[d].offset = rng.uniform(-0.01, 0.01)  // onto the threshold
+            case 2: walkers[d].east += rng.uniform(-0.0002, 0.0002)  // off the meridian
+            case 3: walkers[d].offset += rng.uniform(-20, 20)
+            default: walkers[d].offset += rng.uniform(-1, 1)
+            }
+            let v = walkers[d], c = circles[v.circle]
+            let lat = latitude(c, metres: max(0, v.threshold + v.offset), north: v.north)
+            let acc = rng.chance(0.25) ? ", \"acc\": \(rng.chance(0.5) ? rng.uniform(0, 0.02) : rng.uniform(0, 60))" : ""
+            lines.append("{\"device\": \"d\(d)\", \"t\": \"\(at(s * 2))\", \"lat\": \(lat), \"lon\": \(c.longitude + v.east)\(acc)}")
+        }
+        lines.append(clock(steps * 2 + 4000))
+        return lines
+    }
+
+    @Test(arguments: [(1, 0.0), (2, 0.0), (3, 5.0), (4, 25.0)])
+    func hoveringAtEveryThresholdGivesTheSameEvents(seed: UInt64, margin: Double) {
+        var rng = SeededGenerator(seed: seed)
+        let (requests, circles) = Self.circles(&rng, count: 40)
+        let lines = Self.walks(&rng, circles: circles, margin: margin, devices: 10, steps: 4000)
+        var cached = StreamHarness(requests: requests, options: StreamOptions(margin: margin))
+        var measured = StreamHarness(requests: requests, options: StreamOptions(margin: margin))
+        measured.evaluator.guarded?.usesQuiet = false
+        let a = cached.feed(lines), b = measured.feed(lines)
+        #expect(a.count > 200, "the walks must exercise the fences (\(a.count) events)")
+        #expect(a == b)
+        #expect(cached.evaluator.fenceSnapshot() == measured.evaluator.fenceSnapshot())
+        // The cache is in use (else this test would compare the slow path with itself).
+        let skips = cached.evaluator.guarded?.quietSkips ?? 0
+        #expect(skips > 10_000, "measurements spared: \(skips)")
+        #expect(measured.evaluator.guarded?.quietSkips == 0)
+    }
+
+    /// The path restarts (every bound forgotten) after a jump, near the equator and across
+    /// it, after its step budget, and when no bound is left.
+    @Test func jumpsAndTheEquatorRestartThePath() {
+        var q = GuardedFences.Quiet()
+        #expect(q.advance(latitude: 40, longitude: -74) == 0)
+        q.entries = [.init(fence: 3, inside: false, due: 50)]
+        let step = q.advance(latitude: 40.0001, longitude: -74)
+        #expect(step > 11.1 && step < 11.2, "a step of 0.0001 degrees north: \(step) m")
+        #expect(q.entries.count == 1)
+        #expect(q.advance(latitude: 40.1, longitude: -74) == 0, "a jump of 0.1 degrees restarts")
+        #expect(q.entries.isEmpty)
+        #expect(q.advance(latitude: 40.1001, longitude: -74) == 0, "with no entry left, the path starts again")
+        _ = q.advance(latitude: 0.02, longitude: 10)
+        q.entries = [.init(fence: 1, inside: true, due: 5)]
+        #expect(q.advance(latitude: -0.01, longitude: 10) > 0, "within the room allowed near the equator")
+        #expect(q.advance(latitude: 0.2, longitude: 10) == 0, "a step too large restarts")
+        var long = GuardedFences.Quiet()
+        _ = long.advance(latitude: 50, longitude: 0)
+        long.entries = [.init(fence: 0, inside: false, due: 1e9)]
+        for k in 1..<Int(Neighbourhood.restartSteps) { _ = long.advance(latitude: 50, longitude: Double(k % 2) * 1e-7) }
+        #expect(long.entries.count == 1)
+        _ = long.advance(latitude: 50, longitude: 0)
+        #expect(long.entries.isEmpty, "the step budget restarts the path")
+    }
+}
