@@ -72,16 +72,17 @@ extension GuardedFences {
         var new: [Link] = []
         new.reserveCapacity(old.count + 1)
         // The fences this device cannot have moved across since it measured them (``Quiet``).
+        let cached = usesQuiet
         var q = Quiet()
-        swap(&q, &quiet[di])
-        defer { swap(&q, &quiet[di]) }
-        let travelled = usesQuiet ? q.advance(latitude: latitude, longitude: lon) : 0
+        if cached { swap(&q, &quiet[di]) }
+        defer { if cached { swap(&q, &quiet[di]) } }
+        let travelled = cached ? q.advance(latitude: latitude, longitude: lon) : 0
         var bounds: [Quiet.Entry] = []
         swap(&bounds, &quietScratch)
         bounds.removeAll(keepingCapacity: true)
         var qi = 0, skips = 0
         defer {
-            quietSkips &+= skips
+            if skips > 0 { quietSkips &+= skips }
             swap(&bounds, &q.entries)
             swap(&bounds, &quietScratch)
         }
@@ -121,7 +122,7 @@ extension GuardedFences {
             // A circle without crossings that the device cannot have moved across since it was
             // measured, on the side it was measured for: no move can come of this fix (after
             // the device's first fix for the request, whose state is taken by containment).
-            let measurable = usesQuiet && fence.radius >= 0 && !fence.crossings && seen >= fence.addedAt
+            let measurable = cached && fence.radius >= 0 && !fence.crossings && seen >= fence.addedAt
             while qi < q.entries.count && q.entries[qi].fence < c { qi += 1 }
             if measurable, qi < q.entries.count, q.entries[qi].fence == c, q.entries[qi].inside == (link?.inside ?? false),
                q.entries[qi].due > travelled {

@@ -114,11 +114,12 @@ final class GuardedFences {
     @exclusivity(unchecked) var lastSeen: [Int64] = []
     @exclusivity(unchecked) var lastFix: [LastFix?] = []
     /// Per device: the circle fences it cannot have moved across since it last measured them
-    /// (``Quiet``); tests turn ``usesQuiet`` off to measure every fence at every fix.
+    /// (``Quiet``); off when no fence is such a circle, and in tests that measure every
+    /// fence at every fix.
     @exclusivity(unchecked) var quiet: [Quiet] = []
-    var usesQuiet = true
+    @exclusivity(unchecked) var usesQuiet = true
     /// Fence measurements the cache spared (tests check it is used).
-    var quietSkips = 0
+    @exclusivity(unchecked) var quietSkips = 0
     @exclusivity(unchecked) var timers = Heap<Timer>()
     /// The heap's size that triggers ``compactTimers()``, and how often that happened.
     var timerBound = 65_536
@@ -166,6 +167,8 @@ final class GuardedFences {
         self.grid = FenceGrid(boxes: fences.map { ($0.minLatitude, $0.maxLatitude, $0.minLongitude, $0.maxLongitude) })
         outsideDwellFences = fences.indices.filter { fences[$0].dwell == .outside }.map { Int32($0) }
         crossingFences = fences.indices.filter { fences[$0].crossings }.map { Int32($0) }
+        // Only circles without crossings have bounds to keep.
+        usesQuiet = fences.contains { $0.radius >= 0 && !$0.crossings }
         for bad in regions.invalid { self.fences[Int(bad.slot)].done = true }
         for (slot, region) in regionList.enumerated() {
             if case .polygon(let p) = region {
