@@ -120,8 +120,9 @@ extension GuardedFences {
                 if acc > m { decides = false; ignored = true } else { a = acc }
             }
             // A circle without crossings that the device cannot have moved across since it was
-            // measured, on the side it was measured for: no move can come of this fix (after
-            // the device's first fix for the request, whose state is taken by containment).
+            // measured: no move can come of this fix (after the device's first fix for the
+            // request, whose state is taken by containment). The side is checked as a guard:
+            // a link changes side only when measured, which renews its entry.
             let measurable = cached && fence.radius >= 0 && !fence.crossings && seen >= fence.addedAt
             while qi < q.entries.count && q.entries[qi].fence < c { qi += 1 }
             if measurable, qi < q.entries.count, q.entries[qi].fence == c, q.entries[qi].inside == (link?.inside ?? false),
