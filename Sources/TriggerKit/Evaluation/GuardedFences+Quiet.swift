@@ -94,19 +94,8 @@ extension RegionIndex {
     /// decide by): the flat plane's distance within its error bound, or the geodesic itself,
     /// each widened by ``geodesicSlack``. nil for polygons and invalid slots.
     func centreDistance(slot: Int32, latitude: Double, longitude: Double) -> (lower: Double, upper: Double)? {
-        guard slot >= 0, Int(slot) < count, latitude.isFinite, longitude.isFinite else { return nil }
-        let e = entries[Int(slot)]
-        let lon = Geodesic.unwrapDegrees(longitude)
-        switch e.kind {
-        case .planeCircle:
-            let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
-            let err = e.plane.errorBound(d) + Self.geodesicSlack
-            return (d - err, d + err)
-        case .exactCircle:
-            let d = Geodesic.distance(latitude1: e.latitude, longitude1: e.longitude, latitude2: latitude, longitude2: lon)
-            return (d - Self.geodesicSlack, d + Self.geodesicSlack)
-        case .polygon, .invalid:
-            return nil
-        }
+        guard let (d, err, _) = centreMeasure(slot: slot, latitude: latitude, longitude: longitude) else { return nil }
+        let bound = err + Self.geodesicSlack
+        return (d - bound, d + bound)
     }
 }

@@ -79,16 +79,23 @@
     /// farther from the radius than its error bound; an exact circle measures the geodesic
     /// both ask). nil for polygons and invalid slots.
     func boundarySide(slot: Int32, latitude: Double, longitude: Double) -> (distance: Double, inside: Bool)? {
+        guard let (d, err, r) = centreMeasure(slot: slot, latitude: latitude, longitude: longitude) else { return nil }
+        return (max(0, abs(d - r) - err), d <= r)
+    }
+
+    /// A circle's distance from its centre to a point (longitude wrapped or not) as the
+    /// tests decide by it: the flat plane's, with its error bound, or the geodesic (error 0);
+    /// and the radius. nil for polygons, invalid slots and non-finite points.
+    func centreMeasure(slot: Int32, latitude: Double, longitude: Double) -> (distance: Double, error: Double, radius: Double)? {
         guard slot >= 0, Int(slot) < count, latitude.isFinite, longitude.isFinite else { return nil }
         let e = entries[Int(slot)]
         let lon = Geodesic.unwrapDegrees(longitude)
         switch e.kind {
         case .planeCircle:
             let d = e.plane.distance(dLat: latitude - e.latitude, dLon: Geodesic.unwrapDegrees(lon - e.longitude))
-            return (max(0, abs(d - e.radius) - e.plane.errorBound(d)), d <= e.radius)
+            return (d, e.plane.errorBound(d), e.radius)
         case .exactCircle:
-            let d = Geodesic.distance(latitude1: e.latitude, longitude1: e.longitude, latitude2: latitude, longitude2: lon)
-            return (abs(d - e.radius), d <= e.radius)
+            return (Geodesic.distance(latitude1: e.latitude, longitude1: e.longitude, latitude2: latitude, longitude2: lon), 0, e.radius)
         case .polygon, .invalid:
             return nil
         }
