@@ -19,7 +19,8 @@ extension GuardedFences {
     }
 
     /// Steps every fence with rules for a used fix of device `d` (after staleness and
-    /// `--max-accuracy`), appending its events (unfiltered by settings) to `out`.
+    /// `--max-accuracy`), appending its events (unfiltered by settings) to `out`. `accuracy`,
+    /// when given, is >= 0 (the stream's validation refuses a negative one).
     func fix(device d: Int32, t: Int64, latitude: Double, longitude: Double, accuracy: Double?,
              initialFire: Bool, into out: inout [FiredEvent]) {
         guard !fences.isEmpty, latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude) else { return }
@@ -83,7 +84,7 @@ extension GuardedFences {
         var qi = 0, skips = 0
         defer {
             if skips > 0 { quietSkips &+= skips }
-            swap(&bounds, &q.entries)
+            if cached { q.keep(bounds) }
             swap(&bounds, &quietScratch)
         }
         if ordered && !old.isEmpty {
@@ -121,8 +122,9 @@ extension GuardedFences {
             }
             // A circle without crossings that the device cannot have moved across since it was
             // measured: no move can come of this fix (after the device's first fix for the
-            // request, whose state is taken by containment). The side is checked as a guard:
-            // a link changes side only when measured, which renews its entry.
+            // request, whose state is taken by containment). The bound is about where the
+            // device is, for the side it was taken on: it holds for a link on that side
+            // whatever befell the link since (a restored snapshot, say), not for the other.
             let measurable = cached && fence.radius >= 0 && !fence.crossings && seen >= fence.addedAt
             while qi < q.entries.count && q.entries[qi].fence < c { qi += 1 }
             if measurable, qi < q.entries.count, q.entries[qi].fence == c, q.entries[qi].inside == (link?.inside ?? false),

@@ -12,9 +12,11 @@ extension GuardedFences {
     /// inside (leaving needs distance - accuracy > radius + margin). A larger accuracy only
     /// makes either move harder, so the bound holds whatever the next fix's accuracy is.
     ///
-    /// Bounded: one entry per fence the device's last fix looked at (the fences of its grid
-    /// cell and its links), 16 bytes each. A cache: never persisted, and output never
-    /// depends on it (tested against measuring every fence at every fix).
+    /// Bounded: one entry per circle the device's last fix looked at (the fences of its
+    /// grid cell, the grid's few large fences, and its links), 16 bytes each, in a buffer of
+    /// at most twice that plus 16 entries (``keep(_:)``). A cache: never persisted, and
+    /// output never depends on it (tested against measuring every fence at every fix).
+    /// Needs accuracies >= 0 (``StreamEvaluator`` drops a fix with a negative one first).
     struct Quiet {
         struct Entry {
             var fence: Int32
@@ -70,6 +72,19 @@ extension GuardedFences {
 
         /// Forgets every entry (a restored device, whose links were replaced).
         mutating func forget() { self = Quiet() }
+
+        /// Takes the bounds of this fix as the entries, copied: a buffer grown for one
+        /// device's many fences is never handed to another (each device's buffer stays
+        /// within twice its own entries plus 16).
+        mutating func keep(_ bounds: [Entry]) {
+            if entries.capacity > 2 * bounds.count + 16 {
+                entries = []
+                entries.reserveCapacity(bounds.count)
+            } else {
+                entries.removeAll(keepingCapacity: true)
+            }
+            entries.append(contentsOf: bounds)
+        }
     }
 
     /// Slack below which a bound is not kept (metres): rounding in the path's sum and in the
@@ -91,10 +106,17 @@ extension GuardedFences {
 extension RegionIndex {
     /// For a circle, bounds (metres) of the geodesic distance from its centre to a point
     /// (the distance ``contains(slot:latitude:longitude:)`` and ``boundarySide(slot:latitude:longitude:)``
-    /// decide by): the flat plane's distance within its error bound, or the geodesic itself,
-    /// each widened by ``geodesicSlack``. nil for polygons and invalid slots.
+    /// decide by): the flat plane's distance within its error bound (up to
+    /// ``LocalPlane/measuredRange``), or the geodesic itself, each widened by
+    /// ``geodesicSlack``. nil for polygons and invalid slots.
     func centreDistance(slot: Int32, latitude: Double, longitude: Double) -> (lower: Double, upper: Double)? {
-        guard let (d, err, _) = centreMeasure(slot: slot, latitude: latitude, longitude: longitude) else { return nil }
+        guard var (d, err, _) = centreMeasure(slot: slot, latitude: latitude, longitude: longitude) else { return nil }
+        if err > 0 && d > LocalPlane.measuredRange {
+            // Beyond the range the plane's error bound was measured over: the geodesic.
+            let e = entries[Int(slot)]
+            d = Geodesic.distance(latitude1: e.latitude, longitude1: e.longitude, latitude2: latitude, longitude2: longitude)
+            err = 0
+        }
         let bound = err + Self.geodesicSlack
         return (d - bound, d + bound)
     }

@@ -23,6 +23,9 @@ struct LocalPlane {
     var errorK: Double
 
     static let errorFloor = 1e-5
+    /// The offsets the error bound was measured over (metres); beyond, a bound that must
+    /// hold takes the geodesic.
+    static let measuredRange = 3_500.0
     static let maximumRadius = 3_000.0
     static let maximumLatitude = 85.0
 
