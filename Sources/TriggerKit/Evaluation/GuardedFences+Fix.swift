@@ -263,6 +263,7 @@ extension GuardedFences {
     }
 
     /// Measures a fix (longitude unwrapped) against fence `f` with accuracy `a` metres.
+    @inline(__always)
     func verdict(_ f: Int, latitude: Double, longitude: Double, accuracy a: Double) -> Verdict {
         let fence = fences[f]
         guard latitude >= fence.minLatitude, latitude <= fence.maxLatitude,

@@ -86,6 +86,7 @@
     /// A circle's distance from its centre to a point (longitude wrapped or not) as the
     /// tests decide by it: the flat plane's, with its error bound, or the geodesic (error 0);
     /// and the radius. nil for polygons, invalid slots and non-finite points.
+    @inline(__always)
     func centreMeasure(slot: Int32, latitude: Double, longitude: Double) -> (distance: Double, error: Double, radius: Double)? {
         guard slot >= 0, Int(slot) < count, latitude.isFinite, longitude.isFinite else { return nil }
         let e = entries[Int(slot)]
