@@ -120,12 +120,12 @@ extension GuardedFences {
             if let m = fence.maximumAccuracy, let acc = accuracy {
                 if acc > m { decides = false; ignored = true } else { a = acc }
             }
-            // A circle without crossings that the device cannot have moved across since it was
-            // measured: no move can come of this fix (after the device's first fix for the
+            // A circle the device cannot have moved across since it was measured (nor passed
+            // through, with crossings): no move can come of this fix (after the device's first fix for the
             // request, whose state is taken by containment). The bound is about where the
             // device is, for the side it was taken on: it holds for a link on that side
             // whatever befell the link since (a restored snapshot, say), not for the other.
-            let measurable = cached && fence.radius >= 0 && !fence.crossings && seen >= fence.addedAt
+            let measurable = cached && fence.radius >= 0 && seen >= fence.addedAt
             while qi < q.entries.count && q.entries[qi].fence < c { qi += 1 }
             if measurable, qi < q.entries.count, q.entries[qi].fence == c, q.entries[qi].inside == (link?.inside ?? false),
                q.entries[qi].due > travelled {

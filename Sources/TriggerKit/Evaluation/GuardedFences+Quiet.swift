@@ -11,6 +11,9 @@ extension GuardedFences {
     /// outside (entering needs distance + accuracy <= radius - margin), radius + margin for one
     /// inside (leaving needs distance - accuracy > radius + margin). A larger accuracy only
     /// makes either move harder, so the bound holds whatever the next fix's accuracy is.
+    /// With `crossings`, a device outside is kept farther than the radius itself: every
+    /// point of the geodesic from the previous fix is within the path's sum of the fix the
+    /// bound was taken at, so no pass-through (the path within the radius) can come sooner.
     ///
     /// Bounded: one entry per circle the device's last fix looked at (the fences of its
     /// grid cell, the grid's few large fences, and its links), 16 bytes each, in a buffer of
@@ -92,13 +95,13 @@ extension GuardedFences {
     static let quietCushion = 1e-3
 
     /// How far a fix (longitude unwrapped) may move before circle fence `f` could move a link
-    /// on side `inside`: a lower bound (metres) of its distance to radius - margin (outside)
-    /// or radius + margin (inside); 0 within the measurement's error of it; nil for a
-    /// polygon.
+    /// on side `inside`: a lower bound (metres) of its distance to radius - margin (outside;
+    /// the radius itself with `crossings`) or radius + margin (inside); 0 within the
+    /// measurement's error of it; nil for a polygon.
     func quietSlack(_ f: Int, latitude: Double, longitude: Double, inside: Bool) -> Double? {
         guard let (lower, upper) = regions.centreDistance(slot: Int32(f), latitude: latitude, longitude: longitude) else { return nil }
         let r = fences[f].radius
-        let slack = inside ? (r + margin) - upper : lower - (r - margin)
+        let slack = inside ? (r + margin) - upper : lower - (fences[f].crossings ? r : r - margin)
         return max(0, slack - Self.quietCushion)
     }
 }

@@ -114,7 +114,7 @@ final class GuardedFences {
     @exclusivity(unchecked) var lastSeen: [Int64] = []
     @exclusivity(unchecked) var lastFix: [LastFix?] = []
     /// Per device: the circle fences it cannot have moved across since it last measured them
-    /// (``Quiet``); off when no fence is such a circle, and in tests that measure every
+    /// (``Quiet``); off when no fence is a circle, and in tests that measure every
     /// fence at every fix.
     @exclusivity(unchecked) var quiet: [Quiet] = []
     @exclusivity(unchecked) var usesQuiet = true
@@ -167,8 +167,8 @@ final class GuardedFences {
         self.grid = FenceGrid(boxes: fences.map { ($0.minLatitude, $0.maxLatitude, $0.minLongitude, $0.maxLongitude) })
         outsideDwellFences = fences.indices.filter { fences[$0].dwell == .outside }.map { Int32($0) }
         crossingFences = fences.indices.filter { fences[$0].crossings }.map { Int32($0) }
-        // Only circles without crossings have bounds to keep.
-        usesQuiet = fences.contains { $0.radius >= 0 && !$0.crossings }
+        // Only circles have bounds to keep.
+        usesQuiet = fences.contains { $0.radius >= 0 }
         for bad in regions.invalid { self.fences[Int(bad.slot)].done = true }
         for (slot, region) in regionList.enumerated() {
             if case .polygon(let p) = region {

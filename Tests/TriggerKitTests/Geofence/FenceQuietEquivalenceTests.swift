@@ -41,8 +41,8 @@ struct FenceQuietEquivalenceTests {
                 let start = rng.below(3000)
                 rules.append("\"window\": {\"intervals\": [{\"start\": \"\(at(start))\", \"end\": \"\(at(start + 500 + rng.below(3000)))\"}]}")
             }
-            // A few with crossings (never cached) among them, and some with no rule at all.
-            if rng.chance(0.1) { rules.append("\"crossings\": true") }
+            // Crossings on a third (a path between two fixes outside may pass through).
+            if rng.chance(0.3) { rules.append("\"crossings\": true") }
             let repeats = rules.first?.hasPrefix("\"dwell\"") == true || rng.chance(0.7)
             lines.append("{\"identifier\": \"c\(k)\", \"content\": {\"title\": \"c\"}, \"trigger\": {\"type\": \"location\", \"repeats\": \(repeats), "
                          + rules.map { $0 + ", " }.joined() + "\"region\": {\"identifier\": \"r\(k)\", "
@@ -129,6 +129,48 @@ struct FenceQuietEquivalenceTests {
         let skips = cached.evaluator.guarded?.quietSkips ?? 0
         #expect(skips > 10_000, "measurements spared: \(skips)")
         #expect(measured.evaluator.guarded?.quietSkips == 0)
+    }
+
+    /// Crossings: a device hovers outside a circle (its bound kept), then crosses a chord
+    /// whose ends are both outside radius + margin while its nearest point is within a few
+    /// centimetres of the radius, one way or the other: pass-throughs, and near misses.
+    @Test(arguments: [0.0, 10.0])
+    func chordsPastTheRadiusGiveTheSamePassThroughs(margin: Double) {
+        let radius = 200.0
+        let request = "{\"identifier\": \"x\", \"content\": {\"title\": \"x\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, "
+            + "\"crossings\": true, \"dwell\": {\"outside\": 30}, \"region\": {\"identifier\": \"rx\", "
+            + "\"center\": {\"latitude\": 40.0, \"longitude\": -74.0}, \"radius\": \(radius)}}}"
+        var rng = SeededGenerator(seed: UInt64(margin) + 21)
+        // Metres east and north of the centre (a local approximation: the comparison is of
+        // the engine with itself, and the offsets are drawn finely around the radius).
+        func line(_ s: Int, _ x: Double, _ y: Double) -> String {
+            let lat = 40 + y / 111_034, lon = -74 + x / (111_034 * cos(40 * Double.pi / 180))
+            return "{\"device\": \"d\", \"t\": \"\(at(s))\", \"lat\": \(lat), \"lon\": \(lon)}"
+        }
+        var lines: [String] = []
+        var s = 0
+        var side = -1.0
+        for _ in 0..<300 {
+            let y = radius + (rng.chance(0.5) ? rng.uniform(-0.05, 0.05) : rng.uniform(-3, 3))
+            let reach = radius + margin + rng.uniform(0.5, 10)
+            let x = (reach * reach - y * y).squareRoot()
+            // Hover at one end (bounds kept), then cross to the other.
+            for _ in 0..<rng.below(6) {
+                lines.append(line(s, side * x + rng.uniform(-0.2, 0.2), y))
+                s += 1
+            }
+            side = -side
+            lines.append(line(s, side * x, y))
+            s += 1
+        }
+        var cached = StreamHarness(requests: request, options: StreamOptions(margin: margin))
+        var measured = StreamHarness(requests: request, options: StreamOptions(margin: margin))
+        measured.evaluator.guarded?.usesQuiet = false
+        let a = cached.feed(lines), b = measured.feed(lines)
+        let passes = a.filter { $0.contains("\"event\":\"enter\"") }.count
+        #expect(passes > 50, "pass-throughs: \(passes)")
+        #expect(a == b)
+        #expect((cached.evaluator.guarded?.quietSkips ?? 0) > 200, "skips: \(cached.evaluator.guarded?.quietSkips ?? 0)")
     }
 
     /// A snapshot restored over later state: the links go back, and the bounds taken since
