@@ -73,19 +73,23 @@ extension GuardedFences {
         var new: [Link] = []
         new.reserveCapacity(old.count + 1)
         // The fences this device cannot have moved across since it measured them (``Quiet``).
+        // Without it (no circle, or a test measuring every fix) none of this state is touched.
         let cached = usesQuiet
-        var q = Quiet()
-        if cached { swap(&q, &quiet[di]) }
-        defer { if cached { swap(&q, &quiet[di]) } }
-        let travelled = cached ? q.advance(latitude: latitude, longitude: lon) : 0
-        var bounds: [Quiet.Entry] = []
-        swap(&bounds, &quietScratch)
-        bounds.removeAll(keepingCapacity: true)
-        var qi = 0, skips = 0
-        defer {
-            if skips > 0 { quietSkips &+= skips }
-            if cached { q.keep(bounds) }
+        var q = Quiet(), bounds: [Quiet.Entry] = []
+        var travelled = 0.0, qi = 0, skips = 0
+        if cached {
+            swap(&q, &quiet[di])
             swap(&bounds, &quietScratch)
+            bounds.removeAll(keepingCapacity: true)
+            travelled = q.advance(latitude: latitude, longitude: lon)
+        }
+        defer {
+            if cached {
+                quietSkips &+= skips
+                q.keep(bounds)
+                swap(&q, &quiet[di])
+                swap(&bounds, &quietScratch)
+            }
         }
         if ordered && !old.isEmpty {
             mergeLinks(old, into: &candidates)
