@@ -170,26 +170,90 @@ struct PlanarRings: @unchecked Sendable {
     var edgeCount: Int { xs.count - ringEnds.count }
 
     /// The distance from (x, y) to the nearest edge, in the norm
-    /// sqrt((xScale dx)² + (yScale dy)²) (a fix's step norm: metres per degree). O(edges).
+    /// sqrt((xScale dx)² + (yScale dy)²) (a fix's step norm: metres per degree).
+    ///
+    /// Reads the latitude bands outwards from the point's own, nearest first, and stops when
+    /// the next band is farther (in y alone, times `yScale`) than the nearest edge found: an
+    /// edge first met in a band is listed only in that band and farther ones, so no point of
+    /// it is nearer in y. The result is the one ``distanceToEdgesByScan(x:y:xScale:yScale:)``
+    /// gives (the same arithmetic per edge, and the minimum over every edge that can be
+    /// nearest). O(edges in the bands within that distance); O(edges) at worst.
+    @inline(__always)
     func distanceToEdges(x: Double, y: Double, xScale: Double, yScale: Double) -> Double {
+        nearestEdge(x: x, y: y, xScale: xScale, yScale: yScale).distance
+    }
+
+    /// ``distanceToEdges(x:y:xScale:yScale:)``, and how many bands it read (of
+    /// `bandStarts.count - 1`; 0 when it read every edge without them).
+    func nearestEdge(x: Double, y: Double, xScale: Double, yScale: Double) -> (distance: Double, bandsRead: Int) {
+        let bands = bandStarts.count - 1
+        guard bands > 1, bandScale > 0, bandScale.isFinite, y.isFinite else {
+            return (distanceToEdgesByScan(x: x, y: y, xScale: xScale, yScale: yScale), 0)
+        }
+        let b = band(y)
+        var best = Double.infinity
+        var down = b - 1, up = b + 1
+        scan(band: b, x: x, y: y, xScale: xScale, yScale: yScale, best: &best)
+        while down >= 0 || up < bands {
+            // The y gap to the band below (its upper end) and to the band above (its lower
+            // end), in degrees, less 1e-9 (0.1 mm: far beyond the band function's rounding).
+            let gapDown = down >= 0 ? y - (minY + Double(down + 1) / bandScale) - 1e-9 : .infinity
+            let gapUp = up < bands ? (minY + Double(up) / bandScale) - y - 1e-9 : .infinity
+            let gap = Swift.min(gapDown, gapUp)
+            if gap > 0 {
+                let g = gap * yScale
+                if g * g >= best { break }
+            }
+            if gapDown <= gapUp {
+                scan(band: down, x: x, y: y, xScale: xScale, yScale: yScale, best: &best)
+                down -= 1
+            } else {
+                scan(band: up, x: x, y: y, xScale: xScale, yScale: yScale, best: &best)
+                up += 1
+            }
+        }
+        return (best.squareRoot(), up - down - 1)
+    }
+
+    /// The squared distances to the edges listed in band `b`, into `best`.
+    @inline(__always)
+    private func scan(band b: Int, x: Double, y: Double, xScale: Double, yScale: Double, best: inout Double) {
+        for i in Int(bandStarts[b])..<Int(bandStarts[b + 1]) {
+            let k = Int(bandEdges[i])
+            best = Swift.min(best, Self.squaredDistance(x: x, y: y, xScale: xScale, yScale: yScale,
+                                                        xs[k], ys[k], xs[k + 1], ys[k + 1]))
+        }
+    }
+
+    /// ``distanceToEdges(x:y:xScale:yScale:)`` by reading every edge once (the reference the
+    /// banded search is tested against).
+    func distanceToEdgesByScan(x: Double, y: Double, xScale: Double, yScale: Double) -> Double {
         var best = Double.infinity
         var start = 0
         for end in ringEnds {
             var k = start
             while k < Int(end) - 1 {
-                // The segment A-B relative to the point, scaled; the nearest point of it.
-                let ax = (xs[k] - x) * xScale, ay = (ys[k] - y) * yScale
-                let bx = (xs[k + 1] - x) * xScale, by = (ys[k + 1] - y) * yScale
-                let ex = bx - ax, ey = by - ay
-                let len2 = ex * ex + ey * ey
-                let t = len2 > 0 ? Swift.min(1, Swift.max(0, -(ax * ex + ay * ey) / len2)) : 0
-                let px = ax + t * ex, py = ay + t * ey
-                best = Swift.min(best, px * px + py * py)
+                best = Swift.min(best, Self.squaredDistance(x: x, y: y, xScale: xScale, yScale: yScale,
+                                                            xs[k], ys[k], xs[k + 1], ys[k + 1]))
                 k += 1
             }
             start = Int(end)
         }
         return best.squareRoot()
+    }
+
+    /// The squared distance from (x, y) to the segment (x1, y1)-(x2, y2), scaled.
+    @inline(__always)
+    private static func squaredDistance(x: Double, y: Double, xScale: Double, yScale: Double,
+                                        _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Double {
+        // The segment A-B relative to the point, scaled; the nearest point of it.
+        let ax = (x1 - x) * xScale, ay = (y1 - y) * yScale
+        let bx = (x2 - x) * xScale, by = (y2 - y) * yScale
+        let ex = bx - ax, ey = by - ay
+        let len2 = ex * ex + ey * ey
+        let t = len2 > 0 ? Swift.min(1, Swift.max(0, -(ax * ex + ay * ey) / len2)) : 0
+        let px = ax + t * ex, py = ay + t * ey
+        return px * px + py * py
     }
 
     /// The coordinates, the band index and the range of `bandEdges` for bands `lo...hi`

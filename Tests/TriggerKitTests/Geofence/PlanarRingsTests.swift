@@ -78,4 +78,66 @@ import Testing
         #expect(covered > checked / 10, "too few covered points to mean anything: \(covered) of \(checked)")
         #expect(uncertain * 20 < checked, "\(uncertain) uncertain of \(checked + uncertain)")
     }
+
+    /// The nearest-edge distance (a polygon's slack) read band by band from the point's own
+    /// outwards, stopping early, equals reading every edge: to the last bit, for points
+    /// inside, outside, beyond the polygon's latitude range, on vertices and edges and within
+    /// 1e-9 degrees of them, for star polygons with holes, two shells far apart, and
+    /// rectangles (horizontal edges on band boundaries). And it stops early for most points
+    /// (else the test would not be testing the stop).
+    @Test(arguments: 0..<4)
+    func bandedNearestEdgeIsTheFullScan(seed: Int) {
+        var g = Rng(s: UInt64(seed + 11) &* 104_729)
+        var compared = 0, stoppedEarly = 0, differences: [String] = []
+        for shape in 0..<60 {
+            let cx = -74 + g.unit(), cy = 40.5 + g.unit() * 0.4
+            let radius = 0.0005 + g.unit() * 0.02
+            var polygons: [[[(x: Double, y: Double)]]]
+            switch shape % 3 {
+            case 0:
+                var p = [Self.ring(&g, cx: cx, cy: cy, radius: radius, vertices: 8 + g.int(57))]
+                if g.int(2) == 0 { p.append(Self.ring(&g, cx: cx, cy: cy, radius: radius * 0.3, vertices: 6 + g.int(10)).reversed()) }
+                polygons = [p]
+            case 1:
+                // Two shells, one far above the other: the nearest edge of a point between
+                // them is many bands away.
+                polygons = [[Self.ring(&g, cx: cx, cy: cy, radius: radius, vertices: 8 + g.int(30))],
+                            [Self.ring(&g, cx: cx + radius, cy: cy + 10 * radius, radius: radius, vertices: 8 + g.int(30))]]
+            default:
+                // A rectangle and a step shape: horizontal edges, band boundaries on vertices.
+                let w = radius, h = radius * (0.2 + g.unit())
+                polygons = [[[(cx, cy), (cx + w, cy), (cx + w, cy + h), (cx + w / 2, cy + h), (cx + w / 2, cy + 2 * h),
+                              (cx, cy + 2 * h), (cx, cy)]]]
+            }
+            let storage = PlanarRings.Storage(polygons)
+            let rings = storage.rings
+            var points: [(Double, Double)] = []
+            for _ in 0..<150 {
+                points.append((cx + (g.unit() * 4 - 2) * radius, cy + (g.unit() * 24 - 6) * radius))
+            }
+            for polygon in polygons {
+                for ring in polygon {
+                    for k in 0..<(ring.count - 1) {
+                        let (a, b) = (ring[k], ring[k + 1])
+                        let t = g.unit()
+                        let (px, py) = (a.x + t * (b.x - a.x), a.y + t * (b.y - a.y))
+                        points += [(a.x, a.y), (px, py), (px + 1e-9, py - 1e-9), (px, py + 1e-9), (a.x + 3 * radius, a.y)]
+                    }
+                }
+            }
+            for (x, y) in points {
+                let kLon = LocalPlane(latitude: y).kLon * (1 + g.unit())
+                let (banded, read) = rings.nearestEdge(x: x, y: y, xScale: kLon, yScale: RegionIndex.kLatMax)
+                if read < rings.bandStarts.count - 1 { stoppedEarly += 1 }
+                let scanned = rings.distanceToEdgesByScan(x: x, y: y, xScale: kLon, yScale: RegionIndex.kLatMax)
+                compared += 1
+                if banded != scanned { differences.append("(\(x), \(y)): banded \(banded), every edge \(scanned)") }
+            }
+            withExtendedLifetime(storage) {}  // `rings` points into it
+        }
+        for d in differences.prefix(10) { print("difference:", d) }
+        #expect(differences.isEmpty, "\(differences.count) of \(compared) distances differ")
+        #expect(compared > 10_000)
+        #expect(stoppedEarly * 2 > compared, "stopped early for \(stoppedEarly) of \(compared) points")
+    }
 }
