@@ -184,10 +184,11 @@ struct PlanarRings: @unchecked Sendable {
     }
 
     /// ``distanceToEdges(x:y:xScale:yScale:)``, and how many bands it read (of
-    /// `bandStarts.count - 1`; 0 when it read every edge without them).
+    /// `bandStarts.count - 1`; 0 when it read every edge without them: one band, or a scale it
+    /// cannot bound by).
     func nearestEdge(x: Double, y: Double, xScale: Double, yScale: Double) -> (distance: Double, bandsRead: Int) {
         let bands = bandStarts.count - 1
-        guard bands > 1, bandScale > 0, bandScale.isFinite, y.isFinite else {
+        guard bands > 1, bandScale > 0, bandScale.isFinite, y.isFinite, yScale > 0 else {
             return (distanceToEdgesByScan(x: x, y: y, xScale: xScale, yScale: yScale), 0)
         }
         let b = band(y)
