@@ -198,8 +198,8 @@ struct PlanarRings: @unchecked Sendable {
         while down >= 0 || up < bands {
             // The y gap to the band below (its upper end) and to the band above (its lower
             // end), in degrees, less 1e-9 (0.1 mm: far beyond the band function's rounding).
-            let gapDown = down >= 0 ? y - (minY + Double(down + 1) / bandScale) - 1e-9 : .infinity
-            let gapUp = up < bands ? (minY + Double(up) / bandScale) - y - 1e-9 : .infinity
+            let gapDown = down >= 0 ? y - bandStart(down + 1) - 1e-9 : .infinity
+            let gapUp = up < bands ? bandStart(up) - y - 1e-9 : .infinity
             let gap = Swift.min(gapDown, gapUp)
             if gap > 0 {
                 let g = gap * yScale
@@ -215,6 +215,10 @@ struct PlanarRings: @unchecked Sendable {
         }
         return (best.squareRoot(), up - down - 1)
     }
+
+    /// Where band `j` begins in y (up to rounding: the inverse of ``band(_:)``).
+    @inline(__always)
+    private func bandStart(_ j: Int) -> Double { minY + Double(j) / bandScale }
 
     /// The squared distances to the edges listed in band `b`, into `best`.
     @inline(__always)
