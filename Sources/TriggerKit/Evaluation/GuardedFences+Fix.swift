@@ -35,8 +35,8 @@ extension GuardedFences {
         swap(&old, &links[di])
         // The fences to look at: near the fix, on the path from the previous fix (crossing
         // fences), linked to the device, and outside dwells not yet started for it. Each
-        // source is sorted; a sort is needed only when more than a cell's list and the
-        // links (merged in order) are involved.
+        // source is sorted; the candidates are sorted only when more than a cell's list is
+        // involved, and the links are walked alongside them (not merged into a new list).
         var candidates: [Int32] = []
         swap(&candidates, &scratch)
         defer { swap(&candidates, &scratch) }
@@ -91,17 +91,29 @@ extension GuardedFences {
                 swap(&bounds, &quietScratch)
             }
         }
-        if ordered && !old.isEmpty {
-            mergeLinks(old, into: &candidates)
-        } else if !ordered || !old.isEmpty {
-            for l in old { candidates.append(l.fence) }
-            candidates.sort()
-        }
+        if !ordered { candidates.sort() }
         var path: GeodesicPath??
-        var li = 0
+        var li = 0, ci = 0
         var ignored = false
         var previousCandidate: Int32 = -1
-        for c in candidates where c != previousCandidate {
+        // The candidates and the links' fences (both sorted) in one ascending walk, each fence
+        // once (a fence may be listed by several cells, and be linked too).
+        while true {
+            let c: Int32
+            if ci < candidates.count, li >= old.count || candidates[ci] <= old[li].fence {
+                c = candidates[ci]
+                ci += 1
+            } else if li < old.count {
+                c = old[li].fence  // (taken as the link just below)
+            } else {
+                break
+            }
+            if c == previousCandidate {
+                // A link to a fence just walked (a restored snapshot may list one twice): dropped,
+                // and passed (the walk would otherwise stop here).
+                if li < old.count, old[li].fence == c { li += 1 }
+                continue
+            }
             previousCandidate = c
             let f = Int(c)
             var link: Link?
@@ -173,24 +185,6 @@ extension GuardedFences {
         }
         if ignored { ignoredForAccuracy += 1 }
         links[di] = new
-    }
-
-    /// Merges the (sorted) fences of a device's links into sorted `candidates`.
-    private func mergeLinks(_ links: [Link], into candidates: inout [Int32]) {
-        var merged: [Int32] = []
-        swap(&merged, &mergeScratch)
-        defer { swap(&merged, &mergeScratch) }
-        merged.removeAll(keepingCapacity: true)
-        var i = 0
-        for l in links {
-            while i < candidates.count, candidates[i] < l.fence {
-                merged.append(candidates[i])
-                i += 1
-            }
-            merged.append(l.fence)
-        }
-        merged.append(contentsOf: candidates[i...])
-        swap(&merged, &candidates)
     }
 
     /// A crossing at `t`: the new side, its event, and the dwell clock for it.

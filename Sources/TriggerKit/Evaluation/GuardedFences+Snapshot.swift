@@ -64,7 +64,11 @@ extension GuardedFences {
                     timers.insert(Timer(date: l.due, phase: Timer.dwell, fence: n, device: d))
                 }
             }
-            links[Int(d)] = restored.sorted { $0.fence < $1.fence }
+            // Sorted by fence, each fence once (a snapshot that lists one twice keeps the first).
+            restored.sort { $0.fence < $1.fence }
+            var unique: [Link] = []
+            for l in restored where unique.last?.fence != l.fence { unique.append(l) }
+            links[Int(d)] = unique
             quiet[Int(d)].forget()
         }
     }

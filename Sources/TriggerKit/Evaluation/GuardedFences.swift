@@ -104,7 +104,6 @@ final class GuardedFences {
     @exclusivity(unchecked) var outsideDwellFences: [Int32] = []
     @exclusivity(unchecked) var crossingFences: [Int32] = []
     @exclusivity(unchecked) var scratch: [Int32] = []
-    @exclusivity(unchecked) var mergeScratch: [Int32] = []
     @exclusivity(unchecked) var quietScratch: [Quiet.Entry] = []
     /// Tests set it to look at every fence for every fix (the slow path the grid must equal).
     var scansAll = false

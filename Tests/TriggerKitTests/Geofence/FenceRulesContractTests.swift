@@ -137,6 +137,31 @@ struct FenceRulesContractTests {
         }
     }
 
+    /// A snapshot whose device lists a link twice (a damaged state file, say) is read with the
+    /// link once: the run goes on as if it had been whole (the fix loop walks links alongside
+    /// the candidate fences, and a repeated link would have stopped that walk).
+    @Test func aSnapshotWithARepeatedLinkRestoresIt() throws {
+        var whole = StreamHarness(requests: Self.requests)
+        let expected = whole.feed(Self.lines)
+        var repeated = 0
+        for cut in 2..<Self.lines.count {
+            var first = StreamHarness(requests: Self.requests)
+            var out = first.feed(Array(Self.lines[..<cut]))
+            var snap = first.evaluator.snapshot()
+            guard var fences = snap.fences else { Issue.record("no fence snapshot at cut \(cut)"); continue }
+            for i in fences.devices.indices where !fences.devices[i].links.isEmpty {
+                fences.devices[i].links += fences.devices[i].links.reversed()
+                repeated += 1
+            }
+            snap.fences = fences
+            var second = StreamHarness(requests: Self.requests)
+            try second.evaluator.restore(snap)
+            out += second.feed(Array(Self.lines[cut...]))
+            #expect(out == expected, "cut at line \(cut)")
+        }
+        #expect(repeated > 4)
+    }
+
     @Test func aRebuildKeepsAPendingDwell() {
         var h = StreamHarness(requests: Self.requests)
         var out = h.feed(Array(Self.lines[..<3]))
