@@ -9,8 +9,8 @@ extension GuardedFences {
     func start(addedAt: (Int32) -> Int64, device: (Int32) -> Int32, now: Int64) {
         started = true
         for f in fences.indices {
-            fences[f].addedAt = addedAt(fences[f].request)
-            fences[f].device = device(fences[f].request)
+            gates[f].addedAt = addedAt(fences[f].request)
+            gates[f].device = device(fences[f].request)
             planWindow(f, at: now)
         }
         expiries = expiresAt.enumerated().filter { $0.element != .max }.map { (date: $0.element, request: Int32($0.offset)) }
@@ -55,14 +55,14 @@ extension GuardedFences {
             if e.date <= t, e.date <= timers.min?.date ?? .max {
                 nextExpiry += 1
                 let f = fenceOfRequest[Int(e.request)]
-                if f >= 0 { fences[Int(f)].done = true } else { expired.append(e.request) }
+                if f >= 0 { gates[Int(f)].done = true } else { expired.append(e.request) }
                 ended.append(e.request)
                 continue
             }
             guard let timer = timers.min, timer.date <= t else { return }
             _ = timers.removeMin()
             let f = Int(timer.fence)
-            guard !fences[f].done else { continue }
+            guard !gates[f].done else { continue }
             switch timer.phase {
             case Timer.close: close(f, at: timer.date, into: &out)
             case Timer.open: open(f, at: timer.date, into: &out)
@@ -90,7 +90,8 @@ extension GuardedFences {
         }
         guard fence.dwell == .outside else { return }
         // Every device known to be outside starts its outside dwell at the opening.
-        for d in links.indices where lastSeen[d] >= fence.addedAt && (fence.device < 0 || fence.device == Int32(d)) {
+        let gate = gates[f]
+        for d in links.indices where lastSeen[d] >= gate.addedAt && (gate.device < 0 || gate.device == Int32(d)) {
             let i = linkIndex(f, device: d)
             if let i {
                 if !links[d][i].inside && links[d][i].due == Self.noDwell { startDwell(&links[d][i], device: Int32(d), from: date) }

@@ -57,7 +57,7 @@ extension GuardedFences {
             // An upper bound of the path's length (haversine's bracket), once per fix.
             pathBound = Haversine.distance(p.latitude, p.longitude, latitude, longitude) * (1 + Haversine.relativeBound) + Haversine.absoluteBound
         }
-        for f in outsideDwellFences where seen < fences[Int(f)].addedAt {
+        for f in outsideDwellFences where seen < gates[Int(f)].addedAt {
             candidates.append(f)
             ordered = false
         }
@@ -121,27 +121,28 @@ extension GuardedFences {
                 link = old[li]
                 li += 1
             }
-            let fence = fences[f]
-            if fence.done { continue }
-            guard fence.device < 0 || fence.device == d, t >= fence.addedAt else {
+            // Up to the quiet skip only the fence's gate is read (most candidates).
+            let gate = gates[f]
+            if gate.done { continue }
+            guard gate.device < 0 || gate.device == d, t >= gate.addedAt else {
                 if let link { new.append(link) }
                 continue
             }
-            if let l = link, l.firedOnce, !fence.repeats {
+            if let l = link, l.firedOnce, !gate.repeats {
                 new.append(l)
                 continue
             }
             var a = 0.0
             var decides = true
-            if let m = fence.maximumAccuracy, let acc = accuracy {
-                if acc > m { decides = false; ignored = true } else { a = acc }
+            if !gate.accuracyLimit.isNaN, let acc = accuracy {
+                if acc > gate.accuracyLimit { decides = false; ignored = true } else { a = acc }
             }
             // A circle the device cannot have moved across since it was measured (nor passed
             // through, with crossings): no move can come of this fix (after the device's first fix for the
             // request, whose state is taken by containment). The bound is about where the
             // device is, for the side it was taken on: it holds for a link on that side
             // whatever befell the link since (a restored snapshot, say), not for the other.
-            let measurable = cached && fence.radius >= 0 && seen >= fence.addedAt
+            let measurable = cached && gate.circle && seen >= gate.addedAt
             while qi < q.entries.count && q.entries[qi].fence < c { qi += 1 }
             if measurable, qi < q.entries.count, q.entries[qi].fence == c, q.entries[qi].inside == (link?.inside ?? false),
                q.entries[qi].due > travelled {
@@ -150,9 +151,10 @@ extension GuardedFences {
                 if let l = link, l.inside || l.due != Self.noDwell || l.firedOnce { new.append(l) }
                 continue
             }
+            let fence = fences[f]
             let v = verdict(f, latitude: latitude, longitude: lon, accuracy: a)
             var l = link ?? Link(fence: Int32(f), inside: false, since: t, due: Self.noDwell, firedOnce: false)
-            if seen < fence.addedAt {
+            if seen < gate.addedAt {
                 // The device's first fix for this request: the silent first state, by plain
                 // containment whatever the accuracy (as with --margin).
                 l.inside = v.plain
@@ -166,7 +168,7 @@ extension GuardedFences {
                 move(&l, inside: true, device: d, at: t, into: &out)
             } else if l.inside && v.outside {
                 move(&l, inside: false, device: d, at: t, into: &out)
-            } else if !l.inside && v.outside && fence.crossings, let p = previous, p.t >= fence.addedAt, p.t < t,
+            } else if !l.inside && v.outside && fence.crossings, let p = previous, p.t >= gate.addedAt, p.t < t,
                       let (tIn, tOut) = passThrough(f, from: p, toLatitude: latitude, longitude: lon, t: t, lengthBound: pathBound,
                                                     boundary: v.boundary, path: &path) {
                 // Both fixes outside, the path between them through the fence.
@@ -215,11 +217,11 @@ extension GuardedFences {
     func compactTimers() {
         var live: [Timer] = []
         for d in links.indices {
-            for l in links[d] where l.due != Self.noDwell && l.due != Self.dwellFired && !fences[Int(l.fence)].done {
+            for l in links[d] where l.due != Self.noDwell && l.due != Self.dwellFired && !gates[Int(l.fence)].done {
                 live.append(Timer(date: l.due, phase: Timer.dwell, fence: l.fence, device: Int32(d)))
             }
         }
-        for f in fences.indices where !fences[f].done {
+        for f in fences.indices where !gates[f].done {
             guard let w = windows[f], let next = w.state(at: fences[f].armedSince).next else { continue }
             live.append(Timer(date: next, phase: fences[f].armed ? Timer.close : Timer.open, fence: Int32(f), device: -1))
         }
@@ -234,7 +236,7 @@ extension GuardedFences {
     func emit(_ l: inout Link, _ kind: Crossing, device d: Int32, date: Int64, anyWindow: Bool = false, into out: inout [FiredEvent]) {
         let f = Int(l.fence)
         let fence = fences[f]
-        guard !fence.done, !(l.firedOnce && !fence.repeats), date < expiresAt[Int(fence.request)],
+        guard !gates[f].done, !(l.firedOnce && !fence.repeats), date < expiresAt[Int(fence.request)],
               anyWindow || armed(f, at: date) else { return }
         switch kind {
         case .enter: guard fence.notifyOnEntry else { return }
@@ -243,8 +245,8 @@ extension GuardedFences {
         }
         out.append(FiredEvent(request: fence.request, date: date, kind: .location, crossing: kind, device: d))
         if !fence.repeats {
-            if fence.device >= 0 {
-                fences[f].done = true
+            if gates[f].device >= 0 {
+                gates[f].done = true
                 ended.append(fence.request)
             } else {
                 l.firedOnce = true

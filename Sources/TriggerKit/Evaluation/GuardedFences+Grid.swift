@@ -12,9 +12,9 @@ import Foundation
 /// fewer fences to look at (10,000 metro circles of 50-2,000 m: ~20 instead of ~55, 24-37 %
 /// less time for their rules, Benchmarks/RESULTS.md).
 ///
-/// Memory: 4 bytes per entry plus a cell's list header and table slot (~60 bytes) per
-/// non-empty cell, so at a finer size at most ~4 KB per fence (fences that share cells much
-/// less: 220 bytes each for the metro circles); a 0.02-degree grid takes what it needs.
+/// Memory: 4 bytes per entry plus a table slot (16 bytes, at most 3/4 of the slots used) per
+/// non-empty cell, so at a finer size at most ~1.7 KB per fence (fences that share cells
+/// much less); a 0.02-degree grid takes what it needs.
 struct FenceGrid {
     /// Cell sizes (degrees) tried, finest first; the last is taken whatever it costs.
     static let cellChoices = [0.005, 0.01, 0.02]
@@ -32,7 +32,10 @@ struct FenceGrid {
     let columns: Int
     let maximumCells: Int
     let maximumPathCells: Int
-    private var cells: [Int: [Int32]] = [:]
+    /// Per non-empty cell, where its fences are in ``slots`` (one flat array: a lookup
+    /// counts no references, where a dictionary of arrays retained the list it returned).
+    private var cells: [Int: (start: Int32, count: Int32)] = [:]
+    private var slots: [Int32] = []
     private(set) var large: [Int32] = []
     /// (fence, cell) entries held.
     private(set) var storedSlots = 0
@@ -49,6 +52,7 @@ struct FenceGrid {
         columns = Int((360 / chosen).rounded())
         maximumCells = Self.scaled(Self.referenceMaximumCells, to: chosen)
         maximumPathCells = Self.scaled(Self.referenceMaximumPathCells, to: chosen)
+        var lists: [Int: [Int32]] = [:]
         for (f, b) in boxes.enumerated() {
             guard let (rows, cols) = Self.cells(of: b, cell: chosen, limit: maximumCells) else {
                 large.append(Int32(f))
@@ -56,10 +60,16 @@ struct FenceGrid {
             }
             for y in rows {
                 for x in cols {
-                    cells[key(x, y), default: []].append(Int32(f))
+                    lists[key(x, y), default: []].append(Int32(f))
                     storedSlots += 1
                 }
             }
+        }
+        slots.reserveCapacity(storedSlots)
+        cells.reserveCapacity(lists.count)
+        for (k, list) in lists {
+            cells[k] = (Int32(slots.count), Int32(list.count))
+            slots.append(contentsOf: list)
         }
     }
 
@@ -111,7 +121,7 @@ struct FenceGrid {
     /// large ones.
     func collect(latitude: Double, longitude: Double, into out: inout [Int32]) {
         out.append(contentsOf: large)
-        if let list = cells[key(column(longitude), row(latitude))] { out.append(contentsOf: list) }
+        if let c = cells[key(column(longitude), row(latitude))] { append(c, to: &out) }
     }
 
     /// The cell key of a point (longitude in [-180, 180]).
@@ -130,9 +140,15 @@ struct FenceGrid {
         out.append(contentsOf: large)
         for y in y0...y1 {
             for x in x0...x1 {
-                if let list = cells[key(x, y)] { out.append(contentsOf: list) }
+                if let c = cells[key(x, y)] { append(c, to: &out) }
             }
         }
         return true
+    }
+
+    /// Appends a cell's fences (ascending).
+    @inline(__always)
+    private func append(_ c: (start: Int32, count: Int32), to out: inout [Int32]) {
+        slots.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[Int(c.start)..<Int(c.start + c.count)])) }
     }
 }

@@ -38,7 +38,7 @@ extension GuardedFences {
                 name: deviceNames[d], lastSeen: lastSeen[d], lastLatitude: f?.latitude, lastLongitude: f?.longitude, lastFixTime: f?.t,
                 links: links[d].map { FenceSnapshot.LinkState(fence: $0.fence, inside: $0.inside, since: $0.since, due: $0.due, firedOnce: $0.firedOnce) }))
         }
-        return FenceSnapshot(doneFences: fences.indices.filter { fences[$0].done && !regionRefused(Int32($0)) }.map { Int32($0) },
+        return FenceSnapshot(doneFences: fences.indices.filter { gates[$0].done && !regionRefused(Int32($0)) }.map { Int32($0) },
                              devices: devices)
     }
 
@@ -48,7 +48,7 @@ extension GuardedFences {
     /// `map` gives a slot here (identity for a snapshot of the same requests; by identifier
     /// across a rebuild). Pending dwells are queued again.
     func restore(_ snap: FenceSnapshot, device: (String) -> Int32, map: (Int32) -> Int32?) {
-        for f in snap.doneFences { if let n = map(f) { fences[Int(n)].done = true } }
+        for f in snap.doneFences { if let n = map(f) { gates[Int(n)].done = true } }
         for dev in snap.devices {
             let d = device(dev.name)
             ensure(device: d)

@@ -19,9 +19,6 @@ import HeapModule
 final class GuardedFences {
     struct Fence {
         var request: Int32
-        /// Device index the request is scoped to; -1 when shared.
-        var device: Int32
-        var addedAt: Int64 = .min
         var notifyOnEntry: Bool
         var notifyOnExit: Bool
         var repeats: Bool
@@ -38,8 +35,6 @@ final class GuardedFences {
         /// Whether the window is open now (always, without one), and since when.
         var armed = true
         var armedSince: Int64 = .min
-        /// A device-scoped one-shot that fired, an expired or removed request.
-        var done = false
         /// Circle: centre and radius. Polygon: `radius` < 0 and its rings in ``rings``.
         var latitude: Double
         var longitude: Double
@@ -49,6 +44,24 @@ final class GuardedFences {
         var maxLatitude: Double
         var minLongitude: Double
         var maxLongitude: Double
+    }
+
+    /// What the fix loop reads of each candidate fence before its quiet skip (most read no
+    /// more): 24 bytes per fence in an array of their own, which stays in cache where the
+    /// fences' 120-byte records do not (10,000 fences: 240 KB against 1.2 MB). `done`,
+    /// `device` and `addedAt` live only here; the others are copies of the fence's, which never
+    /// change.
+    struct Gate {
+        var addedAt: Int64 = .min
+        /// The fence's `maximumAccuracy`; NaN without one.
+        var accuracyLimit: Double
+        /// Device index the request is scoped to; -1 when shared.
+        var device: Int32 = -1
+        /// A device-scoped one-shot that fired, an expired or removed request.
+        var done = false
+        var repeats: Bool
+        /// A circle (`radius` >= 0), not a polygon.
+        var circle: Bool
     }
 
     /// What one device is to one fence (kept only when not "outside, nothing pending").
@@ -90,6 +103,8 @@ final class GuardedFences {
     // access of a class's stored property (about 4 % of a run's time with dwell on every
     // fence), and no access here overlaps another.
     @exclusivity(unchecked) var fences: [Fence]
+    /// Per fence, its ``Gate``.
+    @exclusivity(unchecked) var gates: [Gate] = []
     /// Window plans by fence slot (`nil`: always armed).
     @exclusivity(unchecked) var windows: [FenceWindowPlan?] = []
     /// Fence slot per request index (-1: not a fence with rules).
@@ -100,7 +115,7 @@ final class GuardedFences {
     let regions: RegionIndex
     /// Fences by place (their widened boxes), and the ones every fix must consider: fences
     /// with an outside dwell (a device's first fix anywhere starts it).
-    @exclusivity(unchecked) var grid: FenceGrid
+    let grid: FenceGrid
     @exclusivity(unchecked) var outsideDwellFences: [Int32] = []
     @exclusivity(unchecked) var crossingFences: [Int32] = []
     @exclusivity(unchecked) var scratch: [Int32] = []
@@ -161,6 +176,7 @@ final class GuardedFences {
             windows.append(t.rules.window.map { FenceWindowPlan($0, floatingTimeZone: floatingTimeZone) })
         }
         self.fences = fences
+        gates = fences.map { Gate(accuracyLimit: $0.maximumAccuracy ?? .nan, repeats: $0.repeats, circle: $0.radius >= 0) }
         self.fenceOfRequest = fenceOfRequest
         self.regions = RegionIndex(regions: regionList, maximumMargin: 0)
         self.grid = FenceGrid(boxes: fences.map { ($0.minLatitude, $0.maxLatitude, $0.minLongitude, $0.maxLongitude) })
@@ -168,7 +184,7 @@ final class GuardedFences {
         crossingFences = fences.indices.filter { fences[$0].crossings }.map { Int32($0) }
         // Only circles have bounds to keep.
         usesQuiet = fences.contains { $0.radius >= 0 }
-        for bad in regions.invalid { self.fences[Int(bad.slot)].done = true }
+        for bad in regions.invalid { gates[Int(bad.slot)].done = true }
         for (slot, region) in regionList.enumerated() {
             if case .polygon(let p) = region {
                 rings[Int32(slot)] = p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } }
@@ -180,7 +196,7 @@ final class GuardedFences {
     static func fence(request: Int32, _ t: LocationTrigger, margin: Double) -> Fence {
         let rules = t.rules
         let widen = margin + (rules.accuracy?.maximum ?? 0) + 1
-        var f = Fence(request: request, device: -1, notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
+        var f = Fence(request: request, notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
                       repeats: t.repeats, dwell: rules.dwell?.side, maximumAccuracy: rules.accuracy?.maximum,
                       crossings: rules.crossings, latitude: 0, longitude: 0, radius: -1,
                       minLatitude: -90, maxLatitude: 90, minLongitude: -540, maxLongitude: 540)

@@ -12,7 +12,9 @@ import Foundation
             for (slot, e) in s.entries.enumerated() where !queued[slot] || !e.live { flags[Int(e.request)] = false }
         }
         for l in locations where l.done { flags[Int(l.request)] = false }
-        for f in guarded?.fences ?? [] where f.done { flags[Int(f.request)] = false }
+        if let g = guarded {
+            for (f, gate) in g.gates.enumerated() where gate.done { flags[Int(g.fences[f].request)] = false }
+        }
         return flags
     }
 
@@ -81,7 +83,7 @@ import Foundation
     /// time trigger; O(1) for a location one once ``locationSlotIndex`` is built (O(n), once).
     func kill(request index: Int32) {
         if let g = guarded, Int(index) < g.fenceOfRequest.count, g.fenceOfRequest[Int(index)] >= 0 {
-            g.fences[Int(g.fenceOfRequest[Int(index)])].done = true
+            g.gates[Int(g.fenceOfRequest[Int(index)])].done = true
             return
         }
         if let slot = schedule?.slot(ofRequest: index) {
