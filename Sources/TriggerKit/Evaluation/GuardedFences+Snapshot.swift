@@ -64,10 +64,11 @@ extension GuardedFences {
                     timers.insert(Timer(date: l.due, phase: Timer.dwell, fence: n, device: d))
                 }
             }
-            // Sorted by fence, each fence once (a snapshot that lists one twice keeps the first).
-            restored.sort { $0.fence < $1.fence }
+            // Sorted by fence, each fence once (a snapshot that lists one twice keeps the first:
+            // ties are ordered by position, not left to the sort).
+            let order = restored.indices.sorted { (restored[$0].fence, $0) < (restored[$1].fence, $1) }
             var unique: [Link] = []
-            for l in restored where unique.last?.fence != l.fence { unique.append(l) }
+            for i in order where unique.last?.fence != restored[i].fence { unique.append(restored[i]) }
             links[Int(d)] = unique
             quiet[Int(d)].forget()
         }

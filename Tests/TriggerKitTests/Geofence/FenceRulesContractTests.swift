@@ -162,6 +162,26 @@ struct FenceRulesContractTests {
         #expect(repeated > 4)
     }
 
+    /// The fix loop's own guard: a device whose links list a fence twice (whatever put them
+    /// there) is stepped with the first, not looped over forever.
+    @Test func theFixLoopPassesARepeatedLink() throws {
+        var whole = StreamHarness(requests: Self.requests)
+        let expected = whole.feed(Self.lines)
+        var repeated = 0
+        for cut in 2..<Self.lines.count {
+            var h = StreamHarness(requests: Self.requests)
+            var out = h.feed(Array(Self.lines[..<cut]))
+            let g = try #require(h.evaluator.guarded)
+            for d in g.links.indices where !g.links[d].isEmpty {
+                g.links[d] = g.links[d].flatMap { [$0, $0] }
+                repeated += 1
+            }
+            out += h.feed(Array(Self.lines[cut...]))
+            #expect(out == expected, "cut at line \(cut)")
+        }
+        #expect(repeated > 4)
+    }
+
     @Test func aRebuildKeepsAPendingDwell() {
         var h = StreamHarness(requests: Self.requests)
         var out = h.feed(Array(Self.lines[..<3]))
