@@ -31,6 +31,26 @@ struct ServeContractTests {
         for (p, v) in paths {
             for m in v.objectValue?.keys ?? [:].keys { #expect(served.contains("\(m) \(p)"), "\(m) \(p) is documented but not served") }
         }
+        // Every operation named once, so that clients can be generated and links resolve.
+        var operationIds: [String] = []
+        for (_, v) in paths {
+            for (_, op) in v.objectValue ?? [:] { operationIds.append(op.objectValue?["operationId"]?.stringValue ?? "") }
+        }
+        #expect(!operationIds.contains(""), "an operation without operationId")
+        #expect(Set(operationIds).count == operationIds.count, "operationIds repeat: \(operationIds.sorted())")
+        let added = try #require(paths["/v1/requests"]?.objectValue?["post"]?.objectValue?["responses"]?.objectValue?["201"]?.objectValue)
+        let links = try #require(added["links"]?.objectValue)
+        #expect(links.count == 3)
+        for (name, link) in links {
+            #expect(operationIds.contains(link.objectValue?["operationId"]?.stringValue ?? ""), "link \(name) names no operation")
+        }
+        // The settings schema is what the engine reads: its fields (those it writes back), the
+        // one required, and nothing else.
+        let settings = try #require(doc["components"]?.objectValue?["schemas"]?.objectValue?["Settings"]?.objectValue)
+        let written = try #require(NotificationSettings(authorizationStatus: .authorized).json.objectValue)
+        #expect(Set(settings["properties"]?.objectValue?.keys.map { $0 } ?? []) == Set(written.keys))
+        #expect(settings["required"]?.arrayValue?.compactMap(\.stringValue) == ["authorizationStatus"])
+        #expect(settings["additionalProperties"] == .bool(false))
         let docs = try String(contentsOf: Fixture.root.deletingLastPathComponent().appendingPathComponent("docs/openapi.json"), encoding: .utf8)
         #expect(docs.trimmingCharacters(in: .whitespacesAndNewlines) == OpenAPIDocument.json.trimmingCharacters(in: .whitespacesAndNewlines),
                 "docs/openapi.json must stay a link to Sources/TriggerKitServer/openapi.json")
