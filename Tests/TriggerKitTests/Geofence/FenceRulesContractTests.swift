@@ -137,49 +137,56 @@ struct FenceRulesContractTests {
         }
     }
 
+    /// Runs ``lines`` cut at every line from the second on: the first part through one harness,
+    /// then `damage` (given it, returning the harness to go on with and how many devices it
+    /// damaged), then the rest. Expects every cut to give the uninterrupted run's events, and
+    /// more than four damaged devices in all.
+    static func expectWholeAfterDamage(_ damage: (inout StreamHarness, Int) throws -> (StreamHarness, Int)) throws {
+        var whole = StreamHarness(requests: requests)
+        let expected = whole.feed(lines)
+        var damaged = 0
+        for cut in 2..<lines.count {
+            var first = StreamHarness(requests: requests)
+            var out = first.feed(Array(lines[..<cut]))
+            var (next, n) = try damage(&first, cut)
+            damaged += n
+            out += next.feed(Array(lines[cut...]))
+            #expect(out == expected, "cut at line \(cut)")
+        }
+        #expect(damaged > 4)
+    }
+
     /// A snapshot whose device lists a link twice (a damaged state file, say) is read with the
     /// link once: the run goes on as if it had been whole (the fix loop walks links alongside
     /// the candidate fences, and a repeated link would have stopped that walk).
     @Test func aSnapshotWithARepeatedLinkRestoresIt() throws {
-        var whole = StreamHarness(requests: Self.requests)
-        let expected = whole.feed(Self.lines)
-        var repeated = 0
-        for cut in 2..<Self.lines.count {
-            var first = StreamHarness(requests: Self.requests)
-            var out = first.feed(Array(Self.lines[..<cut]))
+        try Self.expectWholeAfterDamage { first, cut in
             var snap = first.evaluator.snapshot()
-            guard var fences = snap.fences else { Issue.record("no fence snapshot at cut \(cut)"); continue }
+            var fences = try #require(snap.fences, "no fence snapshot at cut \(cut)")
+            var n = 0
             for i in fences.devices.indices where !fences.devices[i].links.isEmpty {
                 fences.devices[i].links += fences.devices[i].links.reversed()
-                repeated += 1
+                n += 1
             }
             snap.fences = fences
-            var second = StreamHarness(requests: Self.requests)
+            let second = StreamHarness(requests: Self.requests)
             try second.evaluator.restore(snap)
-            out += second.feed(Array(Self.lines[cut...]))
-            #expect(out == expected, "cut at line \(cut)")
+            return (second, n)
         }
-        #expect(repeated > 4)
     }
 
     /// The fix loop's own guard: a device whose links list a fence twice (whatever put them
     /// there) is stepped with the first, not looped over forever.
     @Test func theFixLoopPassesARepeatedLink() throws {
-        var whole = StreamHarness(requests: Self.requests)
-        let expected = whole.feed(Self.lines)
-        var repeated = 0
-        for cut in 2..<Self.lines.count {
-            var h = StreamHarness(requests: Self.requests)
-            var out = h.feed(Array(Self.lines[..<cut]))
+        try Self.expectWholeAfterDamage { h, _ in
             let g = try #require(h.evaluator.guarded)
+            var n = 0
             for d in g.links.indices where !g.links[d].isEmpty {
                 g.links[d] = g.links[d].flatMap { [$0, $0] }
-                repeated += 1
+                n += 1
             }
-            out += h.feed(Array(Self.lines[cut...]))
-            #expect(out == expected, "cut at line \(cut)")
+            return (h, n)
         }
-        #expect(repeated > 4)
     }
 
     @Test func aRebuildKeepsAPendingDwell() {
