@@ -60,7 +60,9 @@ extension StateStore {
             }
             var fences: FenceSnapshot?
             if let blob: Data = meta["fences"] {
-                guard let f = try? JSONDecoder().decode(FenceSnapshot.self, from: blob) else { return .damaged("unreadable fence state") }
+                // Binary since the fourth release's eleventh pass; JSON (an object) before.
+                let read = blob.first == UInt8(ascii: "{") ? try? JSONDecoder().decode(FenceSnapshot.self, from: blob) : FenceSnapshot(binary: blob)
+                guard let f = read else { return .damaged("unreadable fence state") }
                 fences = f
             }
             let snapshot = EvaluatorSnapshot(
@@ -108,8 +110,8 @@ extension StateStore {
             try db.cachedStatement(sql: """
                 UPDATE meta SET inputPosition = ?, defaultAddedAt = ?, streamTime = ?, stats = ?, inputDigest = ? WHERE id = 1
                 """).execute(arguments: [batch.inputPosition, batch.defaultAddedAt, batch.streamTime, statsJSON, batch.inputDigest])
-            if let fences = batch.fences, let blob = try? JSONEncoder().encode(fences) {
-                try db.cachedStatement(sql: "UPDATE meta SET fences = ? WHERE id = 1").execute(arguments: [blob])
+            if let fences = batch.fences {
+                try db.cachedStatement(sql: "UPDATE meta SET fences = ? WHERE id = 1").execute(arguments: [fences.binary])
             }
             if !batch.devices.isEmpty {
                 let upsert = try db.cachedStatement(sql: """
