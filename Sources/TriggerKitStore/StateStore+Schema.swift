@@ -73,6 +73,14 @@ extension StateStore {
                 UPDATE schema_info SET version = 3;
                 """)
         }
+        m.registerMigration("v4") { db in
+            try db.execute(sql: """
+                -- meta.fences is written as FenceSnapshot's binary blob (magic "TKF1") from
+                -- here on; a JSON one left by version 3 is still read. The version moves so
+                -- that an older build refuses the file as newer instead of misreading it.
+                UPDATE schema_info SET version = 4;
+                """)
+        }
         return m
     }()
 }

@@ -25,8 +25,9 @@ public final class StateStore: Sendable {
     }
 
     /// The schema version this build writes and reads (2: input digest, options and holder
-    /// of the run; stores of version 1 are migrated when a run opens them).
-    public static let schemaVersion = 3
+    /// of the run; 3: the state of fences with rules; 4: that state as a binary blob). Older
+    /// stores are migrated when a run opens them.
+    public static let schemaVersion = 4
     /// SQLite `application_id` marking a TriggerKit state file ("TRKS"): tells our files
     /// from any other SQLite database before anything is written.
     static let applicationID: Int32 = 0x5452_4B53

@@ -68,7 +68,8 @@ struct FenceStateBlobTests {
         #expect(FenceSnapshot(binary: one) != nil)
     }
 
-    /// A state file from before the binary blob (its fence state as JSON) resumes as saved.
+    /// A state file from before the binary blob (schema version 3, its fence state as JSON)
+    /// is migrated and resumes as saved.
     @Test func aStateFileWithJSONFenceStateStillLoads() throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         let evaluator = makeEvaluator(FenceRulesContractTests.requests)
@@ -81,8 +82,12 @@ struct FenceStateBlobTests {
         let queue = try DatabaseQueue(path: tmp.path)
         try queue.write { db in
             try db.execute(sql: "UPDATE meta SET fences = ? WHERE id = 1", arguments: [try JSONEncoder().encode(fences)])
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v4'")
+            try db.execute(sql: "UPDATE schema_info SET version = 3")
         }
-        let reloaded = try #require(try StateStore(path: tmp.path).loadRun(fingerprint: evaluator.requestsFingerprint))
+        let migrated = try StateStore(path: tmp.path)
+        #expect(try migrated.storedSchemaVersion() == 4)
+        let reloaded = try #require(try migrated.loadRun(fingerprint: evaluator.requestsFingerprint))
         #expect(reloaded.snapshot.fences == fences)
         // And a damaged blob is a damaged store, not an empty state.
         try queue.write { db in try db.execute(sql: "UPDATE meta SET fences = ? WHERE id = 1", arguments: [Data("TKF1".utf8)]) }
