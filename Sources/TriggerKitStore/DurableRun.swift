@@ -144,8 +144,24 @@ import Foundation
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, into events: inout [FiredEvent]) throws(StreamLineError) {
         let first = events.count
         try evaluator.process(lineBytes: b, into: &events)
+        consumed(b, events: events[first...])
+    }
+
+    /// ``process(lineBytes:into:)`` for a line a reader thread already scanned, and whose
+    /// geometry a ``FixLookahead`` may have decided (see
+    /// ``StreamEvaluator/process(lineBytes:scanned:geometry:hits:into:)``): the same results.
+    @_spi(StreamFastPath)
+    public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
+                        hits: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) throws(StreamLineError) {
+        let first = events.count
+        try evaluator.process(lineBytes: b, scanned: scanned, geometry: geometry, hits: hits, into: &events)
+        consumed(b, events: events[first...])
+    }
+
+    /// A line evaluated: its bytes to the digest, its events to the batch.
+    private func consumed(_ b: UnsafeBufferPointer<UInt8>, events: ArraySlice<FiredEvent>) {
         digest.add(b)
-        batchEvents.append(contentsOf: events[first...])
+        batchEvents.append(contentsOf: events)
         position += 1
         linesSinceCommit += 1
     }

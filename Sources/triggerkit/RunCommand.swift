@@ -159,12 +159,15 @@ struct RunCommand: ParsableCommand {
         var failed = false
         var lineNumber = 0
         // Each chunk of input lines, with their scans when a reader thread made them: reading
-        // and scanning on a second thread, evaluating on this one; with --state, one thread
-        // (the durable run records each line's bytes as it consumes them).
-        // Threaded, a plain run also decides each fix's regions ahead on the reader's thread
-        // (``FixLookahead``): the same output, the geometry off the evaluating thread.
-        let threaded = durable == nil && !singleThread
-        LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: threaded ? outerEvaluator.makeLookahead() : nil) { lines, scanned, ahead in
+        // and scanning on a second thread, evaluating on this one (with --state too: the
+        // durable run takes each line's bytes as this thread consumes them, in order).
+        // Threaded, a run also decides each fix's regions ahead on the reader's thread
+        // (``FixLookahead``): the same output, the geometry off the evaluating thread. A
+        // resumed run's lines already processed get no geometry there.
+        let threaded = !singleThread
+        var lookahead = threaded ? outerEvaluator.makeLookahead() : nil
+        lookahead?.skippedLines = Int64(alreadyProcessed)
+        LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: lookahead) { lines, scanned, ahead in
             // A local for the hot loop: the captured `evaluator` variable (replaced only by
             // control lines) is read once per chunk, not once per line.
             var evaluator = outerEvaluator
@@ -186,7 +189,16 @@ struct RunCommand: ParsableCommand {
                 do throws(StreamLineError) {
                     // Parses and evaluates in one step; throws before changing anything.
                     if let durable {
-                        try durable.process(lineBytes: line.bytes, into: &events)
+                        if let scanned, useScan, let ahead, let geometry = ahead.geometry[k] {
+                            try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in
+                                try durable.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits, into: &events)
+                            }
+                        } else if let scanned, useScan {
+                            try durable.process(lineBytes: line.bytes, scanned: scanned[k], geometry: nil,
+                                                hits: UnsafeBufferPointer(start: nil, count: 0), into: &events)
+                        } else {
+                            try durable.process(lineBytes: line.bytes, into: &events)
+                        }
                     } else if let scanned, useScan {
                         if let ahead, let geometry = ahead.geometry[k] {
                             try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in

@@ -113,6 +113,11 @@
     /// Whether it has stopped (see the type's notes).
     public var isStopped: Bool { stopped }
 
+    /// The first lines that are not evaluated (a resumed `run --state` skips those its saved
+    /// state covers): answered nil without any geometry. Control lines among them still stop
+    /// the lookahead.
+    public var skippedLines: Int64 = 0
+
     /// Decides one line (its bytes and its scan), appending its hits to `hits`; nil for a line
     /// it does not decide. Call for every line in input order.
     ///
@@ -138,7 +143,7 @@
             if !InputBytes.isBlank(text), case .control? = try? StreamLineParser.slowPath(text) { stopped = true }
             return nil
         }
-        if s.isClock { return nil }
+        if s.isClock || sequence <= skippedLines { return nil }
         if let acc = s.accuracy, acc < 0 { return nil }
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
         // One hash per line: the share is taken from it, and the device found by it.

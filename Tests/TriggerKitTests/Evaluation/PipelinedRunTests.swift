@@ -102,6 +102,33 @@ struct PipelinedRunTests {
         #expect(two.err == one.err, "stderr differs: \(String(decoding: two.err, as: UTF8.self).suffix(300)) vs \(String(decoding: one.err, as: UTF8.self).suffix(300))")
     }
 
+    /// With `--state` the reader thread (and its geometry decided ahead) is used too: a run
+    /// stopped after part of the input and resumed on the whole of it writes, and logs as
+    /// delivered, exactly what one thread writes without a stop.
+    @Test(arguments: [1, 4_321, 9_000])
+    func withStateAResumedRunMatchesOneThread(stop: Int) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-pipelined-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (requests, input) = try Self.files(dir)
+        // Split as bytes: some lines end in CR, and a String would take CR LF as one character.
+        let lines = try Data(contentsOf: URL(fileURLWithPath: input)).split(separator: 0x0A, omittingEmptySubsequences: false)
+        let part = dir.appendingPathComponent("part.ndjson").path
+        try Data(lines[..<stop].joined(separator: [0x0A]) + [0x0A]).write(to: URL(fileURLWithPath: part))
+        let args = ["run", "--requests", requests, "--margin", "5"]
+        let oneState = dir.appendingPathComponent("one.db").path, twoState = dir.appendingPathComponent("two.db").path
+        let one = try Self.run(args + ["--single-thread", "--state", oneState], input: input, pieces: false, in: dir)
+        let first = try Self.run(args + ["--state", twoState], input: part, pieces: false, in: dir)
+        let rest = try Self.run(args + ["--state", twoState], input: input, pieces: true, in: dir)
+        #expect(one.status == 0 && first.status == 0 && rest.status == 0, "\(String(decoding: rest.err, as: UTF8.self).suffix(300))")
+        #expect(String(decoding: rest.err, as: UTF8.self).contains("skipping \(stop) line"))
+        #expect(one.out.split(separator: 0x0A).count > 1_000)
+        #expect(first.out + rest.out == one.out, "stdout differs (\((first.out + rest.out).count) vs \(one.out.count) bytes)")
+        let deliveredOne = try Self.run(["delivered", "--state", oneState], input: part, pieces: false, in: dir)
+        let deliveredTwo = try Self.run(["delivered", "--state", twoState], input: part, pieces: false, in: dir)
+        #expect(deliveredTwo.out == deliveredOne.out && deliveredOne.out == one.out)
+    }
+
     /// A live pipe: each line's events are written while the input stays open (the reader
     /// reads ahead only when input is ready, so a pending chunk never waits on an idle pipe).
     @Test func eventsWhileThePipeStaysOpen() throws {
