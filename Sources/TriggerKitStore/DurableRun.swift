@@ -144,7 +144,7 @@ import Foundation
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, into events: inout [FiredEvent]) throws(StreamLineError) {
         let first = events.count
         try evaluator.process(lineBytes: b, into: &events)
-        consumed(b, events: events[first...])
+        consumed(b, events: &events, from: first)
     }
 
     /// ``process(lineBytes:into:)`` for a line a reader thread already scanned, and whose
@@ -155,13 +155,15 @@ import Foundation
                         hits: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) throws(StreamLineError) {
         let first = events.count
         try evaluator.process(lineBytes: b, scanned: scanned, geometry: geometry, hits: hits, into: &events)
-        consumed(b, events: events[first...])
+        consumed(b, events: &events, from: first)
     }
 
-    /// A line evaluated: its bytes to the digest, its events to the batch.
-    private func consumed(_ b: UnsafeBufferPointer<UInt8>, events: ArraySlice<FiredEvent>) {
+    /// A line evaluated: its bytes to the digest, its events (from `first` on) to the batch.
+    /// Most lines have none: then no slice is made (each cost a reference count).
+    @inline(__always)
+    private func consumed(_ b: UnsafeBufferPointer<UInt8>, events: inout [FiredEvent], from first: Int) {
         digest.add(b)
-        batchEvents.append(contentsOf: events)
+        if events.count > first { batchEvents.append(contentsOf: events[first...]) }
         position += 1
         linesSinceCommit += 1
     }
