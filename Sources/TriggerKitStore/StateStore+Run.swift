@@ -90,11 +90,16 @@ extension StateStore {
             try db.execute(sql: "INSERT INTO meta (id, requestsFingerprint, inputPosition, stats, inputDigest, options) VALUES (1, ?, 0, ?, ?, ?)",
                            arguments: [Self.hex(fingerprint), statsJSON, InputDigest().description, options])
             let insert = try db.makeStatement(sql: "INSERT INTO request (position, identifier, json, pending) VALUES (?, ?, ?, ?)")
-            for (i, r) in requests.enumerated() {
-                var w = JSONWriter()
-                w.value(r.json)
-                try insert.execute(arguments: [i, r.identifier, String(decoding: w.bytes, as: UTF8.self),
-                                               i < pending.count ? pending[i] : true])
+            var start = 0
+            while start < requests.count {
+                // A window at a time, rendered on every core.
+                let end = min(requests.count, start + StreamEvaluator.renderWindow)
+                for (k, json) in StreamEvaluator.renderedJSON(requests[start..<end]).enumerated() {
+                    let i = start + k
+                    try insert.execute(arguments: [i, requests[i].identifier, String(decoding: json, as: UTF8.self),
+                                                   i < pending.count ? pending[i] : true])
+                }
+                start = end
             }
         }
     }

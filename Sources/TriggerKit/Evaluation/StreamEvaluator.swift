@@ -119,6 +119,9 @@ import Foundation
     /// This evaluator's device for each device number of the ``FixLookahead`` (-1: not seen
     /// yet): one entry per device the lookahead saw.
     @exclusivity(unchecked) var lookaheadDevices: [Int32] = []
+    /// ``requestsFingerprint`` over the first `count` requests (requests are only appended:
+    /// the hash goes on from there), so that it is computed once, not at every use.
+    @exclusivity(unchecked) var fingerprintCache = (count: 0, hash: StreamEvaluator.fingerprintSeed)
 
     /// Builds the evaluator: the region index over every location request, the schedule on
     /// the first line (when the default `addedAt` becomes known).
