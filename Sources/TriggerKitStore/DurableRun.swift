@@ -150,8 +150,7 @@ import Foundation
     /// ``process(lineBytes:into:)`` for a line a reader thread already scanned, and whose
     /// geometry a ``FixLookahead`` may have decided (see
     /// ``StreamEvaluator/process(lineBytes:scanned:geometry:hits:into:)``): the same results.
-    @_spi(StreamFastPath)
-    public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
+    package func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
                         hits: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) throws(StreamLineError) {
         let first = events.count
         try evaluator.process(lineBytes: b, scanned: scanned, geometry: geometry, hits: hits, into: &events)

@@ -10,11 +10,11 @@ import Foundation
 /// of flags saying which of latitude, longitude and last fix time follow, those, and its
 /// links: a count, then for each `fence` Int32, `inside` byte, `since` and `due` Int64,
 /// `firedOnce` byte). Counts are `UInt32`.
-@_spi(Engine) extension FenceSnapshot {
+extension FenceSnapshot {
     private static let magic: [UInt8] = Array("TKF1".utf8)
 
     /// The snapshot as a compact binary blob (see above), read back by ``init(binary:)``.
-    public var binary: Data {
+    package var binary: Data {
         var w = Writer()
         w.bytes(Self.magic)
         w.count(doneFences.count)
@@ -45,7 +45,7 @@ import Foundation
     /// Reads ``binary``'s blob; nil when it is not one or is damaged: no magic, short, a
     /// count beyond its length, a name that is not UTF-8, a flag or Boolean byte out of range,
     /// or bytes left over.
-    public init?(binary blob: Data) {
+    package init?(binary blob: Data) {
         guard blob.starts(with: Self.magic) else { return nil }
         let read = blob.withUnsafeBytes { raw -> FenceSnapshot? in
             var r = Reader(raw: raw, at: Self.magic.count)

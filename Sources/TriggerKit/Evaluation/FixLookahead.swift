@@ -116,7 +116,7 @@
     /// The first lines that are not evaluated (a resumed `run --state` skips those its saved
     /// state covers): answered nil without any geometry. Control lines among them still stop
     /// the lookahead.
-    public var skippedLines: Int64 = 0
+    package var skippedLines: Int64 = 0
 
     /// Decides one line (its bytes and its scan), appending its hits to `hits`; nil for a line
     /// it does not decide. Call for every line in input order.

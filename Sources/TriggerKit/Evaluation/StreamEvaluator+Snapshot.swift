@@ -106,12 +106,12 @@ import Foundation
     }
 
     /// Requests per call of ``renderedJSON(_:)`` for a caller going through many.
-    public static let renderWindow = 8192
+    package static let renderWindow = 8192
 
     /// Each request's contract JSON (what ``NotificationRequest/json`` writes), in order:
     /// rendered on every core when there are enough of them (nearly all the cost of hashing
     /// or storing a large request set).
-    public static func renderedJSON(_ rs: ArraySlice<NotificationRequest>) -> [[UInt8]] {
+    package static func renderedJSON(_ rs: ArraySlice<NotificationRequest>) -> [[UInt8]] {
         let n = rs.count, first = rs.startIndex
         @Sendable func render(_ i: Int) -> [UInt8] {
             var w = JSONWriter()
