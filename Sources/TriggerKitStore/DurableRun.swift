@@ -151,9 +151,10 @@ import Foundation
     /// geometry a ``FixLookahead`` may have decided (see
     /// ``StreamEvaluator/process(lineBytes:scanned:geometry:hits:into:)``): the same results.
     package func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
-                        hits: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) throws(StreamLineError) {
+                         hits: UnsafeBufferPointer<RegionHit>, moves: UnsafeBufferPointer<FenceMove>,
+                         into events: inout [FiredEvent]) throws(StreamLineError) {
         let first = events.count
-        try evaluator.process(lineBytes: b, scanned: scanned, geometry: geometry, hits: hits, into: &events)
+        try evaluator.process(lineBytes: b, scanned: scanned, geometry: geometry, hits: hits, moves: moves, into: &events)
         consumed(b, events: &events, from: first)
     }
 

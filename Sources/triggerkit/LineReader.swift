@@ -97,4 +97,6 @@ enum LineReader {
 struct DecidedAhead {
     var geometry: [FixGeometry?] = []
     var hits: [RegionHit] = []
+    /// The moves of fences with rules (``FixGeometry/fenceStart``).
+    var moves: [FenceMove] = []
 }

@@ -228,9 +228,10 @@ enum PipelinedLineReader {
                     swap(&ahead, &chunk.ahead)
                     ahead.geometry.removeAll(keepingCapacity: true)
                     ahead.hits.removeAll(keepingCapacity: true)
+                    ahead.moves.removeAll(keepingCapacity: true)
                     let scans = chunk.scanned
                     for k in chunk.lines.indices {
-                        ahead.geometry.append(la.decide(chunk.lines[k].bytes, scans[k], hits: &ahead.hits))
+                        ahead.geometry.append(la.decide(chunk.lines[k].bytes, scans[k], hits: &ahead.hits, moves: &ahead.moves))
                     }
                     swap(&ahead, &chunk.ahead)
                     lookahead = la

@@ -191,18 +191,25 @@ struct RunCommand: ParsableCommand {
                     if let durable {
                         if let scanned, useScan, let ahead, let geometry = ahead.geometry[k] {
                             try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in
-                                try durable.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits, into: &events)
+                                try ahead.moves.withUnsafeBufferPointer { moves throws(StreamLineError) in
+                                    try durable.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits,
+                                                        moves: moves, into: &events)
+                                }
                             }
                         } else if let scanned, useScan {
                             try durable.process(lineBytes: line.bytes, scanned: scanned[k], geometry: nil,
-                                                hits: UnsafeBufferPointer(start: nil, count: 0), into: &events)
+                                                hits: UnsafeBufferPointer(start: nil, count: 0), moves: UnsafeBufferPointer(start: nil, count: 0),
+                                                into: &events)
                         } else {
                             try durable.process(lineBytes: line.bytes, into: &events)
                         }
                     } else if let scanned, useScan {
                         if let ahead, let geometry = ahead.geometry[k] {
                             try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in
-                                try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits, into: &events)
+                                try ahead.moves.withUnsafeBufferPointer { moves throws(StreamLineError) in
+                                    try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits,
+                                                          moves: moves, into: &events)
+                                }
                             }
                         } else {
                             try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], into: &events)

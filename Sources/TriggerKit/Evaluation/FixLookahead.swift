@@ -29,6 +29,15 @@
     /// Whether the geometry was decided (the device is in the lookahead's ``FixLookahead/share``);
     /// if not, only ``device`` is given and the evaluator decides the fix.
     let decided: Bool
+    /// Fences with rules: whether their moves were decided, relative to the device's fix
+    /// numbered `fencePrevious` (-1: none since the lookahead was made), with the default
+    /// `addedAt` it assumed; the moves are `fenceCount` of the caller's move buffer from
+    /// `fenceStart`, in fence order.
+    var fencesDecided = false
+    var fencePrevious: Int64 = -1
+    var fenceDefault: Int64 = 0
+    var fenceStart: Int32 = 0
+    var fenceCount: Int32 = 0
 
     /// Whether the lookahead decided the fix's geometry (else the evaluator does).
     public var isDecided: Bool { decided }
@@ -88,6 +97,7 @@
                 takenBackAt[Int(eighth)] = sequence
             }
             shareEighths = new
+            fences?.setShare(new)
         }
     }
     private var shareEighths: UInt64
@@ -98,11 +108,25 @@
     /// sent as its changes (``FixGeometry/delta``) rather than whole: with no dwell (the
     /// evaluator then needs a fix's whole hits only after a one-shot fired).
     private let deltas: Bool
+    /// Whether it decides the plain location requests (else only fences with rules).
+    private let plain: Bool
+    /// Fences with rules (see ``FenceAhead``), nil when it decides none.
+    private var fences: FenceAhead?
 
     init(index: RegionIndex, margin: Double, maxAccuracy: Double?, slotBudget: Int, tileBudget: Int = 4 << 20,
-         share: UInt64 = FixLookahead.eighths, deltas: Bool) {
+         share: UInt64 = FixLookahead.eighths, deltas: Bool, plain: Bool = true, fences: FenceAhead? = nil) {
         self.index = index
         self.deltas = deltas
+        self.plain = plain
+        self.fences = fences
+        if let known = fences?.knownDevices {
+            // Numbered as the evaluator numbers them: the copy's devices are the evaluator's.
+            names = known
+            near = Array(repeating: Neighbourhood(), count: known.count)
+            last = Array(repeating: -1, count: known.count)
+            lastAccepted = fences?.lastAccepted ?? []
+            lastAccepted += repeatElement(.min, count: max(0, known.count - lastAccepted.count))
+        }
         tiles = TileCache(budget: tileBudget)
         shareEighths = min(8, share)
         self.margin = margin
@@ -125,13 +149,20 @@
     ///   (and a test per region whose slack is used up), taking a tile outside it (built if
     ///   not cached).
     public mutating func decide(_ b: UnsafeBufferPointer<UInt8>, _ line: ScannedLine, hits: inout [RegionHit]) -> FixGeometry? {
+        var moves: [FenceMove] = []
+        return decide(b, line, hits: &hits, moves: &moves)
+    }
+
+    /// ``decide(_:_:hits:)``, appending the moves of fences with rules to `moves`.
+    package mutating func decide(_ b: UnsafeBufferPointer<UInt8>, _ line: ScannedLine, hits: inout [RegionHit],
+                                 moves: inout [FenceMove]) -> FixGeometry? {
         // The index borrowed, not retained: the evaluator's thread reads it meanwhile, and a
         // reference count per fix here made the two threads take turns with its cache line.
-        Unmanaged.passUnretained(index)._withUnsafeGuaranteedRef { decide(b, line, index: $0, hits: &hits) }
+        Unmanaged.passUnretained(index)._withUnsafeGuaranteedRef { decide(b, line, index: $0, hits: &hits, moves: &moves) }
     }
 
     private mutating func decide(_ b: UnsafeBufferPointer<UInt8>, _ line: ScannedLine, index: RegionIndex,
-                                 hits: inout [RegionHit]) -> FixGeometry? {
+                                 hits: inout [RegionHit], moves: inout [FenceMove]) -> FixGeometry? {
         sequence += 1
         guard !stopped else { return nil }
         guard let s = line.scanned else {
@@ -140,9 +171,15 @@
             // without its byte order mark, as the run loop reads it.
             var text = b
             if sequence == 1, b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { text = UnsafeBufferPointer(rebasing: b[3...]) }
-            if !InputBytes.isBlank(text), case .control? = try? StreamLineParser.slowPath(text) { stopped = true }
+            if !InputBytes.isBlank(text) {
+                if case .control? = try? StreamLineParser.slowPath(text) { stopped = true }
+                // A line read whole may be the one that fixes the default `addedAt`: the fences'
+                // gates are not known here then.
+                fences?.lineReadWhole()
+            }
             return nil
         }
+        if fences?.needsStart == true, sequence > skippedLines, RequestLimits.isSupported(millis: s.t) { startFences(at: s.t) }
         if s.isClock || sequence <= skippedLines { return nil }
         if let acc = s.accuracy, acc < 0 { return nil }
         let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
@@ -167,10 +204,17 @@
         if s.t < lastAccepted[d] { return nil }
         lastAccepted[d] = s.t
         if let limit = maxAccuracy, let acc = s.accuracy, acc > limit { return nil }
+        var fenceAnswer = FenceAhead.Answer()
+        if fences != nil {
+            fenceAnswer = fences!.decide(device: Int32(d), eighth: eighth, sequence: sequence, t: s.t, latitude: s.latitude,
+                                         longitude: s.longitude, accuracy: s.accuracy, moves: &moves)
+        }
         // A device outside the share: the evaluator decides the fix (found by its number).
-        if eighth >= shareEighths {
-            return FixGeometry(sequence: sequence, previous: -1, same: false, delta: false, start: 0, count: 0,
-                               device: Int32(d), decided: false)
+        if eighth >= shareEighths || !plain {
+            var g = FixGeometry(sequence: sequence, previous: -1, same: false, delta: false, start: 0, count: 0,
+                                device: Int32(d), decided: false)
+            fenceAnswer.put(in: &g)
+            return g
         }
         let start = hits.count
         var same = false, delta = false
@@ -216,8 +260,33 @@
         }
         let previous = last[d]
         last[d] = sequence
-        return FixGeometry(sequence: sequence, previous: previous, same: same, delta: delta, start: Int32(start),
-                           count: Int32(hits.count - start), device: Int32(d), decided: true)
+        var g = FixGeometry(sequence: sequence, previous: previous, same: same, delta: delta, start: Int32(start),
+                            count: Int32(hits.count - start), device: Int32(d), decided: true)
+        fenceAnswer.put(in: &g)
+        return g
+    }
+}
+
+extension FixLookahead {
+    /// The fences' default `addedAt` fixed at the line the evaluator begins the stream with;
+    /// each scoped device numbered here (a device not seen yet is numbered now).
+    private mutating func startFences(at t: Int64) {
+        guard let scoped = fences?.scopedDevice else { return }
+        var numbers: [Int32] = []
+        for name in scoped {
+            guard let name else { numbers.append(-1); continue }
+            let found = Array(name.utf8).withUnsafeBufferPointer { names.find($0) }
+            if let found {
+                numbers.append(found)
+            } else {
+                numbers.append(Int32(names.count))
+                names.append(name)
+                near.append(Neighbourhood())
+                last.append(-1)
+                lastAccepted.append(.min)
+            }
+        }
+        fences?.start(at: t, devices: numbers)
     }
 }
 

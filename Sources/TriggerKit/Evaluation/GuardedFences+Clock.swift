@@ -128,7 +128,7 @@ extension GuardedFences {
         return lo < links[d].count && links[d][lo].fence == Int32(f) ? lo : nil
     }
 
-    private func insert(_ l: Link, device d: Int) {
+    func insert(_ l: Link, device d: Int) {
         var lo = 0, hi = links[d].count
         while lo < hi {
             let mid = (lo + hi) / 2

@@ -25,6 +25,12 @@ extension GuardedFences {
         guard !fences.isEmpty, latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude) else { return }
         ensure(device: d)
         let di = Int(d)
+        if !recordsMoves {
+            // Stepped here: a lookahead's copy of the device is behind from now on, and after
+            // moves applied from one this thread's bounds describe an older fix.
+            if aheadChain[di] >= 0 { quiet[di].forget() }
+            aheadChain[di] = -2
+        }
         let seen = lastSeen[di]
         let previous = lastFix[di]
         lastSeen[di] = t
@@ -134,7 +140,13 @@ extension GuardedFences {
             var a = 0.0
             var decides = true
             if !gate.accuracyLimit.isNaN, let acc = accuracy {
-                if acc > gate.accuracyLimit { decides = false; ignored = true } else { a = acc }
+                if acc > gate.accuracyLimit {
+                    decides = false
+                    ignored = true
+                    if recordsMoves { moves.append(FenceMove(fence: c, kind: .ignored)) }
+                } else {
+                    a = acc
+                }
             }
             // A circle the device cannot have moved across since it was measured (nor passed
             // through, with crossings): no move can come of this fix (after the device's first fix for the
@@ -153,30 +165,29 @@ extension GuardedFences {
             let fence = fences[f]
             let v = verdict(f, latitude: latitude, longitude: lon, accuracy: a)
             var l = link ?? Link(fence: Int32(f), inside: false, since: t, due: Self.noDwell, firedOnce: false)
+            // Each move acts at once, or (a lookahead's copy) is recorded with the link's new
+            // side, for the evaluator to act on (``apply(_:device:t:latitude:longitude:initialFire:into:)``).
             if seen < gate.addedAt {
                 // The device's first fix for this request: the silent first state, by plain
                 // containment whatever the accuracy (as with --margin).
-                l.inside = v.plain
-                l.since = t
-                l.due = Self.noDwell
-                startDwell(&l, device: d, from: t)
-                if initialFire && v.plain { emit(&l, .enter, device: d, date: t, into: &out) }
+                if recordsMoves { moves.append(FenceMove(fence: c, kind: .first, plain: v.plain)) }
+                firstState(&l, plain: v.plain, device: d, at: t, initialFire: initialFire, acting: !recordsMoves, into: &out)
             } else if !decides {
                 // Too inaccurate for this fence: decides nothing.
             } else if !l.inside && v.inside {
-                move(&l, inside: true, device: d, at: t, into: &out)
+                if recordsMoves { moves.append(FenceMove(fence: c, kind: .enter)) }
+                move(&l, inside: true, device: d, at: t, acting: !recordsMoves, into: &out)
             } else if l.inside && v.outside {
-                move(&l, inside: false, device: d, at: t, into: &out)
+                if recordsMoves { moves.append(FenceMove(fence: c, kind: .exit)) }
+                move(&l, inside: false, device: d, at: t, acting: !recordsMoves, into: &out)
             } else if !l.inside && v.outside && fence.crossings, let p = previous, p.t >= gate.addedAt, p.t < t,
                       let (tIn, tOut) = passThrough(f, from: p, toLatitude: latitude, longitude: lon, t: t, lengthBound: pathBound,
                                                     boundary: v.boundary, path: &path) {
                 // Both fixes outside, the path between them through the fence.
-                emit(&l, .enter, device: d, date: tIn, into: &out)
-                emit(&l, .exit, device: d, date: tOut, into: &out)
-                if fence.dwell == .outside {
-                    l.since = tOut
-                    l.due = Self.noDwell
-                    startDwell(&l, device: d, from: tOut)
+                if recordsMoves {
+                    moves.append(FenceMove(fence: c, kind: .pass, tIn: tIn, tOut: tOut))
+                } else {
+                    passedThrough(&l, device: d, in: tIn, out: tOut, into: &out)
                 }
             }
             if l.inside || l.due != Self.noDwell || l.firedOnce { new.append(l) }
@@ -188,13 +199,41 @@ extension GuardedFences {
         links[di] = new
     }
 
-    /// A crossing at `t`: the new side, its event, and the dwell clock for it.
-    private func move(_ l: inout Link, inside: Bool, device d: Int32, at t: Int64, into out: inout [FiredEvent]) {
+    /// A crossing at `t`: the new side, and unless only the side is wanted (`acting` false:
+    /// a lookahead's copy) its event and the dwell clock for it.
+    @inline(__always)
+    func move(_ l: inout Link, inside: Bool, device d: Int32, at t: Int64, acting: Bool = true, into out: inout [FiredEvent]) {
         l.inside = inside
         l.since = t
         l.due = Self.noDwell
+        guard acting else { return }
         emit(&l, inside ? .enter : .exit, device: d, date: t, into: &out)
         startDwell(&l, device: d, from: t)
+    }
+
+    /// The device's first fix for a fence: its side by plain containment, silently (an
+    /// entry with `initialFire`), and the dwell clock for it; the side only unless `acting`.
+    @inline(__always)
+    func firstState(_ l: inout Link, plain: Bool, device d: Int32, at t: Int64, initialFire: Bool, acting: Bool = true,
+                    into out: inout [FiredEvent]) {
+        l.inside = plain
+        l.since = t
+        l.due = Self.noDwell
+        guard acting else { return }
+        startDwell(&l, device: d, from: t)
+        if initialFire && plain { emit(&l, .enter, device: d, date: t, into: &out) }
+    }
+
+    /// A path through the fence between two fixes outside it: its entry and exit, and an
+    /// outside dwell's clock restarted at the exit.
+    func passedThrough(_ l: inout Link, device d: Int32, in tIn: Int64, out tOut: Int64, into out: inout [FiredEvent]) {
+        emit(&l, .enter, device: d, date: tIn, into: &out)
+        emit(&l, .exit, device: d, date: tOut, into: &out)
+        if fences[Int(l.fence)].dwell == .outside {
+            l.since = tOut
+            l.due = Self.noDwell
+            startDwell(&l, device: d, from: tOut)
+        }
     }
 
     /// Measures a fix (longitude unwrapped) against fence `f` with accuracy `a` metres.

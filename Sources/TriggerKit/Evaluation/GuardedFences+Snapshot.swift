@@ -36,7 +36,11 @@ extension GuardedFences {
             let f = lastFix[d]
             devices.append(FenceSnapshot.Device(
                 name: deviceNames[d], lastSeen: lastSeen[d], lastLatitude: f?.latitude, lastLongitude: f?.longitude, lastFixTime: f?.t,
-                links: links[d].map { FenceSnapshot.LinkState(fence: $0.fence, inside: $0.inside, since: $0.since, due: $0.due, firedOnce: $0.firedOnce) }))
+                // A done fence's links say nothing more; they are dropped when next walked (or,
+                // for moves decided ahead, when next moved), so they are left out here: the
+                // snapshot is the same whichever way the fixes were decided.
+                links: links[d].filter { !gates[Int($0.fence)].done }
+                    .map { FenceSnapshot.LinkState(fence: $0.fence, inside: $0.inside, since: $0.since, due: $0.due, firedOnce: $0.firedOnce) }))
         }
         return FenceSnapshot(doneFences: fences.indices.filter { gates[$0].done && !regionRefused(Int32($0)) }.map { Int32($0) },
                              devices: devices)

@@ -154,6 +154,20 @@ final class GuardedFences {
     /// Whether the clock has been started (addedAt known, windows planned).
     var started = false
     let margin: Double
+    /// A copy deciding geometry ahead (``FixLookahead``, see ``init(geometryOf:)``): a fix
+    /// steps its links' sides only and appends its moves to ``moves`` instead of acting on
+    /// them (no event, dwell, timer or `done`).
+    let recordsMoves: Bool
+    @exclusivity(unchecked) var moves: [FenceMove] = []
+    /// Per device, the lookahead's number of the last fix whose moves were applied here
+    /// (``apply(_:device:t:latitude:longitude:initialFire:into:)``); -1: none since the
+    /// lookahead was made (``resetAheadChains()``); -2: a fix was stepped here since, so the
+    /// lookahead's copy of the device no longer matches.
+    @exclusivity(unchecked) var aheadChain: [Int64] = []
+    /// The smallest accuracy limit of any fence (infinite: none has one).
+    let smallestAccuracyLimit: Double
+    /// Fixes stepped by moves decided ahead (tests check the path is taken).
+    @exclusivity(unchecked) var appliedFixes = 0
 
     /// Builds the fences of `requests` with rules (their slots in identifier order, given by
     /// `order`), or nil when no request has rules or an expiry.
@@ -164,6 +178,7 @@ final class GuardedFences {
             return false
         }
         guard hasWork else { return nil }
+        recordsMoves = false
         self.margin = max(0, margin.isFinite ? margin : 0)
         var fences: [Fence] = []
         var regionList: [Region] = []
@@ -177,6 +192,7 @@ final class GuardedFences {
         }
         self.fences = fences
         gates = fences.map { Gate(accuracyLimit: $0.maximumAccuracy ?? .nan, repeats: $0.repeats, circle: $0.radius >= 0) }
+        smallestAccuracyLimit = fences.compactMap(\.maximumAccuracy).min() ?? .infinity
         self.fenceOfRequest = fenceOfRequest
         self.regions = RegionIndex(regions: regionList, maximumMargin: 0)
         self.grid = FenceGrid(boxes: fences.map { ($0.minLatitude, $0.maxLatitude, $0.minLongitude, $0.maxLongitude) })
@@ -191,6 +207,26 @@ final class GuardedFences {
             }
         }
         expiresAt = requests.map { r in r.expiresAt.flatMap(RequestLimits.millis) ?? .max }
+    }
+
+    /// The fences as `g` has them (gates, windows, grid, index, rings, expiries), with no
+    /// device yet: the base of a lookahead's copy (``init(geometryOf:)``).
+    init(copying g: GuardedFences, recordsMoves: Bool) {
+        self.recordsMoves = recordsMoves
+        smallestAccuracyLimit = g.smallestAccuracyLimit
+        fences = g.fences
+        gates = g.gates
+        windows = g.windows
+        fenceOfRequest = g.fenceOfRequest
+        rings = g.rings
+        regions = g.regions
+        grid = g.grid
+        outsideDwellFences = g.outsideDwellFences
+        crossingFences = g.crossingFences
+        usesQuiet = g.usesQuiet
+        expiresAt = g.expiresAt
+        margin = g.margin
+        started = g.started
     }
 
     static func fence(request: Int32, _ t: LocationTrigger, margin: Double) -> Fence {
@@ -251,6 +287,7 @@ final class GuardedFences {
             lastSeen.append(.min)
             lastFix.append(nil)
             quiet.append(Quiet())
+            aheadChain.append(-1)
         }
     }
 }

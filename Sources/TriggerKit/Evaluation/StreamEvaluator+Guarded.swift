@@ -55,11 +55,21 @@
                     into events: inout [FiredEvent]) -> Int {
         guardedEvents.removeAll(keepingCapacity: true)
         let ignoredBefore = g.ignoredForAccuracy
-        g.fix(device: d, t: t, latitude: latitude, longitude: longitude, accuracy: accuracy,
-              initialFire: options.initialFire, into: &guardedEvents)
+        g.ensure(device: d)
+        if let a = lookaheadFences, a.fenceDefault == defaultAddedAt, a.fencePrevious == g.aheadChain[Int(d)] {
+            // Decided ahead, after the very fix applied last here: its moves, acted on.
+            g.aheadChain[Int(d)] = a.sequence
+            let moves = UnsafeBufferPointer(rebasing: lookaheadMoves[Int(a.fenceStart)..<Int(a.fenceStart + a.fenceCount)])
+            g.apply(moves, device: d, t: t, latitude: latitude, longitude: longitude, accuracy: accuracy, initialFire: options.initialFire,
+                    into: &guardedEvents)
+        } else {
+            g.fix(device: d, t: t, latitude: latitude, longitude: longitude, accuracy: accuracy,
+                  initialFire: options.initialFire, into: &guardedEvents)
+        }
         stats.ignoredAccuracy += g.ignoredForAccuracy - ignoredBefore
         let before = events.count
         for e in guardedEvents { deliver(e, into: &events) }
         return events.count - before
     }
 }
+

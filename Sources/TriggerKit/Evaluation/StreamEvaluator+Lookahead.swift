@@ -6,13 +6,30 @@
     @_spi(StreamFastPath) @inline(__always)
     public func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
                         hits: UnsafeBufferPointer<RegionHit>, into events: inout [FiredEvent]) throws(StreamLineError) {
+        try process(lineBytes: b, scanned: scanned, geometry: geometry, hits: hits, moves: UnsafeBufferPointer(start: nil, count: 0),
+                    into: &events)
+    }
+
+    /// ``process(lineBytes:scanned:geometry:hits:into:)`` with the buffer the lookahead put the
+    /// moves of fences with rules in (``FixLookahead/decide(_:_:hits:moves:)``).
+    @inline(__always)
+    package func process(lineBytes b: UnsafeBufferPointer<UInt8>, scanned: ScannedLine, geometry: FixGeometry?,
+                         hits: UnsafeBufferPointer<RegionHit>, moves: UnsafeBufferPointer<FenceMove>,
+                         into events: inout [FiredEvent]) throws(StreamLineError) {
         guard let geometry else {
             try process(lineBytes: b, scanned: scanned, into: &events)
             return
         }
         lookaheadGeometry = geometry.decided ? geometry : nil
         lookaheadHits = hits
-        defer { lookaheadGeometry = nil }
+        if geometry.fencesDecided {
+            lookaheadFences = geometry
+            lookaheadMoves = moves
+        }
+        defer {
+            lookaheadGeometry = nil
+            lookaheadFences = nil
+        }
         try process(lineBytes: b, scanned: scanned, aheadDevice: geometry.device, into: &events)
     }
 
@@ -26,9 +43,24 @@
     /// carries the lookahead's device number), so answers of an earlier one must not be
     /// passed after it is made.
     @_spi(StreamFastPath) public func makeLookahead() -> FixLookahead? {
-        guard skipsStableFixes, !locations.isEmpty, locations.count == builtLocationCount else { return nil }
+        let plain = skipsStableFixes && !locations.isEmpty && locations.count == builtLocationCount
+        let fences = makeFenceAhead()
+        guard plain || fences != nil else { return nil }
         lookaheadDevices.removeAll()
         return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,
-                     deltas: dwellMillis == 0)
+                            deltas: dwellMillis == 0, plain: plain, fences: fences)
+    }
+
+    /// The fences with rules for a new lookahead: a copy of their state now, with every
+    /// device's chain reset to match it. nil without such fences, or when the devices' byte
+    /// table does not number every device (the copy's devices must be numbered as here).
+    func makeFenceAhead() -> FenceAhead? {
+        guard let g = guarded, !g.fences.isEmpty, !g.scansAll, deviceBytesIndex.count == deviceNames.count else { return nil }
+        g.resetAheadChains()
+        return FenceAhead(copy: GuardedFences(geometryOf: g),
+                          addedAt: g.fences.map { requests[Int($0.request)].addedAt.map(Timestamp.millis) },
+                          scopedDevice: g.fences.map { requests[Int($0.request)].device },
+                          now: options.now.map(Timestamp.millis), defaultAddedAt: defaultAddedAt,
+                          knownDevices: deviceBytesIndex, lastAccepted: devices.map(\.lastAccepted))
     }
 }

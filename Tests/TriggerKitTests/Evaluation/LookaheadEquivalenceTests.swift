@@ -246,11 +246,10 @@ import Testing
         }
     }
 
-    /// With regions appended since the build, or no plain location requests at all, there is
-    /// no lookahead; fences with rules beside plain ones do not stop it, alone they leave it
-    /// nothing to do.
-    @Test func onlyForPlainFences() {
-        #expect(StreamHarness(requests: circleRequest("a", rules: #""dwell": {"inside": 60}"#)).evaluator.makeLookahead() == nil)
+    /// Without location requests there is no lookahead; fences with rules alone have one (it
+    /// decides their moves, FenceLookaheadEquivalenceTests), and so do they beside plain ones.
+    @Test func onlyForLocationRequests() {
+        #expect(StreamHarness(requests: circleRequest("a", rules: #""dwell": {"inside": 60}"#)).evaluator.makeLookahead() != nil)
         #expect(StreamHarness(requests: [circleRequest("a", rules: #""dwell": {"inside": 60}"#), circleRequest("b")].joined(separator: "\n"))
             .evaluator.makeLookahead() != nil)
         #expect(StreamHarness(requests: #"{"identifier": "t", "content": {"title": "t"}, "trigger": {"type": "timeInterval", "timeInterval": 60}}"#).evaluator.makeLookahead() == nil)
