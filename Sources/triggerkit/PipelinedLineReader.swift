@@ -220,7 +220,7 @@ enum PipelinedLineReader {
                 if var la = lookahead {
                     // Balancing the two threads (see ``ShareBalance``). Which thread decides a
                     // fix changes speed only.
-                    la.share += balance.step(idle: exchange.idle())
+                    la.rebalance(by: balance.step(idle: exchange.idle()))
                     // Worked on in locals (a class's stored property pays an exclusivity check per
                     // access); the optional let go first, or every array in `la` would be copied.
                     lookahead = nil

@@ -33,14 +33,15 @@
     private var last: [Int64] = []
     /// Devices decided here: those whose id hashes below this many eighths. It only shrinks
     /// once deciding began (a device handed to the evaluator has moved on there).
-    var shareEighths: UInt64 = 8
+    private(set) var shareEighths: UInt64
     private var deciding = false
     /// Moves in one chunk's buffer before its further fixes are left to the evaluator.
     static let movesPerChunk = 1 << 18
 
     init(copy: GuardedFences, addedAt: [Int64?], scopedDevice: [String?], now: Int64?, defaultAddedAt: Int64?,
-         knownDevices: DeviceInterner?, lastAccepted: [Int64]) {
+         knownDevices: DeviceInterner?, lastAccepted: [Int64], share: UInt64) {
         self.copy = copy
+        shareEighths = min(8, share)
         self.addedAt = addedAt
         self.scopedDevice = scopedDevice
         self.now = now
@@ -108,7 +109,7 @@
         return Answer(decided: true, previous: previous, defaultAddedAt: def, start: start, count: moves.count - start)
     }
 
-    /// The share as the lookahead's moves: any value before deciding began, only down after.
+    /// Sets the share: to any value before deciding began, only down after.
     mutating func setShare(_ eighths: UInt64) {
         shareEighths = deciding ? min(shareEighths, eighths) : eighths
     }

@@ -97,10 +97,30 @@
                 takenBackAt[Int(eighth)] = sequence
             }
             shareEighths = new
-            fences?.setShare(new)
+            if let f = fences, new < f.shareEighths { fences?.setShare(new) }
         }
     }
+
+    /// The eighths of devices whose fences with rules are decided here (see ``rebalance(by:)``):
+    /// any value before deciding began, only less after.
+    var fenceShare: Int {
+        get { Int(fences?.shareEighths ?? 0) }
+        set { fences?.setShare(UInt64(min(8, max(0, newValue)))) }
+    }
     private var shareEighths: UInt64
+
+    /// Moves work between the threads by `delta` eighths of the devices (`run`'s balance,
+    /// once per chunk): towards the evaluator (negative), the fences with rules go first (their
+    /// share only shrinks: a device the evaluator took on has moved on there), then the plain
+    /// share; towards this thread, the plain share grows.
+    public mutating func rebalance(by delta: Int) {
+        guard delta != 0 else { return }
+        if delta < 0, fenceShare > 0 {
+            fenceShare += delta
+        } else {
+            share += delta
+        }
+    }
     /// Per eighth of the devices, the last line seen before it was last given back to this
     /// lookahead (``share`` grew over it).
     private var takenBackAt = [Int64](repeating: .min, count: 8)

@@ -44,7 +44,11 @@
     /// passed after it is made.
     @_spi(StreamFastPath) public func makeLookahead() -> FixLookahead? {
         let plain = skipsStableFixes && !locations.isEmpty && locations.count == builtLocationCount
-        let fences = makeFenceAhead()
+        // With plain regions the lookahead has their geometry to do, and the evaluator keeps
+        // the fences with rules (as when they were all it kept): a share of none to begin with
+        // (fences cannot be handed back, so the balance could only undo too large a start).
+        // Alone, they are all decided there to begin with, and handed over as the balance asks.
+        let fences = makeFenceAhead(share: plain ? 0 : 8)
         guard plain || fences != nil else { return nil }
         lookaheadDevices.removeAll()
         return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,
@@ -54,13 +58,13 @@
     /// The fences with rules for a new lookahead: a copy of their state now, with every
     /// device's chain reset to match it. nil without such fences, or when the devices' byte
     /// table does not number every device (the copy's devices must be numbered as here).
-    func makeFenceAhead() -> FenceAhead? {
+    func makeFenceAhead(share: UInt64) -> FenceAhead? {
         guard let g = guarded, !g.fences.isEmpty, !g.scansAll, deviceBytesIndex.count == deviceNames.count else { return nil }
         g.resetAheadChains()
         return FenceAhead(copy: GuardedFences(geometryOf: g),
                           addedAt: g.fences.map { requests[Int($0.request)].addedAt.map(Timestamp.millis) },
                           scopedDevice: g.fences.map { requests[Int($0.request)].device },
                           now: options.now.map(Timestamp.millis), defaultAddedAt: defaultAddedAt,
-                          knownDevices: deviceBytesIndex, lastAccepted: devices.map(\.lastAccepted))
+                          knownDevices: deviceBytesIndex, lastAccepted: devices.map(\.lastAccepted), share: share)
     }
 }

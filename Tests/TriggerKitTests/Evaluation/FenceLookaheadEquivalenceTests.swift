@@ -60,6 +60,7 @@ struct FenceLookaheadEquivalenceTests {
         var readerScanner = LineScanner()
         for k in split..<bytes.count {
             lookahead?.share = shares[k % shares.count]
+            lookahead?.fenceShare = shares[k % shares.count]
             geometry.append(bytes[k].withUnsafeBufferPointer { b in lookahead?.decide(b, readerScanner.scan(b), hits: &hits, moves: &moves) })
         }
         for k in split..<bytes.count { bytes[k].withUnsafeBufferPointer { evaluate(k, $0, geometry[k - split], hits, moves) } }
@@ -226,6 +227,41 @@ struct FenceLookaheadEquivalenceTests {
         #expect(two.applied == 1)
         #expect(two.output == one.output)
         #expect(two.state == one.state, "\(firstDifference(two.state, one.state))")
+    }
+
+    /// Who starts with the fences' geometry, and how the balance moves it: alone, fences with
+    /// rules are all decided ahead to begin with; beside plain regions, none (the evaluator
+    /// kept them before the lookahead decided any). Work goes to the evaluator fences first,
+    /// and a fence share never comes back once deciding began.
+    @Test func theShareOfFencesStartsByTheWorkAndOnlyShrinks() throws {
+        let rules = circleRequest("a", radius: 150, rules: "\"dwell\": {\"inside\": 30}")
+        var alone = try #require(StreamHarness(requests: rules).evaluator.makeLookahead())
+        #expect(alone.fenceShare == 8)
+        var hits: [RegionHit] = [], moves: [FenceMove] = []
+        var scanner = LineScanner()
+        let line = Array(fix("d", 1, north: 0).utf8)
+        _ = line.withUnsafeBufferPointer { alone.decide($0, scanner.scan($0), hits: &hits, moves: &moves) }
+        alone.rebalance(by: -2)
+        #expect(alone.fenceShare == 6)
+        alone.rebalance(by: 2)
+        #expect(alone.fenceShare == 6)
+        alone.fenceShare = 8
+        #expect(alone.fenceShare == 6)
+        let mixed = try #require(StreamHarness(requests: rules + "\n" + circleRequest("b")).evaluator.makeLookahead())
+        #expect(mixed.fenceShare == 0)
+        var both = mixed
+        both.fenceShare = 4
+        both.share = 8
+        both.rebalance(by: -1)
+        #expect(both.fenceShare == 3 && both.share == 8)
+        both.rebalance(by: -2)
+        #expect(both.fenceShare == 1 && both.share == 8)
+        both.rebalance(by: -2)
+        #expect(both.fenceShare == 0 && both.share == 8)
+        both.rebalance(by: -2)
+        #expect(both.fenceShare == 0 && both.share == 6)
+        both.rebalance(by: 1)
+        #expect(both.fenceShare == 0 && both.share == 7)
     }
 }
 
