@@ -51,7 +51,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A line moving stream time forward by more than this many seconds is an error line and is not applied; 'none' for no limit. Default: 604800 (7 days).", valueName: "SECONDS|none"))
     var maxClockJump: String = "604800"
 
-    @Flag(help: "Read, parse and evaluate on one thread. By default (without --state) a second thread reads and parses the input ahead of evaluation; the output is the same either way.")
+    @Flag(help: "Read, parse and evaluate on one thread. By default a second thread reads and parses the input and decides the fixes' regions (and the moves of fences with rules) ahead of evaluation; the output is the same either way.")
     var singleThread = false
 
     @Option(help: "every (default): every due fire is written; coalesce: one line per request for the fires that became due in one step, with \"coalesced\": N. Either way, fires more than --max-clock-jump before the stream time they are caught up at are coalesced.")

@@ -50,24 +50,6 @@
         self.lastAccepted = lastAccepted
     }
 
-    /// What one fix's answer says of the fences (put into its ``FixGeometry``).
-    struct Answer {
-        var decided = false
-        var previous: Int64 = -1
-        var defaultAddedAt: Int64 = 0
-        var start = 0
-        var count = 0
-
-        func put(in g: inout FixGeometry) {
-            guard decided else { return }
-            g.fencesDecided = true
-            g.fencePrevious = previous
-            g.fenceDefault = defaultAddedAt
-            g.fenceStart = Int32(start)
-            g.fenceCount = Int32(count)
-        }
-    }
-
     /// Whether the default `addedAt` is still to be fixed (by the next line that begins).
     var needsStart: Bool { !off && defaultAddedAt == nil }
 
@@ -87,26 +69,29 @@
     }
 
     /// Steps the copy for a used fix of device `d` (the lookahead's number) and appends its
-    /// moves; an answer that is not decided (the device is left to the evaluator) otherwise.
+    /// answer to `moves`: a ``FenceMove/Kind/answer`` (the device's fix it followed, the
+    /// default `addedAt` assumed, how many moves follow), then the moves. Returns where the
+    /// answer starts, or -1 when the fix is left to the evaluator (and with it the device).
     mutating func decide(device d: Int32, eighth: UInt64, sequence: Int64, t: Int64, latitude: Double, longitude: Double,
-                         accuracy: Double?, moves: inout [FenceMove]) -> Answer {
+                         accuracy: Double?, moves: inout [FenceMove]) -> Int32 {
         deciding = true
         guard !off, let def = defaultAddedAt, !copy.fences.isEmpty, latitude.isFinite, longitude.isFinite,
-              (-90...90).contains(latitude) else { return Answer() }
+              (-90...90).contains(latitude) else { return -1 }
         if last.count <= Int(d) { last += repeatElement(-1, count: Int(d) + 1 - last.count) }
-        guard last[Int(d)] >= -1 else { return Answer() }
+        guard last[Int(d)] >= -1 else { return -1 }
         guard eighth < shareEighths, moves.count < Self.movesPerChunk else {
             last[Int(d)] = -3
-            return Answer()
+            return -1
         }
         let start = moves.count
+        moves.append(FenceMove(fence: 0, kind: .answer, tIn: last[Int(d)], tOut: def))
         swap(&copy.moves, &moves)
         var none: [FiredEvent] = []
         copy.fix(device: d, t: t, latitude: latitude, longitude: longitude, accuracy: accuracy, initialFire: false, into: &none)
         swap(&copy.moves, &moves)
-        let previous = last[Int(d)]
+        moves[start].fence = Int32(moves.count - start - 1)
         last[Int(d)] = sequence
-        return Answer(decided: true, previous: previous, defaultAddedAt: def, start: start, count: moves.count - start)
+        return Int32(start)
     }
 
     /// Sets the share: to any value before deciding began, only down after.

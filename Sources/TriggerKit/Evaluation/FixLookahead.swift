@@ -9,16 +9,10 @@
 /// What ``FixLookahead`` decided for one fix line.
 @_spi(StreamFastPath) public struct FixGeometry: Sendable {
     /// This fix's number among the lines the lookahead saw.
+    // The fields ordered widest first: 40 bytes with the optional's tag (one per line).
     let sequence: Int64
     /// The number of the device's fix this one was compared with (-1: none).
     let previous: Int64
-    /// Whether both are in one neighbourhood and its open regions decide alike for both: the
-    /// fix's hits are that fix's.
-    let same: Bool
-    /// Whether the entries are only the changes from the previous fix's hits (both in one
-    /// neighbourhood): the regions whose decision changed, by slot, each with its new hit or
-    /// as ``RegionHit/miss(_:)``.
-    let delta: Bool
     /// The fix's hits (or changes): `count` of the caller's hit buffer from `start`, sorted by
     /// slot; none when `same` (they are the previous fix's).
     let start: Int32
@@ -26,18 +20,30 @@
     /// The device's number in the lookahead (devices numbered as first seen, by their bytes):
     /// the evaluator finds its own device through it, without hashing the id again.
     let device: Int32
+    /// Fences with rules: where the fix's answer is in the caller's move buffer (a
+    /// ``FenceMove/Kind/answer`` then its moves, in fence order); -1 when they were not decided.
+    var fenceStart: Int32 = -1
+    /// Whether both are in one neighbourhood and its open regions decide alike for both: the
+    /// fix's hits are that fix's.
+    let same: Bool
+    /// Whether the entries are only the changes from the previous fix's hits (both in one
+    /// neighbourhood): the regions whose decision changed, by slot, each with its new hit or
+    /// as ``RegionHit/miss(_:)``.
+    let delta: Bool
     /// Whether the geometry was decided (the device is in the lookahead's ``FixLookahead/share``);
     /// if not, only ``device`` is given and the evaluator decides the fix.
     let decided: Bool
-    /// Fences with rules: whether their moves were decided, relative to the device's fix
-    /// numbered `fencePrevious` (-1: none since the lookahead was made), with the default
-    /// `addedAt` it assumed; the moves are `fenceCount` of the caller's move buffer from
-    /// `fenceStart`, in fence order.
-    var fencesDecided = false
-    var fencePrevious: Int64 = -1
-    var fenceDefault: Int64 = 0
-    var fenceStart: Int32 = 0
-    var fenceCount: Int32 = 0
+
+    init(sequence: Int64, previous: Int64, same: Bool, delta: Bool, start: Int32, count: Int32, device: Int32, decided: Bool) {
+        self.sequence = sequence
+        self.previous = previous
+        self.same = same
+        self.delta = delta
+        self.start = start
+        self.count = count
+        self.device = device
+        self.decided = decided
+    }
 
     /// Whether the lookahead decided the fix's geometry (else the evaluator does).
     public var isDecided: Bool { decided }
@@ -224,16 +230,16 @@
         if s.t < lastAccepted[d] { return nil }
         lastAccepted[d] = s.t
         if let limit = maxAccuracy, let acc = s.accuracy, acc > limit { return nil }
-        var fenceAnswer = FenceAhead.Answer()
+        var fenceStart: Int32 = -1
         if fences != nil {
-            fenceAnswer = fences!.decide(device: Int32(d), eighth: eighth, sequence: sequence, t: s.t, latitude: s.latitude,
+            fenceStart = fences!.decide(device: Int32(d), eighth: eighth, sequence: sequence, t: s.t, latitude: s.latitude,
                                          longitude: s.longitude, accuracy: s.accuracy, moves: &moves)
         }
         // A device outside the share: the evaluator decides the fix (found by its number).
         if eighth >= shareEighths || !plain {
             var g = FixGeometry(sequence: sequence, previous: -1, same: false, delta: false, start: 0, count: 0,
                                 device: Int32(d), decided: false)
-            fenceAnswer.put(in: &g)
+            g.fenceStart = fenceStart
             return g
         }
         let start = hits.count
@@ -282,7 +288,7 @@
         last[d] = sequence
         var g = FixGeometry(sequence: sequence, previous: previous, same: same, delta: delta, start: Int32(start),
                             count: Int32(hits.count - start), device: Int32(d), decided: true)
-        fenceAnswer.put(in: &g)
+        g.fenceStart = fenceStart
         return g
     }
 }

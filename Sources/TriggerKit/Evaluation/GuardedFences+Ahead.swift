@@ -21,6 +21,9 @@ package struct FenceMove {
         case pass
         /// The fix was too inaccurate for the fence (it counts in the fixes ignored for accuracy).
         case ignored
+        /// Heads a fix's moves (``FixLookahead+Fences``): `fence` is how many follow, `tIn`
+        /// the number of the device's fix it followed, `tOut` the default `addedAt` assumed.
+        case answer
     }
     var fence: Int32
     var kind: Kind
@@ -107,6 +110,7 @@ extension GuardedFences {
             case .enter: move(&l, inside: true, device: d, at: t, into: &out)
             case .exit: move(&l, inside: false, device: d, at: t, into: &out)
             case .pass: passedThrough(&l, device: d, in: m.tIn, out: m.tOut, into: &out)
+            case .answer: continue
             }
             let keep = l.inside || l.due != Self.noDwell || l.firedOnce
             if let i {

@@ -56,10 +56,12 @@
         guardedEvents.removeAll(keepingCapacity: true)
         let ignoredBefore = g.ignoredForAccuracy
         g.ensure(device: d)
-        if let a = lookaheadFences, a.fenceDefault == defaultAddedAt, a.fencePrevious == g.aheadChain[Int(d)] {
-            // Decided ahead, after the very fix applied last here: its moves, acted on.
-            g.aheadChain[Int(d)] = a.sequence
-            let moves = UnsafeBufferPointer(rebasing: lookaheadMoves[Int(a.fenceStart)..<Int(a.fenceStart + a.fenceCount)])
+        let k = Int(lookaheadFenceStart)
+        if k >= 0, lookaheadMoves[k].tOut == defaultAddedAt, lookaheadMoves[k].tIn == g.aheadChain[Int(d)] {
+            // Decided ahead, after the very fix applied last here (and with the same default
+            // `addedAt`): its moves, acted on.
+            g.aheadChain[Int(d)] = lookaheadSequence
+            let moves = UnsafeBufferPointer(rebasing: lookaheadMoves[(k + 1)..<(k + 1 + Int(lookaheadMoves[k].fence))])
             g.apply(moves, device: d, t: t, latitude: latitude, longitude: longitude, accuracy: accuracy, initialFire: options.initialFire,
                     into: &guardedEvents)
         } else {

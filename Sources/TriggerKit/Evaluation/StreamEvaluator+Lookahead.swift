@@ -22,13 +22,12 @@
         }
         lookaheadGeometry = geometry.decided ? geometry : nil
         lookaheadHits = hits
-        if geometry.fencesDecided {
-            lookaheadFences = geometry
-            lookaheadMoves = moves
-        }
+        lookaheadFenceStart = geometry.fenceStart
+        lookaheadSequence = geometry.sequence
+        lookaheadMoves = moves
         defer {
             lookaheadGeometry = nil
-            lookaheadFences = nil
+            lookaheadFenceStart = -1
         }
         try process(lineBytes: b, scanned: scanned, aheadDevice: geometry.device, into: &events)
     }

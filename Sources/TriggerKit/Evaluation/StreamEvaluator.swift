@@ -116,9 +116,10 @@ import Foundation
     /// ``process(lineBytes:scanned:geometry:hits:into:)``), and the buffer its hits are in.
     @exclusivity(unchecked) var lookaheadGeometry: FixGeometry?
     @exclusivity(unchecked) var lookaheadHits = UnsafeBufferPointer<RegionHit>(start: nil, count: 0)
-    /// The current line's answer for fences with rules, when the lookahead decided them, and
-    /// the buffer its moves are in.
-    @exclusivity(unchecked) var lookaheadFences: FixGeometry?
+    /// Where the current line's answer for fences with rules is in the lookahead's move buffer
+    /// (-1: none), and the buffer.
+    @exclusivity(unchecked) var lookaheadFenceStart: Int32 = -1
+    @exclusivity(unchecked) var lookaheadSequence: Int64 = 0
     @exclusivity(unchecked) var lookaheadMoves = UnsafeBufferPointer<FenceMove>(start: nil, count: 0)
     /// This evaluator's device for each device number of the ``FixLookahead`` (-1: not seen
     /// yet): one entry per device the lookahead saw.
