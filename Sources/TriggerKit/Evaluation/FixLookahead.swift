@@ -109,24 +109,32 @@
 
     /// The eighths of devices whose fences with rules are decided here (see ``rebalance(by:)``):
     /// any value before deciding began, only less after.
-    var fenceShare: Int {
+    public var fenceShare: Int {
         get { Int(fences?.shareEighths ?? 0) }
         set { fences?.setShare(UInt64(min(8, max(0, newValue)))) }
     }
     private var shareEighths: UInt64
 
     /// Moves work between the threads by `delta` eighths of the devices (`run`'s balance,
-    /// once per chunk): towards the evaluator (negative), the fences with rules go first (their
-    /// share only shrinks: a device the evaluator took on has moved on there), then the plain
-    /// share; towards this thread, the plain share grows.
+    /// once per chunk): towards the evaluator (negative), the fences with rules go first, then
+    /// the plain share; towards this thread, the plain share grows. The fences' share only
+    /// shrinks (a device the evaluator took on has moved on there), so it moves one eighth at
+    /// a time and then sits out one call that asks for more: the chunks in flight were decided
+    /// before the change, so the next judgement still sees the old share.
     public mutating func rebalance(by delta: Int) {
         guard delta != 0 else { return }
         if delta < 0, fenceShare > 0 {
-            fenceShare += delta
+            if fenceWait > 0 {
+                fenceWait -= 1
+            } else {
+                fenceShare -= 1
+                fenceWait = 1
+            }
         } else {
             share += delta
         }
     }
+    private var fenceWait = 0
     /// Per eighth of the devices, the last line seen before it was last given back to this
     /// lookahead (``share`` grew over it).
     private var takenBackAt = [Int64](repeating: .min, count: 8)

@@ -146,6 +146,16 @@ struct FenceGrid {
         return true
     }
 
+    /// The same grid in storage of its own (a lookahead's copy reads it on another thread:
+    /// shared buffers would have both threads count references on one cache line).
+    func copied() -> FenceGrid {
+        var g = self
+        g.cells = Dictionary(uniqueKeysWithValues: cells.map { ($0.key, $0.value) })
+        g.slots = slots.map { $0 }
+        g.large = large.map { $0 }
+        return g
+    }
+
     /// Appends a cell's fences (ascending).
     @inline(__always)
     private func append(_ c: (start: Int32, count: Int32), to out: inout [Int32]) {

@@ -47,7 +47,7 @@
         // the fences with rules (as when they were all it kept): a share of none to begin with
         // (fences cannot be handed back, so the balance could only undo too large a start).
         // Alone, they are all decided there to begin with, and handed over as the balance asks.
-        let fences = makeFenceAhead(share: plain ? 0 : 8)
+        let fences = makeFenceAhead(share: plain ? 0 : 6)
         guard plain || fences != nil else { return nil }
         lookaheadDevices.removeAll()
         return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,
