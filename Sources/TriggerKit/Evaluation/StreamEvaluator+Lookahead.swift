@@ -42,12 +42,19 @@
     /// carries the lookahead's device number), so answers of an earlier one must not be
     /// passed after it is made.
     @_spi(StreamFastPath) public func makeLookahead() -> FixLookahead? {
+        makeLookahead(fenceShare: nil)
+    }
+
+    /// ``makeLookahead()``, with the fences with rules decided there for `fenceShare` eighths
+    /// of the devices to begin with whatever else it decides (nil: as `run` takes it, below).
+    func makeLookahead(fenceShare: UInt64?) -> FixLookahead? {
         let plain = skipsStableFixes && !locations.isEmpty && locations.count == builtLocationCount
         // With plain regions the lookahead has their geometry to do, and the evaluator keeps
-        // the fences with rules (as when they were all it kept): a share of none to begin with
-        // (fences cannot be handed back, so the balance could only undo too large a start).
-        // Alone, they are all decided there to begin with, and handed over as the balance asks.
-        let fences = makeFenceAhead(share: plain ? 0 : 6)
+        // the fences with rules (a share of fences cannot be handed back, so the balance could
+        // only undo a start there; deciding none still cost 3 % on dwell at 1 % of circles).
+        // Alone, 6 eighths of the devices' fences are decided there to begin with, and handed
+        // over as the balance asks (every rule on circles settles at 4-5).
+        let fences = fenceShare.map { makeFenceAhead(share: $0) } ?? (plain ? nil : makeFenceAhead(share: 6))
         guard plain || fences != nil else { return nil }
         lookaheadDevices.removeAll()
         return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,

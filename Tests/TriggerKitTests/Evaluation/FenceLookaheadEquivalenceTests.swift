@@ -52,7 +52,8 @@ struct FenceLookaheadEquivalenceTests {
         let bytes = lines.map { Array($0.utf8) }
         let split = min(plainLines, bytes.count)
         for k in 0..<split { bytes[k].withUnsafeBufferPointer { evaluate(k, $0, nil, [], []) } }
-        var lookahead = ahead ? evaluator.makeLookahead() : nil
+        // Fences decided ahead beside plain regions too (`run` leaves them to the evaluator then).
+        var lookahead = ahead ? evaluator.makeLookahead(fenceShare: 8) : nil
         if ahead { #expect(lookahead != nil) }
         var geometry: [FixGeometry?] = []
         var hits: [RegionHit] = []
@@ -231,7 +232,7 @@ struct FenceLookaheadEquivalenceTests {
 
     /// Who starts with the fences' geometry, and how the balance moves it: alone, fences with
     /// rules start with 6 eighths of the devices decided ahead; beside plain regions, none (the
-    /// evaluator kept them before the lookahead decided any). Work goes to the evaluator
+    /// evaluator keeps them, as before the lookahead decided any). Work goes to the evaluator
     /// fences first, an eighth at a time, each move followed by one call sat out (the chunks
     /// in flight were decided before it); a fence share never comes back once deciding began.
     @Test func theShareOfFencesStartsByTheWorkAndOnlyShrinks() throws {
@@ -252,10 +253,11 @@ struct FenceLookaheadEquivalenceTests {
         #expect(alone.fenceShare == 5)
         alone.rebalance(by: -1)
         #expect(alone.fenceShare == 4)
+        // Beside plain regions the evaluator keeps the fences with rules.
         let mixed = try #require(StreamHarness(requests: rules + "\n" + circleRequest("b")).evaluator.makeLookahead())
         #expect(mixed.fenceShare == 0)
-        var both = mixed
-        both.fenceShare = 2
+        // Both kinds ahead (the tests' way in): fences go first, then plain regions.
+        var both = try #require(StreamHarness(requests: rules + "\n" + circleRequest("b")).evaluator.makeLookahead(fenceShare: 2))
         both.share = 8
         for (delta, fences, plain) in [(-1, 1, 8), (-2, 1, 8), (-2, 0, 8), (-2, 0, 6), (1, 0, 7)] {
             both.rebalance(by: delta)
