@@ -14,13 +14,16 @@ struct PipelinedRunTests {
 
     /// Circles around (40, -74), then a stream of moving devices with clock lines, malformed
     /// lines, blank and CRLF lines, an add control line, one line of 2.5 MB and a last line
-    /// without a newline.
-    static func files(_ dir: URL) throws -> (requests: String, input: String) {
+    /// without a newline. With `rules`, every region is a fence with rules (dwell, accuracy,
+    /// crossings: their moves are decided on the reader thread) and there are no plain ones.
+    static func files(_ dir: URL, rules: Bool = false) throws -> (requests: String, input: String) {
         var g = SeededGenerator(s: 31)
-        var req = Self.requests + "\n"
+        var req = rules ? Self.requests.split(separator: "\n")[0] + "\n" : Self.requests + "\n"
         for i in 0..<60 {
             let lat = 40 + (g.unit() - 0.5) * 0.02, lon = -74 + (g.unit() - 0.5) * 0.025
-            req += #"{"identifier": "c\#(i)", "content": {"title": "c"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "r\#(i)", "center": {"latitude": \#(lat), "longitude": \#(lon)}, "radius": \#(30 + 600 * g.unit())}}}"# + "\n"
+            let rule = !rules ? "" : [#""dwell": {"inside": 20}, "#, #""dwell": {"outside": 30}, "crossings": true, "#,
+                                      #""accuracy": {"maximum": 4}, "crossings": true, "#][i % 3]
+            req += #"{"identifier": "c\#(i)", "content": {"title": "c"}, "trigger": {"type": "location", "repeats": true, \#(rule)"region": {"identifier": "r\#(i)", "center": {"latitude": \#(lat), "longitude": \#(lon)}, "radius": \#(30 + 600 * g.unit())}}}"# + "\n"
         }
         var pos = (0..<20).map { _ in (lat: 40 + (g.unit() - 0.5) * 0.02, lon: -74 + (g.unit() - 0.5) * 0.025) }
         var lines: [String] = []
@@ -37,7 +40,7 @@ struct PipelinedRunTests {
             for d in 0..<20 {
                 pos[d].lat += (g.unit() - 0.5) * 0.0004
                 pos[d].lon += (g.unit() - 0.5) * 0.0005
-                let line = #"{"device": "d\#(d)", "t": "\#(t)", "lat": \#(pos[d].lat), "lon": \#(pos[d].lon), "acc": 5}"#
+                let line = #"{"device": "d\#(d)", "t": "\#(t)", "lat": \#(pos[d].lat), "lon": \#(pos[d].lon), "acc": \#(3 + (s + d) % 3)}"#
                 lines.append(s % 59 == 0 ? line + "\r" : line)
             }
         }
@@ -82,12 +85,12 @@ struct PipelinedRunTests {
         return (try Data(contentsOf: outPath), try Data(contentsOf: errPath), p.terminationStatus)
     }
 
-    @Test(arguments: [false, true])
-    func sameBytesAsOneThread(pieces: Bool) throws {
+    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func sameBytesAsOneThread(pieces: Bool, rules: Bool) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-pipelined-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (requests, input) = try Self.files(dir)
+        let (requests, input) = try Self.files(dir, rules: rules)
         let args = ["run", "--requests", requests, "--margin", "5"]
         let one = try Self.run(args + ["--single-thread"], input: input, pieces: false, in: dir)
         let two = try Self.run(args, input: input, pieces: pieces, in: dir)
@@ -105,12 +108,12 @@ struct PipelinedRunTests {
     /// With `--state` the reader thread (and its geometry decided ahead) is used too: a run
     /// stopped after part of the input and resumed on the whole of it writes, and logs as
     /// delivered, exactly what one thread writes without a stop.
-    @Test(arguments: [1, 4_321, 9_000])
-    func withStateAResumedRunMatchesOneThread(stop: Int) throws {
+    @Test(arguments: [(1, false), (4_321, false), (9_000, false), (4_321, true), (13_001, true)])
+    func withStateAResumedRunMatchesOneThread(stop: Int, rules: Bool) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-pipelined-state-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (requests, input) = try Self.files(dir)
+        let (requests, input) = try Self.files(dir, rules: rules)
         // Split as bytes: some lines end in CR, and a String would take CR LF as one character.
         let lines = try Data(contentsOf: URL(fileURLWithPath: input)).split(separator: 0x0A, omittingEmptySubsequences: false)
         let part = dir.appendingPathComponent("part.ndjson").path
