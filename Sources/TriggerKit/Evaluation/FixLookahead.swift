@@ -188,6 +188,7 @@
     }
 
     /// ``decide(_:_:hits:)``, appending the moves of fences with rules to `moves`.
+    @inline(__always)
     package mutating func decide(_ b: UnsafeBufferPointer<UInt8>, _ line: ScannedLine, hits: inout [RegionHit],
                                  moves: inout [FenceMove]) -> FixGeometry? {
         // The index borrowed, not retained: the evaluator's thread reads it meanwhile, and a
