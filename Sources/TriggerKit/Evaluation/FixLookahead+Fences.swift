@@ -11,7 +11,7 @@
 /// (``GuardedFences/Quiet``), and 8 bytes of chain. A chunk's moves are bounded by
 /// ``movesPerChunk``: past it, the chunk's further fixes are left to the evaluator, and their
 /// devices with it for good.
-@_spi(StreamFastPath) public struct FenceAhead: @unchecked Sendable {
+struct FenceAhead: @unchecked Sendable {
     // @unchecked: the copy is used by this lookahead alone; what it shares with the
     // evaluator's fences (the index, the grid, the fences' records) is only read.
     private let copy: GuardedFences

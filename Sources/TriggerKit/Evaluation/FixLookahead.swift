@@ -109,7 +109,7 @@
 
     /// The eighths of devices whose fences with rules are decided here (see ``rebalance(by:)``):
     /// any value before deciding began, only less after.
-    public var fenceShare: Int {
+    var fenceShare: Int {
         get { Int(fences?.shareEighths ?? 0) }
         set { fences?.setShare(UInt64(min(8, max(0, newValue)))) }
     }
@@ -121,7 +121,7 @@
     /// shrinks (a device the evaluator took on has moved on there), so it moves one eighth at
     /// a time and then sits out one call that asks for more: the chunks in flight were decided
     /// before the change, so the next judgement still sees the old share.
-    public mutating func rebalance(by delta: Int) {
+    package mutating func rebalance(by delta: Int) {
         guard delta != 0 else { return }
         if delta < 0, fenceShare > 0 {
             if fenceWait > 0 {
