@@ -26,32 +26,10 @@ struct FenceLookaheadEquivalenceTests {
         let h = StreamHarness(requests: requests, options: options)
         let evaluator = h.evaluator
         evaluator.guarded?.usesQuiet = usesQuiet
-        var w = JSONWriter()
-        var events: [FiredEvent] = []
-        var errors: [String] = []
-        var scanner = LineScanner()
-        func evaluate(_ k: Int, _ b: UnsafeBufferPointer<UInt8>, _ g: FixGeometry?, _ hits: [RegionHit], _ moves: [FenceMove]) {
-            events.removeAll()
-            do throws(StreamLineError) {
-                let scan = scanner.scan(b)
-                if let g {
-                    try hits.withUnsafeBufferPointer { h throws(StreamLineError) in
-                        try moves.withUnsafeBufferPointer { m throws(StreamLineError) in
-                            try evaluator.process(lineBytes: b, scanned: scan, geometry: g, hits: h, moves: m, into: &events)
-                        }
-                    }
-                } else {
-                    try evaluator.process(lineBytes: b, scanned: scan, into: &events)
-                }
-                for e in events { evaluator.write(e, format: .json, to: &w) }
-            } catch {
-                evaluator.recordMalformedLine()
-                errors.append("line \(k + 1): \(error.reason)")
-            }
-        }
+        var evaluation = LineEvaluation(evaluator)
         let bytes = lines.map { Array($0.utf8) }
         let split = min(plainLines, bytes.count)
-        for k in 0..<split { bytes[k].withUnsafeBufferPointer { evaluate(k, $0, nil, [], []) } }
+        for k in 0..<split { bytes[k].withUnsafeBufferPointer { evaluation.evaluate(line: k, $0, geometry: nil, hits: []) } }
         // Fences decided ahead beside plain regions too (`run` leaves them to the evaluator then).
         var lookahead = ahead ? evaluator.makeLookahead(fenceShare: 8) : nil
         if ahead { #expect(lookahead != nil) }
@@ -64,8 +42,11 @@ struct FenceLookaheadEquivalenceTests {
             lookahead?.fenceShare = shares[k % shares.count]
             geometry.append(bytes[k].withUnsafeBufferPointer { b in lookahead?.decide(b, readerScanner.scan(b), hits: &hits, moves: &moves) })
         }
-        for k in split..<bytes.count { bytes[k].withUnsafeBufferPointer { evaluate(k, $0, geometry[k - split], hits, moves) } }
-        return Outcome(output: w.text, errors: errors, state: evaluator.snapshot(), applied: evaluator.guarded?.appliedFixes ?? 0)
+        for k in split..<bytes.count {
+            bytes[k].withUnsafeBufferPointer { evaluation.evaluate(line: k, $0, geometry: geometry[k - split], hits: hits, moves: moves) }
+        }
+        return Outcome(output: evaluation.writer.text, errors: evaluation.errors, state: evaluator.snapshot(),
+                       applied: evaluator.guarded?.appliedFixes ?? 0)
     }
 
     /// Random circles and polygons with every rule (FenceGridEquivalenceTests), and circles

@@ -31,8 +31,8 @@ import Testing
                                      slotBudget: lookaheadBudget, tileBudget: lookaheadBudget < 1_000 ? 16 : 4 << 20, share: share,
                                      deltas: deltas ?? (options.dwell == 0))
         }
-        var bytes = lines.map { Array($0.utf8) }
-        var readerScanner = LineScanner(), scanner = LineScanner()
+        let bytes = lines.map { Array($0.utf8) }
+        var readerScanner = LineScanner()
         var geometry: [FixGeometry?] = []
         var hits: [RegionHit] = []
         var g8 = SeededGenerator(s: UInt64(lines.count))
@@ -44,29 +44,9 @@ import Testing
             let g = bytes[k].withUnsafeBufferPointer { b in lookahead?.decide(b, readerScanner.scan(b), hits: &hits) }
             geometry.append(g)
         }
-        var w = JSONWriter()
-        var events: [FiredEvent] = []
-        var errors: [String] = []
-        for k in bytes.indices {
-            bytes[k].withUnsafeBufferPointer { b in
-                events.removeAll()
-                do throws(StreamLineError) {
-                    let scan = scanner.scan(b)
-                    if let g = geometry[k] {
-                        try hits.withUnsafeBufferPointer { h throws(StreamLineError) in
-                            try evaluator.process(lineBytes: b, scanned: scan, geometry: g, hits: h, into: &events)
-                        }
-                    } else {
-                        try evaluator.process(lineBytes: b, scanned: scan, into: &events)
-                    }
-                    for e in events { evaluator.write(e, format: .json, to: &w) }
-                } catch {
-                    evaluator.recordMalformedLine()
-                    errors.append("line \(k + 1): \(error.reason)")
-                }
-            }
-        }
-        return (w.text, errors, evaluator.snapshot(), geometry.count { $0?.isDecided == true })
+        var evaluation = LineEvaluation(evaluator)
+        for k in bytes.indices { bytes[k].withUnsafeBufferPointer { evaluation.evaluate(line: k, $0, geometry: geometry[k], hits: hits) } }
+        return (evaluation.writer.text, evaluation.errors, evaluator.snapshot(), geometry.count { $0?.isDecided == true })
     }
 
     /// A device id the lookahead decides (by default it takes the ids hashing into 5/8).

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) @testable import TriggerKit
+@_spi(Engine) @_spi(StreamFastPath) @testable import TriggerKit
 
 /// Runs a stream through the library the way `triggerkit run` does and returns the output
 /// lines, so tests read like the contract's examples.
@@ -68,3 +68,38 @@ func circleRequest(_ id: String, radius: Double = 100, entry: Bool = true, exit:
 
 /// Date string of second `s` of the test stream.
 func at(_ s: Int) -> String { Timestamp.string(millis: 1_795_770_000_000 + Int64(s) * 1000) }
+
+/// Lines evaluated as `run`'s main thread evaluates them after its reading thread: scanned,
+/// with a lookahead's answer when there is one (its hits, and the moves of fences with
+/// rules), the events written as JSON and each refused line recorded as `run` reports it.
+struct LineEvaluation {
+    let evaluator: StreamEvaluator
+    var writer = JSONWriter()
+    var errors: [String] = []
+    private var events: [FiredEvent] = []
+    private var scanner = LineScanner()
+
+    init(_ evaluator: StreamEvaluator) { self.evaluator = evaluator }
+
+    /// Line `k` (0-based) of the stream.
+    mutating func evaluate(line k: Int, _ b: UnsafeBufferPointer<UInt8>, geometry g: FixGeometry?, hits: [RegionHit],
+                           moves: [FenceMove] = []) {
+        events.removeAll()
+        do throws(StreamLineError) {
+            let scan = scanner.scan(b)
+            if let g {
+                try hits.withUnsafeBufferPointer { h throws(StreamLineError) in
+                    try moves.withUnsafeBufferPointer { m throws(StreamLineError) in
+                        try evaluator.process(lineBytes: b, scanned: scan, geometry: g, hits: h, moves: m, into: &events)
+                    }
+                }
+            } else {
+                try evaluator.process(lineBytes: b, scanned: scan, into: &events)
+            }
+            for e in events { evaluator.write(e, format: .json, to: &writer) }
+        } catch {
+            evaluator.recordMalformedLine()
+            errors.append("line \(k + 1): \(error.reason)")
+        }
+    }
+}
