@@ -70,6 +70,7 @@ bench: build
 # The full kill -9 test of `run --state` (1,000,000 lines, 20 kills; needs python3).
 crash-test: build
 	python3 tools/crash-test.py --lines 1000000 --kills 20 --bin $(BIN)
+	python3 tools/crash-test.py --lines 1000000 --kills 20 --rules --bin $(BIN)
 
 # Proves run --state never records an unwritten event and never duplicates one: stdout on
 # /dev/full, a pipe closed midway (SIGPIPE default and ignored), two concurrent writers.

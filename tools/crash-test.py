@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Crash test of `triggerkit run --state` (CONTRACT section 4, the --state paragraph).
 
-    tools/crash-test.py [--lines 1000000] [--kills 20] [--seed 1] [--bin .build/release/triggerkit]
+    tools/crash-test.py [--lines 1000000] [--kills 20] [--seed 1] [--rules] [--bin .build/release/triggerkit]
 
 1. Generates requests (circles around Manhattan, shared and device-scoped, one-shot and
    repeating; calendar, time-interval and immediate triggers) and a stream of fixes of
-   devices wandering among them.
+   devices wandering among them. With --rules every circle is a fence with rules (a dwell
+   inside or outside, crossings, an accuracy limit: their moves are decided on `run`'s
+   reading thread).
 2. Runs `triggerkit run` without --state and with a fresh --state (timed; outputs must be
    byte-identical): the reference.
 3. Runs it again on a new state file, kill -9'ed at --kills random moments and restarted
@@ -30,7 +32,7 @@ import time
 T0 = 1795770000  # 2026-11-27T05:40:00Z
 
 
-def gen_requests(rnd, path, devices):
+def gen_requests(rnd, path, devices, rules=False):
     reqs = []
     for i in range(200):
         lat = 40.70 + rnd.uniform(0, 0.10)
@@ -42,6 +44,18 @@ def gen_requests(rnd, path, devices):
                                     "notifyOnEntry": True, "notifyOnExit": rnd.random() < 0.5}}}
         if rnd.random() < 0.3:
             r["device"] = f"d{rnd.randrange(devices):04d}"
+        if rules:
+            kind = i % 3
+            if kind == 0:
+                r["trigger"]["dwell"] = {"inside": 60}
+                r["trigger"]["repeats"] = True  # a one-shot with a dwell is refused
+            elif kind == 1:
+                r["trigger"]["dwell"] = {"outside": 120}
+                r["trigger"]["crossings"] = True
+                r["trigger"]["repeats"] = True
+            else:
+                r["trigger"]["accuracy"] = {"maximum": 30}
+                r["trigger"]["crossings"] = True
         reqs.append(r)
     for i in range(40):
         c = {"minute": rnd.randrange(60), "timeZone": "America/New_York"}
@@ -120,13 +134,14 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bin", default=".build/release/triggerkit")
     ap.add_argument("--workdir", help="keep files here (default: a temporary directory)")
+    ap.add_argument("--rules", action="store_true", help="every circle a fence with rules")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     work = a.workdir or tempfile.mkdtemp(prefix="tk-crash-")
     os.makedirs(work, exist_ok=True)
     req, stream = os.path.join(work, "requests.ndjson"), os.path.join(work, "stream.ndjson")
     t = time.monotonic()
-    gen_requests(rnd, req, a.devices)
+    gen_requests(rnd, req, a.devices, rules=a.rules)
     gen_stream(rnd, stream, a.lines, a.devices)
     print(f"generated {a.lines} lines in {time.monotonic() - t:.1f} s ({work})")
 

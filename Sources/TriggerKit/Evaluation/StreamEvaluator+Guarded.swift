@@ -29,13 +29,17 @@
         var expired: [Int32] = []
         g.advance(to: t, into: &guardedEvents, expired: &expired)
         for r in expired { kill(request: r) }
-        // Order the fences' events by (date, identifier, device), keeping the clock's order
-        // for equal keys (a closing's exit before a re-opening's enter).
+        // Order the fences' events by (date, identifier, device id), keeping the clock's order
+        // for equal keys (a closing's exit before a re-opening's enter). By the device's id,
+        // not its number here: numbers follow the order devices were first seen, which a
+        // resumed run (numbering them as its snapshot lists them) does not share.
         let rankedEvents = guardedEvents.enumerated().sorted { a, b in
             if a.element.date != b.element.date { return a.element.date < b.element.date }
             let fa = g.fenceOfRequest[Int(a.element.request)], fb = g.fenceOfRequest[Int(b.element.request)]
             if fa != fb { return fa < fb }
-            if a.element.device != b.element.device { return a.element.device < b.element.device }
+            if a.element.device != b.element.device {
+                return ExactKey(deviceNames[Int(a.element.device)]) < ExactKey(deviceNames[Int(b.element.device)])
+            }
             return a.offset < b.offset
         }.map(\.element)
         var i = 0
