@@ -8,8 +8,9 @@
 
 /// What ``FixLookahead`` decided for one fix line.
 @_spi(StreamFastPath) public struct FixGeometry: Sendable {
-    /// This fix's number among the lines the lookahead saw.
     // The fields ordered widest first: 40 bytes with the optional's tag (one per line).
+
+    /// This fix's number among the lines the lookahead saw.
     let sequence: Int64
     /// The number of the device's fix this one was compared with (-1: none).
     let previous: Int64
