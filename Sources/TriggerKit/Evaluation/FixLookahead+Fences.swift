@@ -37,6 +37,8 @@ struct FenceAhead: @unchecked Sendable {
     private var deciding = false
     /// Moves in one chunk's buffer before its further fixes are left to the evaluator.
     static let movesPerChunk = 1 << 18
+    /// ``movesPerChunk``, smaller in tests.
+    var movesLimit = FenceAhead.movesPerChunk
 
     init(copy: GuardedFences, addedAt: [Int64?], scopedDevice: [String?], now: Int64?, defaultAddedAt: Int64?,
          knownDevices: DeviceInterner?, lastAccepted: [Int64], share: UInt64) {
@@ -79,7 +81,7 @@ struct FenceAhead: @unchecked Sendable {
               (-90...90).contains(latitude) else { return -1 }
         if last.count <= Int(d) { last += repeatElement(-1, count: Int(d) + 1 - last.count) }
         guard last[Int(d)] >= -1 else { return -1 }
-        guard eighth < shareEighths, moves.count < Self.movesPerChunk else {
+        guard eighth < shareEighths, moves.count < movesLimit else {
             last[Int(d)] = -3
             return -1
         }

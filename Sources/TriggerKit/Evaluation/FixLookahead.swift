@@ -108,6 +108,12 @@
         }
     }
 
+    /// The bound of a chunk's moves (``FenceAhead/movesPerChunk``; tests make it small).
+    var fenceMovesLimit: Int {
+        get { fences?.movesLimit ?? 0 }
+        set { fences?.movesLimit = newValue }
+    }
+
     /// The eighths of devices whose fences with rules are decided here (see ``rebalance(by:)``):
     /// any value before deciding began, only less after.
     var fenceShare: Int {

@@ -22,7 +22,7 @@ struct FenceLookaheadEquivalenceTests {
     /// (its answers never depend on the evaluator). `shares`: the lookahead's share, set
     /// before each line in turn (cycled).
     static func run(requests: String, lines: [String], options: StreamOptions, ahead: Bool, shares: [Int] = [8],
-                    plainLines: Int = 0, usesQuiet: Bool = true) -> Outcome {
+                    plainLines: Int = 0, usesQuiet: Bool = true, movesLimit: Int? = nil) -> Outcome {
         let h = StreamHarness(requests: requests, options: options)
         let evaluator = h.evaluator
         evaluator.guarded?.usesQuiet = usesQuiet
@@ -33,6 +33,7 @@ struct FenceLookaheadEquivalenceTests {
         // Fences decided ahead beside plain regions too (`run` leaves them to the evaluator then).
         var lookahead = ahead ? evaluator.makeLookahead(fenceShare: 8) : nil
         if ahead { #expect(lookahead != nil) }
+        if let movesLimit { lookahead?.fenceMovesLimit = movesLimit }
         var geometry: [FixGeometry?] = []
         var hits: [RegionHit] = []
         var moves: [FenceMove] = []
@@ -127,6 +128,12 @@ struct FenceLookaheadEquivalenceTests {
             #expect(part.errors == one.errors)
             #expect(part.state == one.state, "\(firstDifference(part.state, one.state))")
         }
+        // The moves' bound reached (here one buffer holds every line's): each later fix is left
+        // to the evaluator, and its device with it.
+        let bounded = Self.run(requests: requests, lines: lines, options: options, ahead: true, movesLimit: 2_000)
+        #expect(bounded.applied > 100 && bounded.applied < all.applied / 2, "applied \(bounded.applied)")
+        #expect(bounded.output == one.output)
+        #expect(bounded.state == one.state, "\(firstDifference(bounded.state, one.state))")
         // Without the quiet bounds on either side (every fence measured at every fix).
         let measured = Self.run(requests: requests, lines: lines, options: options, ahead: true, usesQuiet: false)
         #expect(measured.output == one.output)
