@@ -6,17 +6,18 @@
 
 /// The fences with rules a ``FixLookahead`` decides (made by ``StreamEvaluator/makeLookahead()``).
 ///
-/// Memory: the copy shares the fences, grid and index with the evaluator's; per device it
-/// keeps the links that are inside (as the evaluator's), its last fix and quiet bounds
+/// Memory: the copy has its own fences' records, gates, grid and rings (read at every fix on
+/// this thread) and shares the region index with the evaluator's; per device it keeps the
+/// links that are inside (as the evaluator's), its last fix and quiet bounds
 /// (``GuardedFences/Quiet``), and 8 bytes of chain. A chunk's moves are bounded by
-/// ``movesPerChunk``: past it, the chunk's further fixes are left to the evaluator, and their
-/// devices with it for good.
+/// ``movesPerChunk`` (24 bytes each): past it, the chunk's further fixes are left to the
+/// evaluator, and their devices with it for good.
 struct FenceAhead: @unchecked Sendable {
     // @unchecked: the copy is used by this lookahead alone; what it shares with the
-    // evaluator's fences (the index, the grid, the fences' records) is only read.
+    // evaluator's fences (the region index) is only read, and answers two threads at once.
     private let copy: GuardedFences
     /// Per fence, its request's own `addedAt` (nil: the stream's default) and the device it is
-    /// scoped to, for ``start(devices:)``.
+    /// scoped to, for ``start(at:devices:)``.
     let addedAt: [Int64?]
     let scopedDevice: [String?]
     /// `--now`: the default `addedAt` when given.
