@@ -6,50 +6,6 @@
 // the evaluator uses `same` only when that is the very fix it used last for the device;
 // otherwise it steps the fix with the hits given, which is always right.
 
-/// What ``FixLookahead`` decided for one fix line.
-@_spi(StreamFastPath) public struct FixGeometry: Sendable {
-    // The fields ordered widest first: 40 bytes with the optional's tag (one per line).
-
-    /// This fix's number among the lines the lookahead saw.
-    let sequence: Int64
-    /// The number of the device's fix this one was compared with (-1: none).
-    let previous: Int64
-    /// The fix's hits (or changes): `count` of the caller's hit buffer from `start`, sorted by
-    /// slot; none when `same` (they are the previous fix's).
-    let start: Int32
-    let count: Int32
-    /// The device's number in the lookahead (devices numbered as first seen, by their bytes):
-    /// the evaluator finds its own device through it, without hashing the id again.
-    let device: Int32
-    /// Fences with rules: where the fix's answer is in the caller's move buffer (a
-    /// ``FenceMove/Kind/answer`` then its moves, in fence order); -1 when they were not decided.
-    var fenceStart: Int32 = -1
-    /// Whether both are in one neighbourhood and its open regions decide alike for both: the
-    /// fix's hits are that fix's.
-    let same: Bool
-    /// Whether the entries are only the changes from the previous fix's hits (both in one
-    /// neighbourhood): the regions whose decision changed, by slot, each with its new hit or
-    /// as ``RegionHit/miss(_:)``.
-    let delta: Bool
-    /// Whether the geometry was decided (the device is in the lookahead's ``FixLookahead/share``);
-    /// if not, only ``device`` is given and the evaluator decides the fix.
-    let decided: Bool
-
-    init(sequence: Int64, previous: Int64, same: Bool, delta: Bool, start: Int32, count: Int32, device: Int32, decided: Bool) {
-        self.sequence = sequence
-        self.previous = previous
-        self.same = same
-        self.delta = delta
-        self.start = start
-        self.count = count
-        self.device = device
-        self.decided = decided
-    }
-
-    /// Whether the lookahead decided the fix's geometry (else the evaluator does).
-    public var isDecided: Bool { decided }
-}
-
 /// Decides fixes ahead of a ``StreamEvaluator`` (``StreamEvaluator/makeLookahead()``), on
 /// another thread: each fix line's hits, and whether they are its device's previous fix's.
 /// Keeps the neighbourhoods (tile and open-region state) of the devices it decides and a tile
@@ -104,7 +60,7 @@
                 takenBackAt[Int(eighth)] = sequence
             }
             shareEighths = new
-            if let f = fences, new < f.shareEighths { fences?.setShare(new) }
+            if new < fenceShare { fenceShare = Int(new) }
         }
     }
 
@@ -235,11 +191,7 @@
             // Kept by its bytes: a name that is not valid UTF-8 would be stored repaired and
             // never found again (one entry per fix); the evaluator decides such a device.
             guard let valid = String(validating: name, as: UTF8.self) else { return nil }
-            d = names.count
-            names.append(valid)
-            near.append(Neighbourhood())
-            last.append(-1)
-            lastAccepted.append(.min)
+            d = Int(addDevice(valid))
         }
         // Fixes the evaluator ignores (stale, too inaccurate) are left out of the chain, as it
         // leaves them out of its own comparison.
@@ -317,18 +269,18 @@ extension FixLookahead {
         var numbers: [Int32] = []
         for name in scoped {
             guard let name else { numbers.append(-1); continue }
-            let found = Array(name.utf8).withUnsafeBufferPointer { names.find($0) }
-            if let found {
-                numbers.append(found)
-            } else {
-                numbers.append(Int32(names.count))
-                names.append(name)
-                near.append(Neighbourhood())
-                last.append(-1)
-                lastAccepted.append(.min)
-            }
+            numbers.append(Array(name.utf8).withUnsafeBufferPointer { names.find($0) } ?? addDevice(name))
         }
         fences?.start(at: t, devices: numbers)
+    }
+
+    /// Numbers a device not seen before.
+    private mutating func addDevice(_ name: String) -> Int32 {
+        names.append(name)
+        near.append(Neighbourhood())
+        last.append(-1)
+        lastAccepted.append(.min)
+        return Int32(names.count - 1)
     }
 }
 

@@ -45,8 +45,8 @@ extension GuardedFences {
         aheadChain = Array(repeating: -1, count: g.links.count)
     }
 
-    /// The copy's gates as ``start(addedAt:device:now:)`` sets them (no windows, timers or
-    /// expiries: it never acts on the clock).
+    /// Each fence's gate: its `addedAt` and device (all a lookahead's copy needs of
+    /// ``start(addedAt:device:now:)``: it never acts on the clock).
     func startGeometry(addedAt: (Int32) -> Int64, device: (Int32) -> Int32) {
         started = true
         for f in fences.indices {

@@ -7,12 +7,8 @@ extension GuardedFences {
     /// Called when the stream starts (its first line, at `now`): each fence's `addedAt` and
     /// device, each window's state at `now`, the expiries.
     func start(addedAt: (Int32) -> Int64, device: (Int32) -> Int32, now: Int64) {
-        started = true
-        for f in fences.indices {
-            gates[f].addedAt = addedAt(fences[f].request)
-            gates[f].device = device(fences[f].request)
-            planWindow(f, at: now)
-        }
+        startGeometry(addedAt: addedAt, device: device)
+        for f in fences.indices { planWindow(f, at: now) }
         expiries = expiresAt.enumerated().filter { $0.element != .max }.map { (date: $0.element, request: Int32($0.offset)) }
             .sorted { ($0.date, $0.request) < ($1.date, $1.request) }
         nextExpiry = 0

@@ -1,0 +1,226 @@
+import ArgumentParser
+import Foundation
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKit
+@_spi(StreamFastPath) @_spi(Engine) import TriggerKitStore
+
+// `run`'s body: the requests and options loaded, then every input line evaluated (on two
+// threads unless `--single-thread`), its events written, and with `--state` committed.
+
+extension RunCommand {
+    func run() throws {
+        let zone = try input.floatingZone()
+        let nowDate = try now.map { try parseDateArgument($0, option: "--now") }
+        var table: [String: NotificationSettings] = [:]
+        var others = NotificationSettings.authorized
+        if let settings {
+            do {
+                let json = try JSONValue.parse(document: try Data(contentsOf: URL(fileURLWithPath: settings)))
+                (table, others) = try NotificationSettings.table(json: json)
+            } catch {
+                printError("error: \(settings): \(error)")
+                throw ExitCode(2)
+            }
+        }
+        let set: RequestSet
+        do {
+            // Without --now, a request without addedAt is added at the stream's first t (not
+            // known yet): it is not judged against the machine's clock.
+            var validation = ValidationOptions(
+                now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others,
+                deferTimeChecks: nowDate == nil)
+            validation.margin = margin
+            set = try RequestsFile.load(path: input.requests, options: validation)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        var diag = set.diagnostics.map { $0.description + "\n" }.joined()
+        var streamOptions = StreamOptions(
+            margin: margin, dwell: dwell, maxAccuracy: maxAccuracy, initialFire: initial == "fire",
+            floatingTimeZone: zone, now: nowDate, deviceSettings: table, defaultSettings: others)
+        streamOptions.maxClockJump = clockJumpLimit
+        streamOptions.catchUp = catchUp == "coalesce" ? .coalesced : .everyFire
+        let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions)
+        // Replaced when a control line changes the requests (see RunSession).
+        var outerEvaluator = evaluator
+        var sessionValidation = ValidationOptions(now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others)
+        sessionValidation.margin = margin
+        var session = RunSession(requests: set.requests, validation: sessionValidation)
+        if let categories {
+            do {
+                let json = try JSONValue.parse(document: try Data(contentsOf: URL(fileURLWithPath: categories)))
+                for c in try NotificationCategory.list(json: json) { session.categories[ExactKey(c.identifier)] = c }
+            } catch {
+                printError("error: \(categories): \(error)")
+                throw ExitCode(2)
+            }
+        }
+        for bad in evaluator.refusedRegions {
+            let r = set.requests[Int(bad.request)]
+            diag += "error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)\n"
+        }
+        if !diag.isEmpty { FileHandle.standardError.write(Data(diag.utf8)) }
+
+        // With --state, the library's DurableRun restores the saved run and says how many
+        // input lines it already covers; those are skipped below.
+        var durable: DurableRun?
+        if let state {
+            do {
+                durable = try DurableRun(evaluator: evaluator, store: try StateStore(path: state))
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+        }
+        let alreadyProcessed = durable?.resumePosition ?? 0
+        if let state, alreadyProcessed > 0 {
+            printError("resuming from \(state): skipping \(alreadyProcessed) line\(alreadyProcessed == 1 ? "" : "s") already processed")
+        }
+        var storeError: StateStoreError?
+
+        // A closed pipe must be an error we report (and a batch we do not commit), not a
+        // silent death by SIGPIPE; the default disposition would also lose the message.
+        signal(SIGPIPE, SIG_IGN)
+        let progress = RunProgress()
+        let eventFormat = EventFormat(rawValue: format) ?? .json
+        var out = OutputBuffer()
+        var events: [FiredEvent] = []
+        var errors = ""
+        var failed = false
+        var lineNumber = 0
+        // Each chunk of input lines, with their scans when a reader thread made them: reading
+        // and scanning on a second thread, evaluating on this one (with --state too: the
+        // durable run takes each line's bytes as this thread consumes them, in order).
+        // Threaded, a run also decides each fix's regions ahead on the reader's thread
+        // (``FixLookahead``): the same output, the geometry off the evaluating thread. A
+        // resumed run's lines already processed get no geometry there.
+        let threaded = !singleThread
+        var lookahead = threaded ? outerEvaluator.makeLookahead() : nil
+        lookahead?.skippedLines = Int64(alreadyProcessed)
+        LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: lookahead) { lines, scanned, ahead in
+            // A local for the hot loop: the captured `evaluator` variable (replaced only by
+            // control lines) is read once per chunk, not once per line.
+            var evaluator = outerEvaluator
+            defer { outerEvaluator = evaluator }
+            for (k, original) in lines.enumerated() {
+                lineNumber += 1
+                // A BOM opening the stream is skipped, as in every input file; that line's
+                // scan (made with it) is not used.
+                var line = original
+                var useScan = true
+                if lineNumber == 1 { (line, useScan) = { let (l, had) = original.withoutBOM; return (l, !had) }() }
+                if lineNumber <= alreadyProcessed {
+                    // Covered by the saved state: only checked against what it consumed.
+                    do throws(StateStoreError) { try durable?.resume(lineBytes: line.bytes) } catch { storeError = error; return false }
+                    continue
+                }
+                if line.isBlank { durable?.skipLine(bytes: line.bytes); continue }
+                events.removeAll(keepingCapacity: true)
+                do throws(StreamLineError) {
+                    // Parses and evaluates in one step; throws before changing anything.
+                    if let durable {
+                        if let scanned, useScan, let ahead, let geometry = ahead.geometry[k], ahead.moves.isEmpty {
+                            try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in
+                                try durable.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits,
+                                                    moves: UnsafeBufferPointer(start: nil, count: 0), into: &events)
+                            }
+                        } else if let scanned, useScan, let ahead, let geometry = ahead.geometry[k] {
+                            try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in
+                                try ahead.moves.withUnsafeBufferPointer { moves throws(StreamLineError) in
+                                    try durable.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits,
+                                                        moves: moves, into: &events)
+                                }
+                            }
+                        } else if let scanned, useScan {
+                            try durable.process(lineBytes: line.bytes, scanned: scanned[k], geometry: nil,
+                                                hits: UnsafeBufferPointer(start: nil, count: 0), moves: UnsafeBufferPointer(start: nil, count: 0),
+                                                into: &events)
+                        } else {
+                            try durable.process(lineBytes: line.bytes, into: &events)
+                        }
+                    } else if let scanned, useScan {
+                        if let ahead, let geometry = ahead.geometry[k], ahead.moves.isEmpty {
+                            // (No fences with rules decided ahead in this chunk: one buffer to
+                            // borrow, as before they were; a second closure per line cost 3-5 %
+                            // with dwell on 1 % of circles.)
+                            try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in
+                                try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits, into: &events)
+                            }
+                        } else if let ahead, let geometry = ahead.geometry[k] {
+                            try ahead.hits.withUnsafeBufferPointer { hits throws(StreamLineError) in
+                                try ahead.moves.withUnsafeBufferPointer { moves throws(StreamLineError) in
+                                    try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], geometry: geometry, hits: hits,
+                                                          moves: moves, into: &events)
+                                }
+                            }
+                        } else {
+                            try evaluator.process(lineBytes: line.bytes, scanned: scanned[k], into: &events)
+                        }
+                    } else {
+                        try evaluator.process(lineBytes: line.bytes, into: &events)
+                    }
+                } catch {
+                    evaluator.recordMalformedLine()
+                    errors += "error: line \(lineNumber): \(error.reason)\n"
+                    // Under --strict the line is not counted as processed: a restart stops
+                    // at it again.
+                    if strict { failed = true; return false }
+                    durable?.skipLine(bytes: line.bytes)
+                    continue
+                }
+                let start = out.writer.bytes.count
+                for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
+                // The delivered log keeps the very bytes written (JSON): no second rendering.
+                if let durable, eventFormat == .json, !events.isEmpty { durable.adoptRendered(out.writer.bytes[start...]) }
+                // The flag first: the optional `takeControl` returns is large, and copying it
+                // out for every line cost a memmove per line.
+                if evaluator.hasPendingControl, let control = evaluator.takeControl() {
+                    // Written first (the events name the old evaluator's requests); then the change applies.
+                    if durable != nil {
+                        errors += "error: line \(lineNumber): add/remove/respond/categories lines are not supported with --state (the line only advanced the clock)\n"
+                    } else {
+                        for m in session.apply(control, at: evaluator.streamTime ?? 0, line: lineNumber, evaluator: &evaluator) { errors += m + "\n" }
+                    }
+                }
+                guard out.flushIfLarge() else { return false }
+                if let durable, durable.isBatchDue {
+                    // Output first, then the commit: a crash in between repeats this batch
+                    // (same eventIds) instead of losing it; a failed write commits nothing.
+                    guard out.flush() else { return false }
+                    do throws(StateStoreError) { try durable.commit() } catch { storeError = error; return false }
+                }
+            }
+            // Published before the flush: once a reader sees this chunk's events, an
+            // interruption's summary counts them.
+            progress.update(evaluator.stats)
+            // Flush once per input chunk so a live pipe sees its events promptly.
+            guard out.flush() else { return false }
+            if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)); errors = "" }
+            return true
+        }
+        if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)) }
+        if out.flush(), storeError == nil, let durable {
+            // Only after every event was written: then the last batch is recorded.
+            do throws(StateStoreError) {
+                try durable.finishInput()
+                try durable.commit()
+                try durable.store.closeCleanly()
+            } catch { storeError = error }
+        }
+        if let why = out.failure {
+            printError("error: writing events to standard output failed (\(why)); stopping"
+                       + (durable != nil ? " without recording the unwritten events as delivered" : ""))
+            throw ExitCode(3)
+        }
+        if let storeError {
+            printError("error: \(storeError)")
+            throw ExitCode(2)
+        }
+        progress.finish()
+        printError(outerEvaluator.stats.description)
+        if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
+        // The process exits next: freeing a million requests one object at a time would
+        // cost about half a second for nothing, so the evaluator and requests are kept.
+        Self.keptUntilExit = (outerEvaluator, set)
+    }
+}
