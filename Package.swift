@@ -31,12 +31,16 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"])]
         ),
+        // A SIGBUS guard for reading a mapped requests file that another process shrinks
+        // (C: a signal handler).
+        .target(name: "CFileGuard"),
         // The core: requests and validation, calendar, geofence, evaluation, the center.
         // No storage dependency.
         .target(
             name: "TriggerKit",
             dependencies: [
                 "CGEOS",
+                "CFileGuard",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
