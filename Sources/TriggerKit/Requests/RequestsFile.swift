@@ -79,12 +79,13 @@ public enum RequestsFile {
     }
 
     /// ``load(path:options:)``; `whileMapped` runs after a regular file is mapped and before
-    /// it is parsed (tests change the file there).
-    static func load(path: String, options: ValidationOptions,
-                     whileMapped: () -> Void) throws(RequestsFileError) -> RequestSet {
+    /// it is parsed, `afterSplit` once an NDJSON file's lines are found (tests change the
+    /// file there).
+    static func load(path: String, options: ValidationOptions, whileMapped: () -> Void,
+                     afterSplit: () -> Void = {}) throws(RequestsFileError) -> RequestSet {
         if path != "-", let mapped = MappedFile(path: path) {
             whileMapped()
-            let set = parse(mapped.bytes, file: path, options: options)
+            let set = parse(mapped.bytes, file: path, options: options, parallel: true, afterSplit: afterSplit)
             guard mapped.finish() else {
                 throw RequestsFileError(path: path, reason: "the file changed while it was being read "
                     + "(replace a requests file by renaming a new file over it, not by rewriting it in place)")
@@ -117,7 +118,7 @@ public enum RequestsFile {
     /// one record after the other, `direct` false builds every record's JSON tree (no
     /// ``RequestRecordDecoder``): the references the fast paths are tested against.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions, parallel: Bool,
-                      direct: Bool = true) -> RequestSet {
+                      direct: Bool = true, afterSplit: () -> Void = {}) -> RequestSet {
         var builder = Builder(file: file, options: options)
         var k = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { k = 3 }  // UTF-8 BOM
@@ -139,7 +140,7 @@ public enum RequestsFile {
         }
         // The request lines (not blank, not comments), then each decoded (on every core for a
         // large file), then registered in file order: the same result as one line at a time.
-        var spans: [(line: Int, start: Int, end: Int)] = []
+        var spans: [(line: Int, lineStart: Int, start: Int, end: Int)] = []
         var line = 0
         var start = k
         while start < bytes.count {
@@ -153,20 +154,21 @@ public enum RequestsFile {
             var s = start, e = end
             while s < e, bytes[s] == 0x20 || bytes[s] == 0x09 { s += 1 }
             while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 || bytes[e - 1] == 0x0D { e -= 1 }
-            if s < e, bytes[s] != UInt8(ascii: "#") { spans.append((line, s, e)) }
+            if s < e, bytes[s] != UInt8(ascii: "#") { spans.append((line, start, s, e)) }
             start = end + 1
         }
+        afterSplit()
         builder.reserve(spans.count)
         decodeAll(count: spans.count, options: options, parallel: parallel, { i in
-            let (_, s, e) = spans[i]
+            let (_, lineStart, s, e) = spans[i]
             let record = UnsafeBufferPointer(rebasing: bytes[s..<e])
             if direct, let request = RequestRecordDecoder.decode(record) { return .shaped(request) }
             do throws(JSONSyntaxError) {
                 return .json(try JSONValue.parse(record))
             } catch {
-                // Columns count from the line's start (after the BOM on line 1).
-                var lineStart = s
-                while lineStart > k, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
+                // Columns count from the line's start (after the BOM on line 1), kept from the
+                // split: not found again by reading backwards, which a file that changed while
+                // mapped (zeros where lines were) made a walk to the file's start per line.
                 return .syntax("not valid JSON: \(error.reason) (column \(error.offset + 1 + s - lineStart))")
             }
         }) { i, outcome in
