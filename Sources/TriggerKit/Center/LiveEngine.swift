@@ -157,19 +157,20 @@ final class LiveEngine {
 
     /// The `limit` soonest fires, optionally only those a device gets. Without a device
     /// O(k log k); with one, the walk widens until it has `limit` or runs out (bounded by
-    /// ``RequestLimits/maximumQueryCount`` fires looked at).
+    /// ``RequestLimits/maximumQueryCount`` fires looked at, and by
+    /// ``FireSchedule/otherCalendarRepeatBudget``).
     func soonestFires(limit: Int, device: String?) -> [(identifier: String, device: String?, date: Int64)] {
         let e = current
         guard let s = e.schedule, limit > 0 else { return [] }
         var k = limit
         while true {
-            let fires = s.soonest(k)
+            let (fires, cut) = s.soonest(k, otherCalendarBudget: FireSchedule.otherCalendarRepeatBudget)
             let out = fires.compactMap { f -> (identifier: String, device: String?, date: Int64)? in
                 let r = e.requests[Int(s.entries[Int(f.slot)].request)]
                 if let device, let own = r.device, !own.isExactly(device) { return nil }
                 return (r.identifier, r.device, f.date)
             }
-            if out.count >= limit || fires.count < k || k >= RequestLimits.maximumQueryCount { return Array(out.prefix(limit)) }
+            if out.count >= limit || fires.count < k || cut || k >= RequestLimits.maximumQueryCount { return Array(out.prefix(limit)) }
             k = Swift.min(k * 4, RequestLimits.maximumQueryCount)
         }
     }
