@@ -17,6 +17,7 @@ static _Atomic int faulted[TK_FILE_GUARD_SLOTS];
 static struct sigaction previous;
 static pthread_once_t installed = PTHREAD_ONCE_INIT;
 static _Atomic int installedOK;
+static uintptr_t pageSize;  // read before the handler is installed: no call in the handler
 
 static void on_bus_error(int signal, siginfo_t *info, void *context) {
     uintptr_t address = (uintptr_t)info->si_addr;
@@ -26,9 +27,8 @@ static void on_bus_error(int signal, siginfo_t *info, void *context) {
         // A page the file no longer has: zeros in its place, so the faulting read is
         // retried and completes. mmap is a plain system call on Linux (not on POSIX's list of
         // async-signal-safe functions, but it takes no user-space lock).
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        void *at = (void *)(address & ~(page - 1));
-        if (mmap(at, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) break;
+        void *at = (void *)(address & ~(pageSize - 1));
+        if (mmap(at, pageSize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) break;
         atomic_store(&faulted[i], 1);
         return;
     }
@@ -48,6 +48,7 @@ static void on_bus_error(int signal, siginfo_t *info, void *context) {
 }
 
 static void install(void) {
+    pageSize = (uintptr_t)sysconf(_SC_PAGESIZE);
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_sigaction = on_bus_error;

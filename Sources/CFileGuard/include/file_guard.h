@@ -19,8 +19,9 @@
 /// or the handler could not be installed.
 int tk_file_guard_begin(const void *base, size_t length);
 
-/// Ends a guard (before the range is unmapped). Returns 1 when a read in the range faulted
-/// while it was guarded, else 0.
+/// Ends a guard, once every reader of the range has finished and before the range is
+/// unmapped (a fault being handled then would map its page of zeros over whatever took the
+/// address). Returns 1 when a read in the range faulted while it was guarded, else 0.
 int tk_file_guard_end(int slot);
 
 #endif
