@@ -227,21 +227,22 @@ import Foundation
         var budget = otherCalendarBudget
         while out.count < k, !frontier.isEmpty {
             let item = pop()
-            let entry = entries[Int(item.fire.slot)]
-            if entry.live { out.append(item.fire) }
+            let slot = Int(item.fire.slot)
+            let live = entries[slot].live
+            if live { out.append(item.fire) }
             if item.node >= 0 {
                 for c in [2 * item.node + 1, 2 * item.node + 2] where c < nodes.count {
                     push(Item(fire: nodes[c], node: c))
                 }
             }
-            guard entry.live, out.count < k else { continue }
-            if entry.rule.isOtherCalendar {
+            guard live, out.count < k else { continue }
+            if entries[slot].rule.isOtherCalendar {
                 // This trigger's next fire is not known past here, so nothing later may be
                 // listed: the list ends.
                 guard budget > 0 else { return (out, true) }
                 budget -= 1
             }
-            if let next = entry.fire(after: item.fire.date) {
+            if let next = entries[slot].fire(after: item.fire.date) {
                 push(Item(fire: ScheduledFire(date: next, rank: item.fire.rank, slot: item.fire.slot), node: -1))
             }
         }
