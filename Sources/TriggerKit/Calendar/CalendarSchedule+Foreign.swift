@@ -5,13 +5,18 @@ final class ForeignCalendarSchedule: Sendable {
     let calendar: Calendar
     let components: DateComponents
 
+    /// The first set field whose value lies outside `calendar.maximumRange(of:)`, described.
+    /// Found once: fourteen range queries to Foundation cost more than many a date search,
+    /// and ``next(afterMillis:)`` checks it every time.
+    let outOfRangeField: String?
+
     init(calendar: Calendar, components: DateComponents) {
         self.calendar = calendar
         self.components = components
+        outOfRangeField = Self.outOfRangeField(calendar: calendar, components: components)
     }
 
-    /// The first set field whose value lies outside `calendar.maximumRange(of:)`, described.
-    var outOfRangeField: String? {
+    private static func outOfRangeField(calendar: Calendar, components: DateComponents) -> String? {
         let fields: [(Calendar.Component, Int?, String)] = [
             (.era, components.era, "era"), (.year, components.year, "year"), (.month, components.month, "month"),
             (.day, components.day, "day"), (.hour, components.hour, "hour"), (.minute, components.minute, "minute"),
@@ -38,11 +43,23 @@ final class ForeignCalendarSchedule: Sendable {
     }
 
     static func next(calendar: Calendar, components: DateComponents, afterMillis ref: Int64) -> Int64? {
-        guard RequestLimits.isSupported(millis: ref) else { return nil }
-        let date = Timestamp.date(millis: ref)
-        guard let d = calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTimePreservingSmallerComponents,
-                                        repeatedTimePolicy: .first, direction: .forward), d > date else { return nil }
-        // Nothing beyond the supported range (year 9999) is a fire.
-        return RequestLimits.millis(d)
+        // Week 0 (the days before a month's first week, where a first week needs several
+        // days: ISO 8601's four): Foundation's search never returns, whatever the other
+        // fields (`make fuzz`, seed 2). Never a fire here.
+        guard RequestLimits.isSupported(millis: ref), components.weekOfMonth != 0 else { return nil }
+        var after = Timestamp.date(millis: ref)
+        // A match less than half a millisecond after `ref` (a `nanosecond` field: 02:00.000000236)
+        // is `ref` itself in milliseconds: not a later fire. Returned, it made every caller
+        // stepping from fire to fire (catch-up, queries) loop on one date for ever. The match
+        // after it is the next fire (a nanosecond field matches once per second at most).
+        for _ in 0..<4 {
+            guard let d = calendar.nextDate(after: after, matching: components, matchingPolicy: .nextTimePreservingSmallerComponents,
+                                            repeatedTimePolicy: .first, direction: .forward), d > after,
+                  // Nothing beyond the supported range (year 9999) is a fire.
+                  let m = RequestLimits.millis(d) else { return nil }
+            if m > ref { return m }
+            after = d
+        }
+        return nil
     }
 }

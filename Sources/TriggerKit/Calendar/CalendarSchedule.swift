@@ -84,11 +84,19 @@ import Foundation
         if let foreign {
             if let o = foreign.components.weekdayOrdinal, o >= 6 { return "weekdayOrdinal \(o) never occurs in a month" }
             if foreign.components.quarter != nil { return "quarter never matches" }
+            if foreign.components.weekOfMonth == 0 {
+                return "weekOfMonth 0 is not supported in the \(foreign.calendar.identifier) calendar (Foundation's search for it never ends)"
+            }
             // A value outside the calendar's widest range for its field never matches;
             // Foundation would search for it at length (a Chinese era 2500 took seconds).
             return foreign.outOfRangeField
         }
-        return pattern.impossibility?.description
+        if let impossible = pattern.impossibility { return impossible.description }
+        if pattern.weekOfMonth == 0 {
+            // Week 0 exists where a first week needs several days (ISO 8601's four).
+            return "weekOfMonth 0 is not supported in the \(iso ? "iso8601" : "gregorian") calendar (Foundation's search for it never ends)"
+        }
+        return nil
     }
 
     /// The next fire date strictly after `date`, or `nil`. See ``nextFire(afterMillis:)``.
@@ -130,7 +138,7 @@ import Foundation
             CalendarFallbacks.record(.otherCalendar)
             return foreign.next(afterMillis: ref)
         }
-        if pattern.impossibilityBox != nil { return nil }
+        if pattern.impossibilityBox != nil || pattern.weekOfMonth == 0 { return nil }
         guard RequestLimits.isSupported(millis: ref) else { return nil }
         guard zone.covers(ref), ref < zone.nativeEnd,
               pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= zone.lastYear,

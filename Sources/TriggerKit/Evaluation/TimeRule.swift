@@ -86,7 +86,9 @@ import Foundation
                 guard let only = s.nextFire(afterMillis: start), only > reference else { return nil }
                 return only
             }
-            return s.nextFire(afterMillis: reference)
+            // Strictly later, whatever a search answered: callers step from fire to fire.
+            guard let next = s.nextFire(afterMillis: reference), next > reference else { return nil }
+            return next
         }
     }
 

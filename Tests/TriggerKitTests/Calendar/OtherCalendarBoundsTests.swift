@@ -7,7 +7,7 @@ import Testing
 /// fire. Found by `make fuzz` (10 minutes): `upcomingFires(limit:)` with a huge limit and a
 /// catch-up from year 1 ran for minutes. Each operation now computes a bounded number of
 /// them.
-@Suite("Other calendars' bounds")
+@Suite("Triggers Foundation answers: bounds")
 struct OtherCalendarBoundsTests {
     static let t0: Int64 = 1_795_770_000_000  // 2026-11-27T09:00:00Z
     static let utc = TimeZone(identifier: "UTC")!
@@ -70,5 +70,53 @@ struct OtherCalendarBoundsTests {
         let gregorian = try #require(TimeRule(Self.gregorianDaily("g", hour: 10).trigger, addedAt: Self.t0, floatingTimeZone: Self.utc))
         let g1 = try #require(gregorian.firstFire)
         #expect(gregorian.coalesce(from: g1, before: g1 + 200 * 86_400_000).count == 200)
+    }
+
+    /// A `nanosecond` field makes Foundation answer a match 236 ns after the previous fire's
+    /// millisecond, which is that millisecond again: the fire after a fire was itself, and
+    /// a stream catching up looped on it for ever (`make fuzz`, seed 2, case 131961).
+    @Test(.timeLimit(.minutes(1)), arguments: [nil, "persian"] as [String?])
+    func theFireAfterAFireIsLaterWithANanosecondField(calendar: String?) throws {
+        var c = DateComponents(timeZone: Self.utc, minute: 2, nanosecond: 236)
+        if let calendar {
+            c.calendar = Calendar(identifier: calendar == "persian" ? .persian : .gregorian)
+            c.calendar?.timeZone = Self.utc
+        }
+        let trigger = NotificationTrigger.calendar(CalendarTrigger(dateMatching: c, repeats: true))
+        let rule = try #require(TimeRule(trigger, addedAt: Self.t0, floatingTimeZone: Self.utc))
+        let first = try #require(rule.firstFire)
+        let fires = rule.fires(after: first - 1, count: 5)
+        #expect(fires.count == 5)
+        // 02 past every hour. Required: without it the stream below would loop for ever.
+        try #require(zip(fires, fires.dropFirst()).allSatisfy { $1 - $0 == 3_600_000 })
+        // A stream moving a day: the 24 fires between its two lines.
+        let named = calendar.map { #""calendar": "\#($0)", "# } ?? ""
+        var h = StreamHarness(requests: #"{"identifier": "ns", "content": {"title": "x"}, "addedAt": "2026-11-27T09:00:00Z", "#
+            + #""trigger": {"type": "calendar", "dateMatching": {\#(named)"minute": 2, "nanosecond": 236, "timeZone": "UTC"}, "repeats": true}}"#)
+        let out = h.feed([#"{"t": "2026-11-27T09:00:00Z"}"#, #"{"t": "2026-11-28T09:00:00Z"}"#])
+        #expect(out.count == 24)
+        #expect(out.first?.contains(#""date":"2026-11-27T09:02:00Z""#) == true)
+    }
+
+    /// Week 0 of a month exists where a first week needs several days (ISO 8601's four), and
+    /// Foundation's search for it never returns (`make fuzz`, seed 2, cases 192512 and
+    /// 193645): such a trigger never fires, and says why, without asking Foundation.
+    @Test(arguments: [nil, "day 1", "era 1 year 32 day 1"] as [String?])
+    func weekZeroInISO8601NeverFires(extra: String?) throws {
+        var iso = Calendar(identifier: .iso8601)
+        iso.timeZone = Self.utc
+        var c = DateComponents(calendar: iso, timeZone: Self.utc, weekOfMonth: 0)
+        if extra?.contains("day 1") == true { c.day = 1 }
+        if extra?.contains("era") == true { (c.era, c.year) = (1, 32) }
+        let schedule = CalendarSchedule(CalendarTrigger(dateMatching: c, repeats: true), floatingTimeZone: Self.utc)
+        // Required first: without the screen the search below would not return.
+        let reason = try #require(schedule.neverFiresReason)
+        #expect(reason.contains("weekOfMonth 0"))
+        #expect(schedule.nextFire(afterMillis: Self.t0) == nil)
+        #expect(schedule.nextFire(afterMillis: RequestLimits.earliestMillis) == nil)
+        // The screen is week 0's alone.
+        c.weekOfMonth = 1
+        let week1 = CalendarSchedule(CalendarTrigger(dateMatching: c, repeats: true), floatingTimeZone: Self.utc)
+        #expect(week1.neverFiresReason?.contains("weekOfMonth") != true)
     }
 }
