@@ -59,6 +59,9 @@ struct CalendarPattern: Sendable, Hashable {
         case conflictingYears(year: Int, yearForWeekOfYear: Int)
         case dayOfYearOutsideMonth(dayOfYear: Int, month: Int)
         case yearOutsideTable(Int)
+        /// Week 0 of a month, which exists where a first week needs several days (ISO 8601's
+        /// four): Foundation's search for it never returns (`make fuzz`), so it is never a fire.
+        case weekZeroNotSearched
 
         var description: String {
             switch self {
@@ -78,6 +81,8 @@ struct CalendarPattern: Sendable, Hashable {
                 "year \(y) and yearForWeekOfYear \(yw) never overlap"
             case let .dayOfYearOutsideMonth(d, m):
                 "day \(d) of the year is never in month \(m)"
+            case .weekZeroNotSearched:
+                "weekOfMonth 0 is not supported where a month's first week needs several days (Foundation's search for it never ends)"
             case let .yearOutsideTable(y):
                 "year \(y) is beyond the engine's range"
             }
@@ -172,6 +177,7 @@ struct CalendarPattern: Sendable, Hashable {
 
     /// Combinations that can never match whatever the date (see ``Impossibility``).
     private func staticImpossibility() -> Impossibility? {
+        if weekOfMonth == 0, minimumDaysInFirstWeek > 1 { return .weekZeroNotSearched }
         if yearForWeekOfYear != Self.unset32, weekOfYear > 0,
            weekOfYear > weeksInWeekYear(Int(yearForWeekOfYear)) {
             return .noSuchWeek(weekOfYear: Int(weekOfYear), yearForWeekOfYear: Int(yearForWeekOfYear))

@@ -5,15 +5,24 @@ final class ForeignCalendarSchedule: Sendable {
     let calendar: Calendar
     let components: DateComponents
 
-    /// The first set field whose value lies outside `calendar.maximumRange(of:)`, described.
-    /// Found once: fourteen range queries to Foundation cost more than many a date search,
-    /// and ``next(afterMillis:)`` checks it every time.
-    let outOfRangeField: String?
+    /// Why the components never match, described; `nil` when Foundation is asked. Found once:
+    /// the range check alone is fourteen queries to Foundation, more than many a date search.
+    let neverMatches: String?
 
     init(calendar: Calendar, components: DateComponents) {
         self.calendar = calendar
         self.components = components
-        outOfRangeField = Self.outOfRangeField(calendar: calendar, components: components)
+        neverMatches = Self.neverMatches(calendar: calendar, components: components)
+    }
+
+    /// Components Foundation loops on for ever, or searches at length, and that never match.
+    private static func neverMatches(calendar: Calendar, components: DateComponents) -> String? {
+        if let o = components.weekdayOrdinal, o >= 6 { return "weekdayOrdinal \(o) never occurs in a month" }
+        if components.quarter != nil { return "quarter never matches" }
+        if components.weekOfMonth == 0 { return CalendarPattern.Impossibility.weekZeroNotSearched.description }
+        // A value outside the calendar's widest range for its field never matches; Foundation
+        // would search for it at length (a Chinese era 2500 took seconds).
+        return outOfRangeField(calendar: calendar, components: components)
     }
 
     private static func outOfRangeField(calendar: Calendar, components: DateComponents) -> String? {
@@ -35,18 +44,12 @@ final class ForeignCalendarSchedule: Sendable {
     }
 
     func next(afterMillis ref: Int64) -> Int64? {
-        // Foundation loops forever, or searches at length, on these.
-        if let o = components.weekdayOrdinal, o >= 6 { return nil }
-        if components.quarter != nil { return nil }
-        if outOfRangeField != nil { return nil }
+        guard neverMatches == nil else { return nil }
         return Self.next(calendar: calendar, components: components, afterMillis: ref)
     }
 
     static func next(calendar: Calendar, components: DateComponents, afterMillis ref: Int64) -> Int64? {
-        // Week 0 (the days before a month's first week, where a first week needs several
-        // days: ISO 8601's four): Foundation's search never returns, whatever the other
-        // fields (`make fuzz`, seed 2). Never a fire here.
-        guard RequestLimits.isSupported(millis: ref), components.weekOfMonth != 0 else { return nil }
+        guard RequestLimits.isSupported(millis: ref) else { return nil }
         var after = Timestamp.date(millis: ref)
         // A match less than half a millisecond after `ref` (a `nanosecond` field: 02:00.000000236)
         // is `ref` itself in milliseconds: not a later fire. Returned, it made every caller

@@ -81,24 +81,8 @@ import Foundation
 
     /// Why the components can never match, if ``neverFires``.
     public var neverFiresReason: String? {
-        if let foreign {
-            if let o = foreign.components.weekdayOrdinal, o >= 6 { return "weekdayOrdinal \(o) never occurs in a month" }
-            if foreign.components.quarter != nil { return "quarter never matches" }
-            if foreign.components.weekOfMonth == 0 { return Self.weekZeroReason("\(foreign.calendar.identifier)") }
-            // A value outside the calendar's widest range for its field never matches;
-            // Foundation would search for it at length (a Chinese era 2500 took seconds).
-            return foreign.outOfRangeField
-        }
-        if let impossible = pattern.impossibility { return impossible.description }
-        // Week 0 exists where a first week needs several days (ISO 8601's four).
-        if pattern.weekOfMonth == 0 { return Self.weekZeroReason(iso ? "iso8601" : "gregorian") }
-        return nil
-    }
-
-    /// Why `weekOfMonth: 0` never fires in `calendar`: Foundation's search for it never
-    /// returns (``ForeignCalendarSchedule/next(calendar:components:afterMillis:)``).
-    private static func weekZeroReason(_ calendar: String) -> String {
-        "weekOfMonth 0 is not supported in the \(calendar) calendar (Foundation's search for it never ends)"
+        if let foreign { return foreign.neverMatches }
+        return pattern.impossibility?.description
     }
 
     /// The next fire date strictly after `date`, or `nil`. See ``nextFire(afterMillis:)``.
@@ -140,7 +124,7 @@ import Foundation
             CalendarFallbacks.record(.otherCalendar)
             return foreign.next(afterMillis: ref)
         }
-        if pattern.impossibilityBox != nil || pattern.weekOfMonth == 0 { return nil }
+        if pattern.impossibilityBox != nil { return nil }
         guard RequestLimits.isSupported(millis: ref) else { return nil }
         guard zone.covers(ref), ref < zone.nativeEnd,
               pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= zone.lastYear,

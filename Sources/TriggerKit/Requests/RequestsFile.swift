@@ -75,16 +75,13 @@ public enum RequestsFile {
     ///   another process changed it while it was being read (nothing read is returned then).
     /// - Complexity: O(n) in the file's size.
     public static func load(path: String, options: ValidationOptions = .init()) throws(RequestsFileError) -> RequestSet {
-        try load(path: path, options: options, whileMapped: {})
+        try load(path: path, options: options, afterSplit: {})
     }
 
-    /// ``load(path:options:)``; `whileMapped` runs after a regular file is mapped and before
-    /// it is parsed, `afterSplit` once an NDJSON file's lines are found (tests change the
-    /// file there).
-    static func load(path: String, options: ValidationOptions, whileMapped: () -> Void,
-                     afterSplit: () -> Void = {}) throws(RequestsFileError) -> RequestSet {
+    /// ``load(path:options:)``; `afterSplit` runs once an NDJSON file's lines are found,
+    /// before they are decoded (tests change the file there).
+    static func load(path: String, options: ValidationOptions, afterSplit: () -> Void) throws(RequestsFileError) -> RequestSet {
         if path != "-", let mapped = MappedFile(path: path) {
-            whileMapped()
             let set = parse(mapped.bytes, file: path, options: options, parallel: true, afterSplit: afterSplit)
             guard mapped.finish() else {
                 throw RequestsFileError(path: path, reason: "the file changed while it was being read "

@@ -26,10 +26,10 @@ struct MappedRequestsFileTests {
         let path = try Self.write(count: 2_000)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: RequestsFileError.self) {
-            try RequestsFile.load(path: path, options: Self.options, whileMapped: { #expect(truncate(path, 100) == 0) })
+            try RequestsFile.load(path: path, options: Self.options, afterSplit: { #expect(truncate(path, 100) == 0) })
         }
         do throws(RequestsFileError) {
-            _ = try RequestsFile.load(path: path, options: Self.options, whileMapped: { _ = truncate(path, 0) })
+            _ = try RequestsFile.load(path: path, options: Self.options, afterSplit: { _ = truncate(path, 0) })
             Issue.record("a file emptied while it was read was accepted")
         } catch {
             #expect(error.reason.hasPrefix("the file changed while it was being read"))
@@ -45,7 +45,7 @@ struct MappedRequestsFileTests {
         let path = try Self.write(count: 40_000)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: RequestsFileError.self) {
-            try RequestsFile.load(path: path, options: Self.options, whileMapped: {}, afterSplit: { _ = truncate(path, 0) })
+            try RequestsFile.load(path: path, options: Self.options, afterSplit: { _ = truncate(path, 0) })
         }
     }
 
@@ -68,7 +68,7 @@ struct MappedRequestsFileTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let same = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "r-1", with: "x-1")
         #expect(throws: RequestsFileError.self) {
-            try RequestsFile.load(path: path, options: Self.options, whileMapped: {
+            try RequestsFile.load(path: path, options: Self.options, afterSplit: {
                 // In place, same size: no fault, only the modification time tells.
                 let handle = FileHandle(forWritingAtPath: path)!
                 handle.write(same.data(using: .utf8)!)
