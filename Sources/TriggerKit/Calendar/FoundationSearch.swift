@@ -70,14 +70,20 @@ struct FoundationSearch {
     static let msMinute: Int64 = 60_000
 
     init?(zone: ZoneTable, pattern p: CalendarPattern) {
-        guard p.era < 0, p.nanosecond < 0, p.impossibilityBox == nil else { return nil }
+        guard Self.reenacts(p) else { return nil }
         let c = p.dateComponents
-        guard c.weekdayOrdinal.map({ (1...5).contains($0) }) ?? true else { return nil }
         self.zone = zone
         fields = Fields(year: c.year, yearForWeekOfYear: c.yearForWeekOfYear, weekOfYear: c.weekOfYear, dayOfYear: c.dayOfYear,
                         month: c.month, day: c.day, weekday: c.weekday, ordinal: c.weekdayOrdinal,
                         weekOfMonth: c.weekOfMonth, hour: c.hour, minute: c.minute, second: c.second)
         weeks = p
+    }
+
+    /// Whether the search is re-enacted for pattern `p`: no `era`, no `nanosecond`, no
+    /// ordinal counted from the month's end (`weekdayOrdinal` is in -5...5, 0 unset) and no
+    /// impossibility. Outside it Foundation itself is asked.
+    static func reenacts(_ p: CalendarPattern) -> Bool {
+        p.era < 0 && p.nanosecond < 0 && p.impossibilityBox == nil && p.weekdayOrdinal >= 0
     }
 
     /// Foundation's next date strictly after `start` (epoch ms), or `nil` where its search

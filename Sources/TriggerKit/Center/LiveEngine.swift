@@ -158,13 +158,14 @@ final class LiveEngine {
     /// The `limit` soonest fires, optionally only those a device gets. Without a device
     /// O(k log k); with one, the walk widens until it has `limit` or runs out (bounded by
     /// ``RequestLimits/maximumQueryCount`` fires looked at, and by
-    /// ``FireSchedule/otherCalendarRepeatBudget``).
+    /// ``FireSchedule/otherCalendarRepeatBudget`` and ``FireSchedule/foundationRepeatBudget``).
     func soonestFires(limit: Int, device: String?) -> [(identifier: String, device: String?, date: Int64)] {
         let e = current
         guard let s = e.schedule, limit > 0 else { return [] }
         var k = limit
         while true {
-            let (fires, cut) = s.soonest(k, otherCalendarBudget: FireSchedule.otherCalendarRepeatBudget)
+            let (fires, cut) = s.soonest(k, otherCalendarBudget: FireSchedule.otherCalendarRepeatBudget,
+                                        foundationBudget: FireSchedule.foundationRepeatBudget)
             let out = fires.compactMap { f -> (identifier: String, device: String?, date: Int64)? in
                 let r = e.requests[Int(s.entries[Int(f.slot)].request)]
                 if let device, let own = r.device, !own.isExactly(device) { return nil }

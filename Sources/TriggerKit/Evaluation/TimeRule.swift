@@ -95,7 +95,8 @@ import Foundation
     /// Most date steps one coalescing walks for a calendar rule: beyond it the count stops
     /// (and the coalesced fire is dated at the last fire counted); intervals are counted
     /// exactly by arithmetic. Steps answered by Foundation cost more: in the Gregorian
-    /// calendar (dates past a zone's table) about 70 us each, so they stop at
+    /// calendar (dates past a zone's table, `era` and `nanosecond` fields with month-relative
+    /// ones) 0.07-0.1 ms each, so they stop at
     /// ``foundationCoalescingCap``; in other calendars 0.3 ms (a daily Chinese trigger today)
     /// to over 100 ms (a rare Chinese pattern far from today) each, so they stop at
     /// ``otherCalendarCoalescingCap``, which keeps a step's catch-up within seconds whatever
@@ -108,6 +109,12 @@ import Foundation
     /// Hebrew, Islamic...), each answered by Foundation at up to 100 ms or more.
     var isOtherCalendar: Bool {
         if case .calendar(let s, _, _) = self { s.foreign != nil } else { false }
+    }
+
+    /// Whether the fire after `date` comes from Foundation
+    /// (``CalendarSchedule/isAnsweredByFoundation(afterMillis:)``), in any calendar.
+    func isAnsweredByFoundation(after date: Int64) -> Bool {
+        if case .calendar(let s, _, _) = self { s.isAnsweredByFoundation(afterMillis: date) } else { false }
     }
 
     /// The fires from `first` (a fire of this rule) up to but excluding `limit`, summarised:
@@ -139,7 +146,7 @@ import Foundation
         if case .calendar(let s, _, _) = self {
             if s.foreign != nil {
                 cap = Self.otherCalendarCoalescingCap
-            } else if first >= s.nativeEnd {
+            } else if s.isAnsweredByFoundation(afterMillis: first) {
                 cap = Self.foundationCoalescingCap
             }
         }

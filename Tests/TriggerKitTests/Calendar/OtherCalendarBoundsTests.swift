@@ -119,4 +119,52 @@ struct OtherCalendarBoundsTests {
         let week1 = CalendarSchedule(CalendarTrigger(dateMatching: c, repeats: true), floatingTimeZone: Self.utc)
         #expect(week1.neverFiresReason?.contains("weekOfMonth") != true)
     }
+
+    /// A Gregorian trigger with a `nanosecond` beside a month-relative field is Foundation's to
+    /// answer (``FoundationSearch`` does not re-enact it), at about 0.1 ms a fire:
+    /// `upcomingFires` with a huge limit took 100,000 of them, and each was preceded by a
+    /// native search of up to 400 years whose answer was thrown away (`make fuzz`, seed 3,
+    /// case 150001: "day 3, weekdayOrdinal 5, nanosecond 19" in Europe/Dublin, over 30 s).
+    @Test func gregorianFiresFoundationAnswersAreBoundedPerQuery() async throws {
+        let dublin = try #require(TimeZone(identifier: "Europe/Dublin"))
+        let c = DateComponents(timeZone: dublin, day: 3, nanosecond: 19, weekdayOrdinal: 5)
+        let odd = NotificationRequest(identifier: "odd", content: NotificationContent(title: "x"),
+                                      trigger: .calendar(CalendarTrigger(dateMatching: c, repeats: true)),
+                                      addedAt: Timestamp.date(millis: Self.t0))
+        let requests = [odd, Self.gregorianDaily("g", hour: 10)]
+        let schedule = FireSchedule(requests: requests, defaultAddedAt: Self.t0, floatingTimeZone: Self.utc)
+        let slot = try #require(schedule.entries.firstIndex { requests[Int($0.request)].identifier == "odd" })
+        #expect(schedule.entries[slot].rule.isAnsweredByFoundation(after: Self.t0))
+        #expect(!schedule.entries[1 - slot].rule.isAnsweredByFoundation(after: Self.t0))
+        let (bounded, cut) = schedule.soonest(50_000, otherCalendarBudget: FireSchedule.otherCalendarRepeatBudget,
+                                              foundationBudget: FireSchedule.foundationRepeatBudget)
+        #expect(cut)
+        let odds = bounded.filter { Int($0.slot) == slot }
+        #expect(odds.count == FireSchedule.foundationRepeatBudget + 1)
+        #expect(bounded.last == odds.last)
+        // The true beginning of the sequence.
+        #expect(bounded == Array(schedule.soonest(bounded.count)))
+
+        let center = TriggerCenter(clock: ManualClock(Timestamp.date(millis: Self.t0)))
+        try await center.add(odd)
+        let fires = await center.upcomingFires(limit: .max)
+        #expect(fires.count == FireSchedule.foundationRepeatBudget + 1)
+        await center.shutdown()
+    }
+
+    /// Which Gregorian triggers Foundation answers: month-relative fields are re-enacted
+    /// natively unless an `era` or a `nanosecond` comes with them; without such fields those
+    /// two are native.
+    @Test func whichGregorianTriggersFoundationAnswers() throws {
+        func answered(_ c: DateComponents) -> Bool {
+            CalendarSchedule(CalendarTrigger(dateMatching: c, repeats: true), floatingTimeZone: Self.utc)
+                .isAnsweredByFoundation(afterMillis: Self.t0)
+        }
+        #expect(!answered(DateComponents(timeZone: Self.utc, hour: 9)))
+        #expect(!answered(DateComponents(timeZone: Self.utc, weekday: 2, weekdayOrdinal: 2)))
+        #expect(answered(DateComponents(timeZone: Self.utc, nanosecond: 5, weekday: 2, weekdayOrdinal: 2)))
+        #expect(answered(DateComponents(timeZone: Self.utc, era: 1, day: 3, weekOfMonth: 1)))
+        #expect(!answered(DateComponents(timeZone: Self.utc, hour: 9, nanosecond: 5)))
+        #expect(!answered(DateComponents(timeZone: Self.utc, era: 1, hour: 9)))
+    }
 }
