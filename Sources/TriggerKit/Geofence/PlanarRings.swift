@@ -93,9 +93,12 @@ struct PlanarRings: @unchecked Sendable {
         }
         let lo = ys.min() ?? 0, hi = ys.max() ?? 0
         let bands = Swift.max(1, edges.count / 2)
-        let scale = hi > lo ? Double(bands) / (hi - lo) : 0
+        // A latitude extent so thin (subnormal) that its inverse overflows: one band's worth
+        // of scale 0 (every edge in band 0).
+        let inverse = Double(bands) / (hi - lo)
+        let scale = hi > lo && inverse.isFinite ? inverse : 0
         var counts = [Int32](repeating: 0, count: bands + 1)
-        func band(_ y: Double) -> Int { Swift.min(bands - 1, Swift.max(0, Int(((y - lo) * scale).rounded(.down)))) }
+        func band(_ y: Double) -> Int { Self.band(y, minY: lo, scale: scale, bands: bands) }
         for k in edges {
             let (a, b) = (band(ys[Int(k)]), band(ys[Int(k) + 1]))
             for j in Swift.min(a, b)...Swift.max(a, b) { counts[j + 1] += 1 }
@@ -116,7 +119,17 @@ struct PlanarRings: @unchecked Sendable {
     /// The band of latitude `y` (the same monotone function the edges were listed with).
     @inline(__always)
     func band(_ y: Double) -> Int {
-        Swift.min(bandStarts.count - 2, Swift.max(0, Int(((y - minY) * bandScale).rounded(.down))))
+        Self.band(y, minY: minY, scale: bandScale, bands: bandStarts.count - 1)
+    }
+
+    /// The band function: floor((y - minY) * scale) clamped to 0...bands - 1, monotone in y.
+    /// Clamped as a double first: a point far from a very thin polygon's latitudes gives a
+    /// product beyond Int's range (1e302), which must not trap.
+    @inline(__always)
+    static func band(_ y: Double, minY: Double, scale: Double, bands: Int) -> Int {
+        let v = ((y - minY) * scale).rounded(.down)
+        guard v > 0 else { return 0 }  // (and NaN)
+        return v >= Double(bands - 1) ? bands - 1 : Int(v)
     }
 
     /// Shewchuk's `ccwerrboundA`: (3 + 16 eps) eps with eps = 2^-53.

@@ -141,4 +141,27 @@ import Testing
         #expect(compared > 10_000)
         #expect(stoppedEarly * 2 > compared, "stopped early for \(stoppedEarly) of \(compared) points")
     }
+
+    /// A valid polygon whose latitudes span a subnormal width (5e-324 degrees) made the band
+    /// scale infinite, and `run` trapped on loading it although `check` accepted it (`make
+    /// fuzz`, seed 4, case 29349). A point far from a very thin polygon's latitudes must not
+    /// trap either (the band product beyond Int's range).
+    @Test func aPolygonThinnerThanAnyBandLoadsAndDecides() {
+        #expect(PlanarRings.band(40, minY: 0, scale: 5e300, bands: 5) == 4)
+        #expect(PlanarRings.band(-40, minY: 0, scale: 5e300, bands: 5) == 0)
+        #expect(PlanarRings.band(.nan, minY: 0, scale: 1, bands: 5) == 0)
+        #expect(PlanarRings.band(2.5, minY: 0, scale: 1, bands: 5) == 2)
+        // Longitudes spanning over 180 degrees: read across the antimeridian (-74 is 286), so
+        // the ring runs along the equator from 165 to 286 and back up to 5e-324 at 100.
+        var h = StreamHarness(requests: #"{"identifier": "p", "content": {"title": "x"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "p", "geometry": {"type": "Polygon", "coordinates": [[[100.0, 5e-324], [-74.0, 0.0], [165.0, 0.0], [100.0, 5e-324]]]}}}}"#)
+        let out = h.feedBrief([
+            #"{"device": "d", "t": "2026-11-27T09:00:00Z", "lat": 40.7484, "lon": -73.9857}"#,
+            #"{"device": "d", "t": "2026-11-27T09:00:01Z", "lat": 0, "lon": -160}"#,  // on the edge: covered
+            #"{"device": "d", "t": "2026-11-27T09:00:02Z", "lat": 1e-300, "lon": -160}"#,
+            #"{"device": "d", "t": "2026-11-27T09:00:03Z", "lat": 0, "lon": 170}"#,
+            #"{"device": "d", "t": "2026-11-27T09:00:04Z", "lat": -1e-300, "lon": 170}"#,
+        ])
+        #expect(out == ["p enter d 2026-11-27T09:00:01Z", "p exit d 2026-11-27T09:00:02Z",
+                        "p enter d 2026-11-27T09:00:03Z", "p exit d 2026-11-27T09:00:04Z"])
+    }
 }
