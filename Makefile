@@ -77,12 +77,14 @@ crash-test: build
 durability-test: build
 	python3 tools/durability-test.py --bin $(BIN) --lines 200000
 
-# Random and extreme input at the library's entry points for FUZZ_SECONDS (watchdog, traps
-# caught in worker processes); exits non-zero on any trap, hang or untyped error.
+# Random and extreme input at the library's entry points for FUZZ_SECONDS, then geometry
+# streams (--geo) for as long (watchdog, traps caught in worker processes); exits non-zero
+# on any trap, hang or untyped error.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	cd tools/fuzz && $(SWIFT) build -c release
 	tools/fuzz/.build/release/triggerkit-fuzz --seconds $(FUZZ_SECONDS)
+	tools/fuzz/.build/release/triggerkit-fuzz --geo --seconds $(FUZZ_SECONDS)
 
 # schemathesis (PyPI) against a live `triggerkit serve` on 127.0.0.1, driven by
 # docs/openapi.json: fails on any 5xx. SSE is left out (an endless stream).

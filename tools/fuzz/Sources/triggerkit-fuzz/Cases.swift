@@ -98,3 +98,29 @@ enum Make {
         return bytes
     }
 }
+
+/// Places, sizes and offsets for the geometry cases.
+enum Geo {
+    static let latitudes: [Double] = [0, 5e-324, -5e-324, 45, 79.99999, 80, 80.00001, 89.9999999, 90, -90, -89.99, 40.7484]
+    static let longitudes: [Double] = [0, 180, -180, 179.9999999, -179.9999999, 5e-324, 100, -73.9857]
+    /// Metres: subnormal to beyond a hemisphere.
+    static let sizes: [Double] = [5e-324, 1e-9, 0.001, 1, 50, 2_000, 100_000, 5_000_000, 19_000_000, 1e300, .nan, -1]
+    static let durations: [Double] = [0, 0.001, 1, 60, 1e9, .nan, -1]
+
+    /// A point near `place`: on it, ulps away, metres away, or across a pole or the antimeridian.
+    static func near<R: RandomNumberGenerator>(_ place: (lat: Double, lon: Double), _ r: inout R) -> (lat: Double, lon: Double) {
+        var lat = place.lat, lon = place.lon
+        switch r.next() % 5 {
+        case 0: break
+        case 1: lat = lat.nextUp; lon = lon.nextDown
+        case 2:
+            lat += Double(Int64(truncatingIfNeeded: r.next() % 2001) - 1000) * 1e-6
+            lon += Double(Int64(truncatingIfNeeded: r.next() % 2001) - 1000) * 1e-6
+        case 3:
+            lat += Double(Int64(truncatingIfNeeded: r.next() % 2001) - 1000) * 1e-3
+            lon += Double(Int64(truncatingIfNeeded: r.next() % 2001) - 1000) * 1e-3
+        default: lon = -lon; lat = r.pick(latitudes)
+        }
+        return (min(90, max(-90, lat)), lon > 180 ? lon - 360 : (lon < -180 ? lon + 360 : lon))
+    }
+}

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import TriggerKit
+@_spi(Engine) @_spi(StreamFastPath) import TriggerKit
 
 /// Runs cases [from, from + count) of a seed, reporting each case index on `progress`
 /// before running it, and the outcome counts on stdout at the end (one JSON object).
@@ -16,9 +16,18 @@ struct Worker {
     }
 
     static let kinds = ["validate", "center", "requests-file", "stream", "calendar", "parse"]
+    /// With `--geo`, every case is a geometry stream (``geoStream(_:)``); the other kinds
+    /// keep their case numbers whatever is added.
+    var geo = false
+
+    static func kind(of index: Int, geo: Bool) -> String { geo ? "geo" : kinds[index % kinds.count] }
 
     mutating func run(case index: Int) async {
         var r = CaseRNG(seed: seed, index: index)
+        if geo {
+            geoStream(&r)
+            return
+        }
         switch index % Self.kinds.count {
         case 0:
             let req = Make.request(&r, index: index)
@@ -67,6 +76,71 @@ struct Worker {
                 _ = try bytes.withUnsafeBufferPointer { (b) throws(JSONSyntaxError) in try JSONValue.parse(b) }
                 record(.accepted)
             } catch { record(.rejected("json")) }
+        }
+    }
+
+    /// Regions and fixes close together, where the geometry is degenerate or extreme: places
+    /// at the poles and the antimeridian, sizes from subnormal to planetary, polygons with
+    /// repeated, collinear or nearly equal vertices, fixes on and within ulps of boundaries,
+    /// fence rules; each stream evaluated as `run` evaluates it.
+    mutating func geoStream(_ r: inout CaseRNG) {
+        let place = (lat: r.pick(Geo.latitudes), lon: r.pick(Geo.longitudes))
+        var requests: [NotificationRequest] = []
+        for i in 0..<Int(1 + r.next() % 5) {
+            var rules = FenceRules.none
+            if r.chance(3) {
+                rules = FenceRules(dwell: r.chance(2) ? FenceDwell(side: r.chance(2) ? .inside : .outside, duration: r.pick(Geo.durations)) : nil,
+                                   accuracy: r.chance(3) ? FenceAccuracy(maximum: r.pick(Pool.doubles)) : nil,
+                                   crossings: r.chance(2))
+            }
+            let region: Region
+            if r.chance(2) {
+                let c = Geo.near(place, &r)
+                region = .circular(CircularRegion(identifier: "g\(i)", center: Coordinate(latitude: c.lat, longitude: c.lon),
+                                                  radius: r.pick(Geo.sizes)))
+            } else {
+                let size = r.pick(Geo.sizes) / 111_000
+                var ring: [Coordinate] = []
+                for k in 0..<Int(3 + r.next() % 6) {
+                    let a = 2 * Double.pi * Double(k) / 6
+                    var p = (lat: place.lat + size * sin(a), lon: place.lon + size * cos(a))
+                    if r.chance(4) { p = (place.lat, place.lon) }  // a repeated or collinear vertex
+                    if r.chance(5) { p.lat = p.lat.nextUp }
+                    ring.append(Coordinate(latitude: min(90, max(-90, p.lat)), longitude: p.lon > 180 ? p.lon - 360 : (p.lon < -180 ? p.lon + 360 : p.lon)))
+                }
+                ring.append(ring[0])
+                region = .polygon(PolygonRegion(identifier: "g\(i)", polygons: [[ring]], isMultiPolygon: false))
+            }
+            requests.append(NotificationRequest(identifier: "g\(i)", content: NotificationContent(title: "t"),
+                                                trigger: .location(LocationTrigger(region: region, repeats: !r.chance(4), rules: rules)),
+                                                addedAt: Date(timeIntervalSince1970: 1_795_770_000)))
+        }
+        let valid = requests.filter { req in
+            do throws(RequestError) {
+                try RequestValidation.validate(req, options: ValidationOptions(now: Date(timeIntervalSince1970: 1_795_770_000)))
+                return true
+            } catch { record(.rejected(error.code.rawValue)); return false }
+        }
+        if ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data("geo \(place) \(valid.map(\.trigger))\n".utf8)) }
+        var options = StreamOptions(margin: r.chance(3) ? r.pick([0.001, 15, 1e6]) : 0, dwell: r.chance(4) ? 20 : 0)
+        options.initialFire = r.chance(2)
+        let e = StreamEvaluator(requests: valid, options: options)
+        var out: [FiredEvent] = []
+        var w = JSONWriter()
+        var t = 1_795_770_000.0
+        for _ in 0..<40 {
+            t += r.pick([0.001, 1, 1, 30, 3600, 0])
+            let p = Geo.near(place, &r)
+            var line = "{\"device\": \"d\(r.next() % 2)\", \"t\": \(t), \"lat\": \(p.lat), \"lon\": \(p.lon)"
+            if r.chance(3) { line += ", \"acc\": \(r.pick(Pool.doubles))" }
+            let bytes = Array((line + "}").utf8)
+            do throws(StreamLineError) {
+                try bytes.withUnsafeBufferPointer { (b) throws(StreamLineError) in try e.process(lineBytes: b, into: &out) }
+                for f in out { e.write(f, format: .json, to: &w) }
+                record(.accepted)
+            } catch { record(.rejected("streamLine")) }
+            out.removeAll(keepingCapacity: true)
+            w.bytes.removeAll(keepingCapacity: true)
         }
     }
 

@@ -6,7 +6,10 @@ import Foundation
 // and a worker silent for --watchdog seconds is killed and its case recorded as a hang.
 // Exit status 0 only with 0 traps, 0 hangs and 0 untyped errors.
 //
-//   triggerkit-fuzz [--seed S] [--cases N] [--seconds T] [--watchdog W]
+//   triggerkit-fuzz [--seed S] [--cases N] [--seconds T] [--watchdog W] [--geo]
+//
+// --geo: every case is a geometry stream (regions and fixes close together, degenerate and
+// extreme shapes, fence rules) instead of the library-wide mix.
 
 func option(_ name: String, _ fallback: String) -> String {
     let a = CommandLine.arguments
@@ -15,10 +18,12 @@ func option(_ name: String, _ fallback: String) -> String {
 }
 
 let seed = UInt64(option("--seed", "1")) ?? 1
+let geo = CommandLine.arguments.contains("--geo")
 if CommandLine.arguments.contains("--worker") {
     let from = Int(option("--from", "0")) ?? 0
     let count = Int(option("--count", "1000")) ?? 1000
     var worker = Worker(seed: seed)
+    worker.geo = geo
     for i in from..<(from + count) {
         FileHandle.standardError.write(Data("case \(i)\n".utf8))
         await worker.run(case: i)
@@ -45,7 +50,7 @@ var ran = 0
 @MainActor func runWorker(from: Int, count: Int) -> Int {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    p.arguments = ["--worker", "--seed", "\(seed)", "--from", "\(from)", "--count", "\(count)"]
+    p.arguments = ["--worker", "--seed", "\(seed)", "--from", "\(from)", "--count", "\(count)"] + (geo ? ["--geo"] : [])
     let progress = Pipe(), out = Pipe()
     p.standardError = progress
     p.standardOutput = out
@@ -77,11 +82,11 @@ var ran = 0
     slow += state.slowCases.map { (index: $0.0, seconds: $0.1) }
     let current = state.current ?? from
     if hung {
-        failures.append((current, Worker.kinds[current % Worker.kinds.count], "hang (no progress for \(watchdog) s)"))
+        failures.append((current, Worker.kind(of: current, geo: geo), "hang (no progress for \(watchdog) s)"))
         return current + 1
     }
     if p.terminationReason == .uncaughtSignal || p.terminationStatus != 0 {
-        failures.append((current, Worker.kinds[current % Worker.kinds.count], "trap: signal/status \(p.terminationStatus) \(state.lastNote.prefix(160))"))
+        failures.append((current, Worker.kind(of: current, geo: geo), "trap: signal/status \(p.terminationStatus) \(state.lastNote.prefix(160))"))
         return current + 1
     }
     if let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Int] {
@@ -120,13 +125,13 @@ while next < cases && Date() < deadline {
 let untyped = totals.filter { $0.key.hasPrefix("untyped") }.values.reduce(0, +)
 let traps = failures.filter { $0.what.hasPrefix("trap") }.count
 let hangs = failures.filter { $0.what.hasPrefix("hang") }.count
-print("triggerkit-fuzz seed \(seed): \(ran) cases in \(Int(seconds - max(0, deadline.timeIntervalSinceNow))) s")
+print("triggerkit-fuzz seed \(seed)\(geo ? " (geometry streams)" : ""): \(ran) cases in \(Int(seconds - max(0, deadline.timeIntervalSinceNow))) s")
 print("| outcome | count |")
 print("|---|---:|")
 for (k, v) in totals.sorted(by: { $0.key < $1.key }) { print("| \(k) | \(v) |") }
 print("| traps | \(traps) |")
 print("| hangs | \(hangs) |")
 print("| slow cases (> \(slowLimit) s, finished) | \(slow.count) |")
-for c in slow.prefix(10) { print("slow case \(c.index) (\(Worker.kinds[c.index % Worker.kinds.count])): \(String(format: "%.1f", c.seconds)) s") }
-for f in failures { print("FAIL case \(f.index) (\(f.kind)): \(f.what)   reproduce: --seed \(seed) --worker --from \(f.index) --count 1") }
+for c in slow.prefix(10) { print("slow case \(c.index) (\(Worker.kind(of: c.index, geo: geo))): \(String(format: "%.1f", c.seconds)) s") }
+for f in failures { print("FAIL case \(f.index) (\(f.kind)): \(f.what)   reproduce: --seed \(seed)\(geo ? " --geo" : "") --worker --from \(f.index) --count 1") }
 exit(traps == 0 && hangs == 0 && untyped == 0 ? 0 : 1)
