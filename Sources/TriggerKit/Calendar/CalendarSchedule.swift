@@ -149,7 +149,13 @@ import Foundation
               pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= zone.lastYear,
               pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < zone.lastYear
         else { return true }
-        return (pattern.needsFoundationCheck || pattern.rollsOverMissingDays) && pattern.weekdayOrdinal >= 0
+        return patternIsAnsweredByFoundation
+    }
+
+    /// Whether the pattern alone sends every fire to Foundation wherever the tables reach: it
+    /// needs Foundation's check and ``FoundationSearch`` does not re-enact it.
+    var patternIsAnsweredByFoundation: Bool {
+        (pattern.needsFoundationCheck || pattern.rollsOverMissingDays) && pattern.weekdayOrdinal >= 0
             && !FoundationSearch.reenacts(pattern)
     }
 

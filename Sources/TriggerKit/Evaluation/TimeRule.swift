@@ -146,7 +146,7 @@ import Foundation
         if case .calendar(let s, _, _) = self {
             if s.foreign != nil {
                 cap = Self.otherCalendarCoalescingCap
-            } else if s.isAnsweredByFoundation(afterMillis: first) {
+            } else if first >= s.nativeEnd || s.patternIsAnsweredByFoundation {
                 cap = Self.foundationCoalescingCap
             }
         }

@@ -93,8 +93,8 @@ struct PlanarRings: @unchecked Sendable {
         }
         let lo = ys.min() ?? 0, hi = ys.max() ?? 0
         let bands = Swift.max(1, edges.count / 2)
-        // A latitude extent so thin (subnormal) that its inverse overflows: one band's worth
-        // of scale 0 (every edge in band 0).
+        // A latitude extent so thin (subnormal) that its inverse overflows: scale 0 instead,
+        // which puts every edge in band 0.
         let inverse = Double(bands) / (hi - lo)
         let scale = hi > lo && inverse.isFinite ? inverse : 0
         var counts = [Int32](repeating: 0, count: bands + 1)

@@ -144,6 +144,10 @@ struct OtherCalendarBoundsTests {
         #expect(bounded.last == odds.last)
         // The true beginning of the sequence.
         #expect(bounded == Array(schedule.soonest(bounded.count)))
+        // Catch-up over 200 years (about 2,400 fires) counts at most 1,000 of them.
+        let rule = schedule.entries[slot].rule
+        let first = try #require(rule.firstFire)
+        #expect(rule.coalesce(from: first, before: first + 200 * 365 * 86_400_000).count == TimeRule.foundationCoalescingCap)
 
         let center = TriggerCenter(clock: ManualClock(Timestamp.date(millis: Self.t0)))
         try await center.add(odd)

@@ -104,6 +104,7 @@ struct Worker {
                 for k in 0..<Int(3 + r.next() % 6) {
                     let a = 2 * Double.pi * Double(k) / 6
                     var p = (lat: place.lat + size * sin(a), lon: place.lon + size * cos(a))
+                    // Past six vertices the angles come round again: rings that touch themselves.
                     if r.chance(4) { p = (place.lat, place.lon) }  // a repeated or collinear vertex
                     if r.chance(5) { p.lat = p.lat.nextUp }
                     ring.append(Coordinate(latitude: min(90, max(-90, p.lat)), longitude: p.lon > 180 ? p.lon - 360 : (p.lon < -180 ? p.lon + 360 : p.lon)))
