@@ -44,9 +44,14 @@ def iso(seconds):
 
 
 def regions(args, rng, out):
+    # UUID request identifiers come from a generator of their own, so that the regions are
+    # the same as with sequential ones (only the request identifiers differ).
+    ids = random.Random(args.seed * 7919 + 1)
     for i in range(args.count):
         lat, lon = point(rng, args.area)
         ident = "geo-%07d" % i
+        request = ident if args.identifiers == "sequential" else "%08x-%04x-%04x-%04x-%012x" % (
+            ids.getrandbits(32), ids.getrandbits(16), ids.getrandbits(16), ids.getrandbits(16), ids.getrandbits(48))
         if rng.random() < args.polygons:
             # A convex polygon (--vertices, default 6-12) of radius --polygon-radius (default
             # 50-500 m), closed ring.
@@ -65,7 +70,7 @@ def regions(args, rng, out):
             region = ('{"identifier": "%s", "center": {"latitude": %.7f, "longitude": %.7f}, "radius": %.1f}'
                       % (ident, lat, lon, rng.uniform(args.min_radius, args.max_radius)))
         out.write('{"identifier": "%s", "content": {"title": "Arrived"}, '
-                  '"trigger": {"type": "location", "region": %s, "repeats": true}}\n' % (ident, region))
+                  '"trigger": {"type": "location", "region": %s, "repeats": true}}\n' % (request, region))
 
 
 def fixes(args, rng, out):
@@ -115,6 +120,8 @@ def main():
                     help="polygon vertex count range")
     ap.add_argument("--polygon-radius", type=float, nargs=2, default=(50.0, 500.0), metavar=("MIN", "MAX"),
                     help="polygon radius range, metres")
+    ap.add_argument("--identifiers", choices=["sequential", "uuid"], default="sequential",
+                    help="request identifiers: geo-0000000, geo-0000001, ... (default) or random UUIDs (regions keep theirs)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="-")
     args = ap.parse_args()

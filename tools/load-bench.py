@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Loading a million location requests, whole process (issue 12's loading goal: < 2 s).
 
-  tools/load-bench.py [--count 1000000] [--runs 3] [--baseline OLD_BINARY] [--data DIR] [--triggerkit PATH]
+  tools/load-bench.py [--count 1000000] [--runs 3] [--identifiers sequential|uuid] [--baseline OLD_BINARY]
+                      [--data DIR] [--triggerkit PATH]
 
 Requests: tools/gen-geo.py regions --area world --count N --polygons 0.1 (90 % circles up to
-300 km, 10 % polygons of 6-12 vertices, anywhere), cached in --data. Two commands, each a whole
+300 km, 10 % polygons of 6-12 vertices, anywhere), cached in --data; with --identifiers uuid the
+same regions under random UUID request identifiers (sequential ones arrive already sorted, which
+hides the cost of ordering them). Two commands, each a whole
 process, --runs times in turn (and the same with --baseline's binary):
   run    triggerkit run --requests R < one clock line   (parse, validate, build the evaluator and index)
   check  triggerkit check --requests R                  (parse and validate only)
@@ -63,10 +66,16 @@ def main():
     ap.add_argument("--count", type=int, default=1_000_000)
     add_common_arguments(ap)
     ap.add_argument("--baseline", help="another triggerkit binary, measured the same way in the same runs")
+    ap.add_argument("--identifiers", choices=["sequential", "uuid"], default="sequential",
+                    help="request identifiers: sequential (geo-0000000, ..., already in order) or random UUIDs "
+                         "(what apps send; the same regions)")
     a = ap.parse_args()
     os.makedirs(a.data, exist_ok=True)
     name = "regions-1m.ndjson" if a.count == 1_000_000 else "regions-world-%d.ndjson" % a.count
-    regions = generate(a.data, name, ["regions", "--area", "world", "--count", str(a.count), "--polygons", "0.1"])
+    if a.identifiers == "uuid":
+        name = name.replace(".ndjson", "-uuid.ndjson")
+    regions = generate(a.data, name, ["regions", "--area", "world", "--count", str(a.count), "--polygons", "0.1",
+                                      "--identifiers", a.identifiers])
     one = os.path.join(a.data, "one.ndjson")
     with open(one, "w") as fh:
         fh.write('{"t": "2026-11-21T09:00:00Z"}\n')
@@ -78,7 +87,8 @@ def main():
                 cmd = [binary, command, "--requests", regions]
                 rows.setdefault((label, command), []).append(measure(cmd, one if command == "run" else os.devnull))
     size = os.path.getsize(regions)
-    print("# Loading %s location requests (%.0f MB of NDJSON; %d runs each in turn, medians)\n" % ("{:,}".format(a.count), size / 1e6, a.runs))
+    print("# Loading %s location requests, %s identifiers (%.0f MB of NDJSON; %d runs each in turn, medians)\n"
+          % ("{:,}".format(a.count), a.identifiers, size / 1e6, a.runs))
     print("| binary | command | wall s | cpu s | peak MiB | peak anonymous MiB | anonymous B/request |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for (label, command), values in rows.items():

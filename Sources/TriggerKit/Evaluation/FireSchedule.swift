@@ -51,7 +51,13 @@ import Foundation
     ///     later than this instant (used to resume, or to plan from a reference date).
     /// - Complexity: O(n) plus one next-date computation per trigger.
     public init(requests: [NotificationRequest], defaultAddedAt: Int64, floatingTimeZone: TimeZone, after: Int64? = nil) {
-        let ranks = Self.identifierRanks(requests)
+        self.init(requests: requests, defaultAddedAt: defaultAddedAt, floatingTimeZone: floatingTimeZone, after: after, ranks: nil)
+    }
+
+    /// ``init(requests:defaultAddedAt:floatingTimeZone:after:)`` with the requests' positions in
+    /// identifier order (``IdentifierOrder/ranks``) when the caller has them already.
+    init(requests: [NotificationRequest], defaultAddedAt: Int64, floatingTimeZone: TimeZone, after: Int64?, ranks known: [Int32]?) {
+        let ranks = known ?? IdentifierOrder(requests).ranks
         var entries: [Entry] = []
         var fires: [ScheduledFire] = []
         entries.reserveCapacity(requests.count)
@@ -67,14 +73,6 @@ import Foundation
         }
         self.entries = entries
         self.queue = FireQueue(fires)
-    }
-
-    /// Position of each request in identifier order.
-    static func identifierRanks(_ requests: [NotificationRequest]) -> [Int32] {
-        let order = requests.indices.sorted { ExactKey(requests[$0].identifier) < ExactKey(requests[$1].identifier) }
-        var ranks = [Int32](repeating: 0, count: requests.count)
-        for (rank, i) in order.enumerated() { ranks[i] = Int32(rank) }
-        return ranks
     }
 
     /// Adds a trigger in place (request index `request`), its first fire queued. O(log n).

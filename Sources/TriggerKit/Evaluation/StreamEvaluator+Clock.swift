@@ -17,7 +17,12 @@ import Foundation
     /// The first valid line fixes the default `addedAt`: build the schedule then.
     func start(defaultAddedAt defaultAdded: Int64) {
         defaultAddedAt = defaultAdded
-        schedule = FireSchedule(requests: requests, defaultAddedAt: defaultAdded, floatingTimeZone: options.floatingTimeZone)
+        // The ranks from the build hold while no request was added since (requests are only
+        // ever appended).
+        let ranks = initialRanks?.count == requests.count ? initialRanks : nil
+        initialRanks = nil
+        schedule = FireSchedule(requests: requests, defaultAddedAt: defaultAdded, floatingTimeZone: options.floatingTimeZone,
+                                after: nil, ranks: ranks)
         for s in locations.indices {
             locations[s].addedAt = requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded
         }

@@ -21,6 +21,9 @@ import Foundation
     public let refusedRegions: [(request: Int32, reason: String)]
 
     @exclusivity(unchecked) package var schedule: FireSchedule?
+    /// The initial requests' positions in identifier order, computed once for the region
+    /// index's order and kept for the schedule built at the first line; nil after that.
+    @exclusivity(unchecked) var initialRanks: [Int32]?
     /// The default `addedAt`, known from the first line on.
     @exclusivity(unchecked) public internal(set) var defaultAddedAt: Int64?
     /// Location slots refused by the geofence engine.
@@ -149,8 +152,9 @@ import Foundation
             let alert: UInt8 = c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0
             return alert | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0)
         }
-        let ranks = FireSchedule.identifierRanks(requests)
-        let byRank = requests.indices.sorted { ranks[$0] < ranks[$1] }
+        let identifiers = IdentifierOrder(requests)
+        self.initialRanks = identifiers.ranks
+        let byRank = identifiers.order.map(Int.init)
         // Fences with rules are followed by ``GuardedFences``, not the main path.
         let locationRequests = byRank.filter { if case .location(let t) = requests[$0].trigger { !t.hasRules } else { false } }
         var entries: [LocationEntry] = []
