@@ -31,6 +31,7 @@ struct Worker {
         switch index % Self.kinds.count {
         case 0:
             let req = Make.request(&r, index: index)
+            if ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data("validate \(req.trigger)\n".utf8)) }
             do throws(RequestError) {
                 try RequestValidation.validate(req, options: ValidationOptions(now: Date(timeIntervalSince1970: 1_795_770_000)))
                 record(.accepted)
