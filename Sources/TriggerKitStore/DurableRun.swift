@@ -66,10 +66,12 @@ import Foundation
         self.batchLines = Swift.max(1, batchLines)
         self.batchInterval = batchInterval
         self.locationSlots = evaluator.locationSlotsByRequest()
-        let fingerprint = evaluator.requestsFingerprint
-        // One writer at a time, decided before anything is read or written.
+        // One writer at a time, decided before anything is read or written (or rendered: the
+        // requests' fingerprint takes seconds for a million of them).
         try store.lockForWriting()
-        if let saved = try store.loadRun(fingerprint: fingerprint) {
+        // A new store renders the requests once, for their rows and the fingerprint together.
+        let saved = try store.hasRun() ? store.loadRun(fingerprint: evaluator.requestsFingerprint) : nil
+        if let saved {
             if let options = saved.options {
                 let diff = evaluator.options.differences(from: options)
                 guard diff.isEmpty else { throw .optionsChanged(path: store.path, differences: diff) }
@@ -89,8 +91,7 @@ import Foundation
                 savedCursors = cursors
             }
         } else {
-            try store.startRun(requests: evaluator.requests, fingerprint: fingerprint, pending: evaluator.pendingFlags(),
-                               options: evaluator.options.resultFingerprint)
+            try store.startRun(evaluator: evaluator, pending: evaluator.pendingFlags(), options: evaluator.options.resultFingerprint)
             resumePosition = 0
         }
         try store.recordHolder()

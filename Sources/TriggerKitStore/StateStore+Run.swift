@@ -79,29 +79,40 @@ extension StateStore {
         }
     }
 
-    /// Records a new run: its requests (with their pending flags) and an empty progress.
-    /// Replaces whatever an earlier, unfinished initialisation left.
-    @_spi(Engine) public func startRun(requests: [NotificationRequest], fingerprint: UInt64, pending: [Bool], options: String = "") throws(StateStoreError) {
+    /// Whether the store holds a run (saved progress, or an initialisation being written).
+    @_spi(Engine) public func hasRun() throws(StateStoreError) -> Bool {
+        try run { db in try Row.fetchOne(db, sql: "SELECT id FROM meta WHERE id = 1") != nil }
+    }
+
+    /// Records a new run: the evaluator's requests (with their pending flags), their
+    /// fingerprint, and an empty progress. Replaces whatever an earlier, unfinished
+    /// initialisation left.
+    ///
+    /// Each request is rendered once, for its row and for the fingerprint together
+    /// (``StreamEvaluator/renderRequests(_:)``), which the evaluator keeps.
+    /// - Returns: the requests' fingerprint (``StreamEvaluator/requestsFingerprint``).
+    @_spi(Engine) @discardableResult
+    public func startRun(evaluator: StreamEvaluator, pending: [Bool], options: String = "") throws(StateStoreError) -> UInt64 {
         let statsJSON = Self.json(StreamStats())
+        let requests = evaluator.requests
+        var fingerprint: UInt64 = 0
         try transaction { db in
             for table in ["meta", "request", "schedule_cursor", "device_state", "done_location_slot", "delivered"] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
-            try db.execute(sql: "INSERT INTO meta (id, requestsFingerprint, inputPosition, stats, inputDigest, options) VALUES (1, ?, 0, ?, ?, ?)",
-                           arguments: [Self.hex(fingerprint), statsJSON, InputDigest().description, options])
             let insert = try db.makeStatement(sql: "INSERT INTO request (position, identifier, json, pending) VALUES (?, ?, ?, ?)")
-            var start = 0
-            while start < requests.count {
-                // A window at a time, rendered on every core.
-                let end = min(requests.count, start + StreamEvaluator.renderWindow)
-                for (k, json) in StreamEvaluator.renderedJSON(requests[start..<end]).enumerated() {
-                    let i = start + k
+            fingerprint = try evaluator.renderRequests { first, window in
+                for (k, json) in window.enumerated() {
+                    let i = first + k
                     try insert.execute(arguments: [i, requests[i].identifier, String(decoding: json, as: UTF8.self),
                                                    i < pending.count ? pending[i] : true])
                 }
-                start = end
             }
+            // (In the same transaction as the rows: a store has a meta row only with all of them.)
+            try db.execute(sql: "INSERT INTO meta (id, requestsFingerprint, inputPosition, stats, inputDigest, options) VALUES (1, ?, 0, ?, ?, ?)",
+                           arguments: [Self.hex(fingerprint), statsJSON, InputDigest().description, options])
         }
+        return fingerprint
     }
 
     /// Commits one batch in a single transaction.

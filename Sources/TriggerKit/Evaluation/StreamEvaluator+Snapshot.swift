@@ -96,12 +96,39 @@ import Foundation
         var start = rs.startIndex
         while start < rs.endIndex {
             let end = Swift.min(rs.endIndex, start + renderWindow)
-            for bytes in renderedJSON(rs[start..<end]) {
-                for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-                h = (h ^ 0x0A) &* 0x0000_0100_0000_01B3
-            }
+            for bytes in renderedJSON(rs[start..<end]) { mix(bytes, into: &h) }
             start = end
         }
+        return h
+    }
+
+    /// One request's share of the fingerprint: its JSON bytes and a newline.
+    @inline(__always)
+    static func mix(_ bytes: [UInt8], into h: inout UInt64) {
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        h = (h ^ 0x0A) &* 0x0000_0100_0000_01B3
+    }
+
+    /// Every request's contract JSON, in order, handed to `body` a window of
+    /// ``renderWindow`` requests at a time (with the index of the window's first request);
+    /// returns the requests' fingerprint, computed from the same bytes and kept, so that
+    /// ``requestsFingerprint`` costs nothing afterwards. Storing a new request set needs both
+    /// its rows and its fingerprint: this renders each request once for the two (rendering is
+    /// nearly all of either's cost).
+    ///
+    /// - Complexity: O(requests), on every core; holds one window's bytes at a time.
+    package func renderRequests<E: Error>(_ body: (_ first: Int, _ json: [[UInt8]]) throws(E) -> Void) throws(E) -> UInt64 {
+        var h = Self.fingerprintSeed
+        let count = requests.count
+        var start = 0
+        while start < count {
+            let end = Swift.min(count, start + Self.renderWindow)
+            let window = Self.renderedJSON(requests[start..<end])
+            for bytes in window { Self.mix(bytes, into: &h) }
+            try body(start, window)
+            start = end
+        }
+        fingerprintCache = (count, h)
         return h
     }
 

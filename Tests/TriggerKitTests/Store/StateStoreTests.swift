@@ -24,6 +24,37 @@ struct StateStoreTests {
         #expect(try store.loadRun(fingerprint: 1) == nil)
     }
 
+    /// A new store's rows and the requests' fingerprint come from one rendering of each
+    /// request: the fingerprint is the one computed alone, the rows are the contract JSON, and
+    /// the evaluator keeps the fingerprint (rendering a million requests again took 3 s).
+    @Test func aNewRunRendersEachRequestOnceForItsRowsAndItsFingerprint() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        // More than one rendering window.
+        let requests = (0..<(StreamEvaluator.renderWindow + 300)).map { (i: Int) -> NotificationRequest in
+            let trigger: NotificationTrigger
+            if i % 3 == 0 {
+                trigger = .timeInterval(TimeIntervalTrigger(timeInterval: Double(60 + i), repeats: true))
+            } else {
+                let center = Coordinate(latitude: 40 + Double(i) * 1e-4, longitude: -74)
+                trigger = .location(LocationTrigger(region: .circular(CircularRegion(identifier: "g\(i)", center: center, radius: 100)),
+                                                    repeats: true))
+            }
+            return NotificationRequest(identifier: "r\(i)", content: NotificationContent(title: "t\(i % 7)"), trigger: trigger)
+        }
+        let evaluator = StreamEvaluator(requests: requests)
+        let reference = StreamEvaluator(requests: requests).requestsFingerprint
+        let store = try StateStore(path: tmp.path)
+        #expect(try store.hasRun() == false)
+        let fingerprint = try store.startRun(evaluator: evaluator, pending: evaluator.pendingFlags())
+        #expect(fingerprint == reference)
+        #expect(evaluator.fingerprintCache.count == requests.count, "the fingerprint is kept, not computed again")
+        #expect(evaluator.requestsFingerprint == reference)
+        #expect(try store.hasRun())
+        #expect(try store.loadRun(fingerprint: reference) != nil)
+        let rows = try store.dbQueue.read { db in try String.fetchAll(db, sql: "SELECT json FROM request ORDER BY position") }
+        #expect(rows == StreamEvaluator.renderedJSON(requests[...]).map { String(decoding: $0, as: UTF8.self) })
+    }
+
     @Test func reopenRestoresTheSavedState() throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         let lines = storeTestStream(count: 120, seed: 7)
