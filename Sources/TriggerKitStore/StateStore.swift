@@ -142,20 +142,32 @@ public final class StateStore: Sendable {
     }
 
     /// Refuses a file whose `application_id` is not ours, unless it is a brand-new empty
-    /// database. Runs before any write.
+    /// database, which it marks as ours first of all. Runs before any other write.
+    ///
+    /// The mark comes first because a run can be killed at any moment, also while it creates
+    /// the file: marked before GRDB's migration table and the schema exist, a file left
+    /// half-made is ours and is finished by the next run. (Made the other way round, a run
+    /// killed about 30 ms after start left a file every later run refused as not a state
+    /// file.) A file that an earlier release left that way, holding nothing but an empty
+    /// migration table, is taken as new too: there is nothing in it to protect.
     private func checkIdentity() throws(StateStoreError) {
-        let (appID, objects): (Int32, Int)
+        let (appID, objects, migrations): (Int32, [String], Int)
         do {
-            (appID, objects) = try dbQueue.read { db in
-                (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0)
+            (appID, objects, migrations) = try dbQueue.read { db in
+                let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master")
+                let applied = names.contains("grdb_migrations") ? try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") ?? 0 : 0
+                return (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0, names, applied)
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw .notAStore(path: path)
         } catch {
             throw .cannotOpen(path: path, reason: Self.reason(error))
         }
-        guard appID == Self.applicationID || (appID == 0 && objects == 0) else { throw .notAStore(path: path) }
+        if appID != Self.applicationID {
+            let bookkeepingOnly = objects.allSatisfy { $0 == "grdb_migrations" || $0 == "sqlite_autoindex_grdb_migrations_1" }
+            guard appID == 0 && bookkeepingOnly && migrations == 0 else { throw .notAStore(path: path) }
+            try run { db in try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)") }
+        }
         try run { db in
             // WAL: commits append to the log (a killed process loses nothing committed) and
             // readers do not block the writer. Must run outside a transaction.

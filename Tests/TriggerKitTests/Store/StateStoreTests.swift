@@ -93,6 +93,32 @@ struct StateStoreTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: tmp.path)) == before)
     }
 
+    /// A run killed while it created its state file (about 30 ms after start) could leave a
+    /// file holding only GRDB's empty migration table, not yet marked as ours: every later
+    /// run refused it as "not a TriggerKit state file". Such a file, and one killed just after
+    /// the mark, are finished by the next run; a migration table with a migration in it is
+    /// someone else's.
+    @Test func aFileLeftHalfMadeByAKilledRunIsFinished() throws {
+        for stage in ["migration table only", "marked only"] {
+            let tmp = TempStorePath(); defer { tmp.cleanup() }
+            try DatabaseQueue(path: tmp.path).writeWithoutTransaction { db in
+                if stage == "marked only" {
+                    try db.execute(sql: "PRAGMA application_id = \(StateStore.applicationID)")
+                } else {
+                    try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+                }
+            }
+            let store = try StateStore(path: tmp.path)
+            #expect(try store.storedSchemaVersion() == StateStore.schemaVersion, "\(stage)")
+            #expect(try store.hasRun() == false, "\(stage)")
+        }
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        try DatabaseQueue(path: tmp.path).write { db in
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY); INSERT INTO grdb_migrations VALUES ('v1')")
+        }
+        #expect(throws: StateStoreError.notAStore(path: tmp.path)) { try StateStore(path: tmp.path) }
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         let store = try StateStore(path: tmp.path)
