@@ -73,12 +73,23 @@ def regions(args, rng, out):
                   '"trigger": {"type": "location", "region": %s, "repeats": true}}\n' % (request, region))
 
 
+def device_names(args):
+    """d-0000, d-0001, ... or, with --long-device-ids, 64 hex digits each (an APNs token's
+    length), from a generator of their own so that the trace is the same."""
+    n = max(1, args.devices)
+    if not args.long_device_ids:
+        return ["d-%04d" % d for d in range(n)]
+    ids = random.Random(args.seed * 104729 + 3)
+    return ["%064x" % ids.getrandbits(256) for _ in range(n)]
+
+
 def fixes(args, rng, out):
+    names = device_names(args)
     if args.mode == "random":
         for i in range(args.count):
             lat, lon = point(rng, args.area)
-            out.write('{"device": "d-%04d", "t": "%s", "lat": %.7f, "lon": %.7f, "acc": %.1f}\n'
-                      % (i % max(1, args.devices), iso(i // max(1, args.devices)), lat, lon, rng.uniform(3, 30)))
+            out.write('{"device": "%s", "t": "%s", "lat": %.7f, "lon": %.7f, "acc": %.1f}\n'
+                      % (names[i % max(1, args.devices)], iso(i // max(1, args.devices)), lat, lon, rng.uniform(3, 30)))
         return
     state = []
     for d in range(args.devices):
@@ -98,8 +109,8 @@ def fixes(args, rng, out):
             box = AREAS[args.area]
             if box and not (box[0] <= s[0] <= box[1] and box[2] <= s[1] <= box[3]):
                 s[2] += math.pi  # turn back into the area
-            out.write('{"device": "d-%04d", "t": "%s", "lat": %.7f, "lon": %.7f, "acc": %.1f}\n'
-                      % (d, iso(t), s[0], s[1], rng.uniform(3, 30)))
+            out.write('{"device": "%s", "t": "%s", "lat": %.7f, "lon": %.7f, "acc": %.1f}\n'
+                      % (names[d], iso(t), s[0], s[1], rng.uniform(3, 30)))
 
 
 def main():
@@ -120,6 +131,8 @@ def main():
                     help="polygon vertex count range")
     ap.add_argument("--polygon-radius", type=float, nargs=2, default=(50.0, 500.0), metavar=("MIN", "MAX"),
                     help="polygon radius range, metres")
+    ap.add_argument("--long-device-ids", action="store_true",
+                    help="device ids of 64 hex digits (an APNs token's length) instead of d-0000")
     ap.add_argument("--identifiers", choices=["sequential", "uuid"], default="sequential",
                     help="request identifiers: geo-0000000, geo-0000001, ... (default) or random UUIDs (regions keep theirs)")
     ap.add_argument("--seed", type=int, default=1)

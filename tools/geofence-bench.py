@@ -2,7 +2,8 @@
 """Geofence pipeline, whole process against whole process (issue 12's benchmark).
 
   tools/geofence-bench.py [--devices 1000] [--seconds 1000] [--regions 10000] [--runs 3]
-                          [--polygons] [--area metro|region] [--data /tmp/triggerkit-geo] [--triggerkit PATH]
+                          [--polygons] [--area metro|region] [--long-device-ids] [--data /tmp/triggerkit-geo]
+                          [--triggerkit PATH]
 
 Workload (tools/gen-geo.py, fixed seeds, cached in --data): --regions circles of 50-2,000 m
 around New York (--area metro: 0.5 x 0.6 degrees, dense, a point is inside ~15 circles; --area
@@ -33,6 +34,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=1000)
     ap.add_argument("--regions", type=int, default=10000)
     ap.add_argument("--polygons", action="store_true", help="convex polygons of 8-64 vertices instead of circles")
+    ap.add_argument("--long-device-ids", action="store_true",
+                    help="device ids of 64 hex digits (an APNs token's length) instead of d-0000")
     ap.add_argument("--area", choices=["metro", "region"], default="metro",
                     help="metro (default): 0.5 x 0.6 degrees around New York, a point is inside ~15 regions; region: 2 x 2.5 degrees, ~1")
     add_common_arguments(ap)
@@ -45,9 +48,9 @@ def main():
     if a.polygons:
         rargs += ["--polygons", "1", "--vertices", "8", "64", "--polygon-radius", "50", "2000"]
     regions = generate(a.data, "regions-%s-%d%s.ndjson" % (shape, a.regions, suffix), rargs)
-    fixes = generate(a.data, "fixes-%dx%d%s.ndjson" % (a.devices, a.seconds, suffix),
+    fixes = generate(a.data, "fixes-%dx%d%s%s.ndjson" % (a.devices, a.seconds, suffix, "-longids" if a.long_device_ids else ""),
                      ["fixes", "--area", a.area, "--mode", "moving", "--devices", str(a.devices), "--seconds",
-                      str(a.seconds), "--speed-range", "1", "30", "--seed", "12"])
+                      str(a.seconds), "--speed-range", "1", "30", "--seed", "12"] + (["--long-device-ids"] if a.long_device_ids else []))
     empty = os.path.join(a.data, "empty.ndjson")
     open(empty, "w").close()
     lines = count_lines(fixes)

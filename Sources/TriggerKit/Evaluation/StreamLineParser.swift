@@ -115,8 +115,7 @@
                 guard seen & 1 == 0 else { return nil }
                 seen |= 1
                 if b[i] == 0x22 {
-                    var e = i + 1
-                    while e < n, b[e] != 0x22, b[e] != 0x5C { e += 1 }
+                    let e = stringEnd(b, from: i + 1, asciiOnly: false)
                     guard e < n, b[e] == 0x22,
                           let ms = Timestamp.parseMillis(UnsafeBufferPointer(rebasing: b[(i + 1)..<e]), cache: &cache.days),
                           RequestLimits.isSupported(millis: ms)
@@ -132,9 +131,8 @@
             } else if klen == 6, k4 == 0x6976_6564 /* "devi" */, b[ks + 4] == UInt8(ascii: "c"), b[ks + 5] == UInt8(ascii: "e") {
                 guard seen & 2 == 0, b[i] == 0x22 else { return nil }
                 seen |= 2
-                var e = i + 1
                 // ASCII only here: other bytes (UTF-8 to validate) take the slow path.
-                while e < n, b[e] != 0x22, b[e] != 0x5C, b[e] >= 0x20, b[e] < 0x80 { e += 1 }
+                let e = stringEnd(b, from: i + 1, asciiOnly: true)
                 guard e - i - 1 <= RequestLimits.maximumIdentifierBytes else { return nil }
                 guard e < n, b[e] == 0x22 else { return nil }
                 deviceRange = (i + 1)..<e

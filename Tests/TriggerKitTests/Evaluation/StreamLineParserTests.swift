@@ -62,4 +62,36 @@ struct StreamLineParserTests {
             #expect(error.reason.contains(reason), "\(error.reason)")
         }
     }
+
+    /// The 8-bytes-at-a-time search for a string's end gives the byte loop's answer: every
+    /// kind of stopping byte (quote, backslash, control bytes, bytes of 0x80 and more) at
+    /// every position of strings of 0-40 bytes, at every alignment, and none at all.
+    @Test func stringEndIsTheByteLoopsAnswer() {
+        func reference(_ b: [UInt8], _ start: Int, _ asciiOnly: Bool) -> Int {
+            var i = start
+            while i < b.count, b[i] != 0x22, b[i] != 0x5C, !asciiOnly || (b[i] >= 0x20 && b[i] < 0x80) { i += 1 }
+            return i
+        }
+        let stoppers: [UInt8] = [0x22, 0x5C, 0x00, 0x01, 0x1F, 0x80, 0xC3, 0xFF]
+        // Plain bytes next to the stoppers' values: no false alarm from a neighbour.
+        let plain: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x41, 0x30]
+        var checked = 0
+        for offset in 0..<8 {
+            for length in 0...40 {
+                for at in -1..<length {
+                    for stop in (at < 0 ? [0] : stoppers) {
+                        var b = [UInt8](repeating: 0x7B, count: offset)
+                        b += (0..<length).map { plain[($0 * 7 + offset) % plain.count] }
+                        if at >= 0 { b[offset + at] = stop }
+                        for ascii in [true, false] {
+                            let got = b.withUnsafeBufferPointer { StreamLineParser.stringEnd($0, from: offset, asciiOnly: ascii) }
+                            #expect(got == reference(b, offset, ascii), "offset \(offset) length \(length) at \(at) stop \(stop) ascii \(ascii)")
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked > 20_000)
+    }
 }
