@@ -80,7 +80,7 @@ extension StateStore {
     }
 
     /// Whether the store holds a run (saved progress, or an initialisation being written).
-    @_spi(Engine) public func hasRun() throws(StateStoreError) -> Bool {
+    func hasRun() throws(StateStoreError) -> Bool {
         try run { db in try Row.fetchOne(db, sql: "SELECT id FROM meta WHERE id = 1") != nil }
     }
 
