@@ -91,8 +91,8 @@ extension StateStore {
     /// Each request is rendered once, for its row and for the fingerprint together
     /// (``StreamEvaluator/renderRequests(_:)``), which the evaluator keeps.
     /// - Returns: the requests' fingerprint (``StreamEvaluator/requestsFingerprint``).
-    @_spi(Engine) @discardableResult
-    public func startRun(evaluator: StreamEvaluator, pending: [Bool], options: String = "") throws(StateStoreError) -> UInt64 {
+    @_spi(Engine) @discardableResult public func startRun(evaluator: StreamEvaluator, pending: [Bool], options: String = "")
+        throws(StateStoreError) -> UInt64 {
         let statsJSON = Self.json(StreamStats())
         let requests = evaluator.requests
         var fingerprint: UInt64 = 0
