@@ -23,7 +23,9 @@ expressions on demangled-enough symbol names, first match wins, leaf to root):
   formatting       write(_:format:to:), JSONWriter, EventID, Timestamp.append
   writing          OutputBuffer (write(2))
   line dispatch    what StreamEvaluator.process(lineBytes:) and the run loop do themselves
-                   (both inlined into RunCommand.run in a release build): checks, the device
+                   (both inlined into RunCommand.run and its per-chunk closures in a release
+                   build; a closure's frame sits under the chunk reader's, and was charged
+                   to reading before the fifteenth pass): checks, the device
                    lookup, copying events, and (single-threaded, where the scan is inlined
                    there) parsing; on the reader thread, FixLookahead's own bookkeeping
   other            start-up, request loading and anything unmatched
@@ -52,7 +54,7 @@ STAGES = [
     ("clock, time", r"StreamEvaluator\w*5begin|FireSchedule|FireQueue|TimeRule|checkTime|CalendarSchedule"),
     ("formatting", r"StreamEvaluator\w*5write_|JSONWriter|EventID|Timestamp\w*6append|fillCaches|EventBytes|EventTexts|ByteCursor|EventSecond|secondText"),
     ("writing", r"OutputBuffer|vfs_write|ksys_write"),
-    ("line dispatch", r"StreamEvaluator\w*7process9lineBytes|RunCommandV3runyyKF$|FixLookahead"),
+    ("line dispatch", r"StreamEvaluator\w*7process9lineBytes|RunCommandV3runyyKF($|\w*XEfU)|FixLookahead"),
 ]
 ORDER = [s for s, _ in STAGES] + ["other"]
 COMPILED = [(s, re.compile(p)) for s, p in STAGES]
