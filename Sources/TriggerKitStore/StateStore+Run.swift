@@ -79,7 +79,8 @@ extension StateStore {
         }
     }
 
-    /// Whether the store holds a run (saved progress, or an initialisation being written).
+    /// Whether the store holds a run: its meta row, written in one transaction with the
+    /// requests' rows (``startRun(evaluator:pending:options:)``).
     func hasRun() throws(StateStoreError) -> Bool {
         try run { db in try Row.fetchOne(db, sql: "SELECT id FROM meta WHERE id = 1") != nil }
     }

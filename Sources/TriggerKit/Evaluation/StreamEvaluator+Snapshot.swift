@@ -92,21 +92,27 @@ import Foundation
     /// FNV-1a over each request's contract JSON and a newline, continuing `hash`, a window
     /// of ``renderWindow`` requests at a time (the window's bytes are all that is held).
     static func fingerprint(_ rs: ArraySlice<NotificationRequest>, continuing hash: UInt64) -> UInt64 {
+        rendering(rs, continuing: hash) { _, _ in }
+    }
+
+    /// The requests' contract JSON a window of ``renderWindow`` at a time, each window handed
+    /// to `body` (with the index of its first request) after its bytes were hashed into the
+    /// fingerprint `hash` continues; returns the hash. One window's bytes are held at a time.
+    private static func rendering<E: Error>(_ rs: ArraySlice<NotificationRequest>, continuing hash: UInt64,
+                                            _ body: (_ first: Int, _ json: [[UInt8]]) throws(E) -> Void) throws(E) -> UInt64 {
         var h = hash
         var start = rs.startIndex
         while start < rs.endIndex {
             let end = Swift.min(rs.endIndex, start + renderWindow)
-            for bytes in renderedJSON(rs[start..<end]) { mix(bytes, into: &h) }
+            let window = renderedJSON(rs[start..<end])
+            for bytes in window {
+                for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+                h = (h ^ 0x0A) &* 0x0000_0100_0000_01B3
+            }
+            try body(start, window)
             start = end
         }
         return h
-    }
-
-    /// One request's share of the fingerprint: its JSON bytes and a newline.
-    @inline(__always)
-    static func mix(_ bytes: [UInt8], into h: inout UInt64) {
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        h = (h ^ 0x0A) &* 0x0000_0100_0000_01B3
     }
 
     /// Every request's contract JSON, in order, handed to `body` a window of
@@ -118,17 +124,8 @@ import Foundation
     ///
     /// - Complexity: O(requests), on every core; holds one window's bytes at a time.
     package func renderRequests<E: Error>(_ body: (_ first: Int, _ json: [[UInt8]]) throws(E) -> Void) throws(E) -> UInt64 {
-        var h = Self.fingerprintSeed
-        let count = requests.count
-        var start = 0
-        while start < count {
-            let end = Swift.min(count, start + Self.renderWindow)
-            let window = Self.renderedJSON(requests[start..<end])
-            for bytes in window { Self.mix(bytes, into: &h) }
-            try body(start, window)
-            start = end
-        }
-        fingerprintCache = (count, h)
+        let h = try Self.rendering(requests[...], continuing: Self.fingerprintSeed, body)
+        fingerprintCache = (requests.count, h)
         return h
     }
 
