@@ -164,19 +164,32 @@ struct PlanarRings: @unchecked Sendable {
         }
     }
 
-    /// Whether some edge's bounding box meets the box (x ± dx, y ± dy): if none does, every
-    /// point of the box is on the same side of the boundary as (x, y). O(edges in the box's bands).
+    /// Whether some edge may meet the box (x ± dx, y ± dy): if none does, every point of the
+    /// box is on the same side of the boundary as (x, y). O(edges in the box's bands).
     func hasEdge(nearX x: Double, y: Double, dx: Double, dy: Double) -> Bool {
         withEdges(bands: band(y - dy), band(y + dy)) { xs, ys, edges, range in
             for i in range {
                 let k = Int(edges[i])
-                let x1 = xs[k], y1 = ys[k], x2 = xs[k + 1], y2 = ys[k + 1]
-                if Swift.max(x1, x2) < x - dx || Swift.min(x1, x2) > x + dx { continue }
-                if Swift.max(y1, y2) < y - dy || Swift.min(y1, y2) > y + dy { continue }
-                return true
+                if Self.edge(xs[k], ys[k], xs[k + 1], ys[k + 1], mayMeetX: x, y: y, dx: dx, dy: dy) { return true }
             }
             return false
         }
+    }
+
+    /// Whether the segment (x1, y1)-(x2, y2) may meet the box (x ± dx, y ± dy): false only when
+    /// their boxes are apart, or when all four corners of the box are certainly (Shewchuk's
+    /// filter, ``orientationBound``) on one side of the segment's line. A long diagonal edge's
+    /// box meets many cells its line passes by.
+    @inline(__always)
+    static func edge(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, mayMeetX x: Double, y: Double,
+                     dx: Double, dy: Double) -> Bool {
+        let left = x - dx, right = x + dx, bottom = y - dy, top = y + dy
+        if Swift.max(x1, x2) < left || Swift.min(x1, x2) > right { return false }
+        if Swift.max(y1, y2) < bottom || Swift.min(y1, y2) > top { return false }
+        let s = TileEdges.orientation(x1, y1, x2, y2, left, bottom)
+        guard s != 0 else { return true }
+        return TileEdges.orientation(x1, y1, x2, y2, right, bottom) != s || TileEdges.orientation(x1, y1, x2, y2, left, top) != s
+            || TileEdges.orientation(x1, y1, x2, y2, right, top) != s
     }
 
     /// Number of edges (closed rings: a ring of n points has n - 1).
@@ -262,7 +275,7 @@ struct PlanarRings: @unchecked Sendable {
 
     /// The squared distance from (x, y) to the segment (x1, y1)-(x2, y2), scaled.
     @inline(__always)
-    private static func squaredDistance(x: Double, y: Double, xScale: Double, yScale: Double,
+    static func squaredDistance(x: Double, y: Double, xScale: Double, yScale: Double,
                                         _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Double {
         // The segment A-B relative to the point, scaled; the nearest point of it.
         let ax = (x1 - x) * xScale, ay = (y1 - y) * yScale

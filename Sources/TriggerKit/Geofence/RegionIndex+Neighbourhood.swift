@@ -38,6 +38,8 @@ struct Neighbourhood: Sendable {
     private(set) var decisions: [UInt8] = []
     /// For each open region, the path length at which it must be tested again.
     private var due: [Double] = []
+    /// The tile's open polygons' edges near it (``NearEdges``), nil if none.
+    private var edges: NearEdges?
 
     /// Rounding in the path's sum: a slack is trusted up to this much less (metres); the
     /// path is restarted (every region tested) after ``restartSteps`` fixes or
@@ -49,7 +51,7 @@ struct Neighbourhood: Sendable {
     init() {}
 
     /// Slots held (the evaluator's memory bound counts these).
-    var storedSlots: Int { fixed.count + open.count }
+    var storedSlots: Int { fixed.count + open.count + (edges?.slots ?? 0) }
 
     /// Whether a fix is in the tile: the cell ``TileCache/tile(latitude:longitude:index:margin:)``
     /// would give it.
@@ -68,6 +70,7 @@ struct Neighbourhood: Sendable {
         iy = Int32((t.key >> 26) & 0x3FF_FFFF)
         fixed = t.fixed
         open = t.open
+        edges = t.edges
         kLon = t.kLon
         latitude = lat
         longitude = Geodesic.unwrapDegrees(lon)
@@ -80,12 +83,24 @@ struct Neighbourhood: Sendable {
         let m = margin >= 0 ? min(margin, index.maximumMargin) : 0
         var points = FixPoints(latitude: lat, longitude: longitude)
         defer { index.release(&points) }
-        for slot in open {
-            let (code, slack) = index.decision(Int(slot), latitude: lat, longitude: longitude, margin: m, kLon: kLon, points: &points)
+        let edges = edges, kLon = kLon
+        for (k, slot) in open.enumerated() {
+            let (code, slack) = Self.decide(Int(slot), k, index: index, latitude: lat, longitude: longitude, margin: m,
+                                            kLon: kLon, edges: edges, points: &points)
             decisions.append(code)
             due.append(slack - Self.cushion)
             soonest = min(soonest, slack - Self.cushion)
         }
+    }
+
+    /// Open region `slot` (the `k`th) decided at a fix in the tile: through its edges near the
+    /// tile when it has them and their signs are certain (``NearEdges``), else whole.
+    /// (Static: it runs while the arrays are borrowed, and takes the scalars it reads.)
+    @inline(__always)
+    private static func decide(_ slot: Int, _ k: Int, index: RegionIndex, latitude lat: Double, longitude x: Double, margin m: Double,
+                               kLon: Double, edges: NearEdges?, points: inout FixPoints) -> (code: UInt8, slack: Double) {
+        if let edges, let local = edges.decide(k, x: x, y: lat, kLon: kLon) { return local }
+        return index.decision(slot, latitude: lat, longitude: x, margin: m, kLon: kLon, points: &points)
     }
 
     /// A fix in the tile (``holds(latitude:longitude:)``): adds its step to the path, retests
@@ -117,6 +132,7 @@ struct Neighbourhood: Sendable {
         defer { index.release(&points) }
         // Locals inside the loop (a variable captured by these closures would be stored to
         // memory at every iteration).
+        let edges = edges, kLon = kLon
         let (changed, next) = open.withUnsafeBufferPointer { open in
             decisions.withUnsafeMutableBufferPointer { decisions in
                 due.withUnsafeMutableBufferPointer { due -> (Bool, Double) in
@@ -124,8 +140,8 @@ struct Neighbourhood: Sendable {
                     for i in 0..<open.count {
                         var d = due[i]
                         if restart || d <= travelled {
-                            let (code, slack) = index.decision(Int(open[i]), latitude: lat, longitude: x, margin: m, kLon: kLon,
-                                                               points: &points)
+                            let (code, slack) = Self.decide(Int(open[i]), i, index: index, latitude: lat, longitude: x, margin: m,
+                                                            kLon: kLon, edges: edges, points: &points)
                             if code != decisions[i] {
                                 decisions[i] = code
                                 changed = true
@@ -186,6 +202,7 @@ struct Neighbourhood: Sendable {
         level = -1
         fixed = []
         open = []
+        edges = nil
         decisions.removeAll(keepingCapacity: true)
         due.removeAll(keepingCapacity: true)
         soonest = .infinity

@@ -13,7 +13,8 @@ import Foundation
 /// their decision can change anywhere in the cell: those that cannot are kept with their
 /// decision (``fixed``, hits only), the others (``open``) are tested per fix.
 ///
-/// Memory: 8 bytes per fixed hit and 4 per open region, plus two array headers.
+/// Memory: 8 bytes per fixed hit and 4 per open region, plus two array headers; a leaf tile
+/// with open polygons their edges near it (``NearEdges``).
 struct Tile: Sendable {
     /// The cell (``RegionIndex/cellKey(level:ix:iy:)``).
     var key: UInt64
@@ -24,8 +25,11 @@ struct Tile: Sendable {
     var open: [Int32]
     /// An upper bound of metres per degree of longitude anywhere in the cell (step lengths).
     var kLon: Double
+    /// The open polygons' edges near the cell (leaf tiles only); nil when every open region is
+    /// decided whole.
+    var edges: NearEdges? = nil
 
-    var slots: Int { fixed.count + open.count }
+    var slots: Int { fixed.count + open.count + (edges?.slots ?? 0) }
 
     /// What must hold (checked on every tile stored in debug builds): ``fixed`` and ``open``
     /// strictly ascending by slot (the hits' order, no region twice) and disjoint (a region is
@@ -38,6 +42,7 @@ struct Tile: Sendable {
             while f < fixed.count && fixed[f].slot < slot { f += 1 }
             precondition(f == fixed.count || fixed[f].slot != slot, "tile \(key): region \(slot) both fixed and open")
         }
+        edges?.checkInvariants(open: open.count)
     }
 }
 
@@ -110,8 +115,9 @@ extension RegionIndex {
         return max(coarsestLeafLevel, finest - 2)
     }
 
-    /// One candidate region over a cell: its decision at the cell's centre (hit code, 0 for
-    /// none) and whether that decision holds at every point of the cell.
+    /// One candidate region over a cell: whether its decision is the same at every point of
+    /// the cell, and if so that decision (hit code, 0 for none; a polygon that is not constant
+    /// answers 0 without a test).
     @inline(__always)
     func classify(_ slot: Int, over f: TileFrame, margin m: Double, points: inout FixPoints) -> (code: UInt8, constant: Bool) {
         let latitude = f.latitude, lon = f.longitude
@@ -123,12 +129,13 @@ extension RegionIndex {
         let i = Int(entries[slot].polygon), dLat = f.halfExtent, dLon = f.halfExtent
         // Outside the box of the polygon's edges: constant (and no hit).
         if latitude + dLat < polygons[i].minY || latitude - dLat > polygons[i].maxY { return (0, true) }
-        let code: UInt8 = polygonCovers(i, points: &points) ? 3 : 0
         // A polygon across the antimeridian, or a cell at it, has more than one frame:
-        // tested per fix.
-        if polygons[i].shifted || abs(lon) + dLon >= 180 { return (code, false) }
-        if lon + dLon < polygons[i].minX || lon - dLon > polygons[i].maxX { return (code, true) }
-        return (code, !polygons[i].rings.hasEdge(nearX: lon, y: latitude, dx: dLon, dy: dLat))
+        // tested per fix. So is one with an edge that may meet the cell. An open region's code
+        // is not used: the centre is tested only for a constant one.
+        if polygons[i].shifted || abs(lon) + dLon >= 180 { return (0, false) }
+        if lon + dLon < polygons[i].minX || lon - dLon > polygons[i].maxX { return (0, true) }
+        if polygons[i].rings.hasEdge(nearX: lon, y: latitude, dx: dLon, dy: dLat) { return (0, false) }
+        return (polygonCovers(i, points: &points) ? 3 : 0, true)
     }
 
     /// The tile of the regions stored at levels up to `level` in the cell (`ix`, `iy`) of that
@@ -276,7 +283,7 @@ struct TileCache {
                      kLon: TileFrame(level: level, ix: ix, iy: iy).kLon)
         } else {
             let prefix = prefixTile(level: level, ix: ix, iy: iy, mask: mask, index: index, margin: m)
-            t = finer == 0 ? prefix : index.leafTile(prefix: prefix, ix: ix, iy: iy, finer: finer, margin: m)
+            t = index.withNearEdges(finer == 0 ? prefix : index.leafTile(prefix: prefix, ix: ix, iy: iy, finer: finer, margin: m))
         }
         store(t, under: leafKey)
         return t
