@@ -245,3 +245,34 @@ extension TileEdgesTests {
         #expect(Self.tiles(&g, index: mixed, count: 300).contains { $0.0.edges != nil })
     }
 }
+
+extension TileEdgesTests {
+    /// A polygon with more edges near a tile than ``TileEdges/maximumEdges`` keeps none there
+    /// and is decided whole, correctly; one with fewer keeps them.
+    @Test func aPolygonWithTooManyEdgesNearATileIsDecidedWhole() {
+        var g = Rng(s: 515)
+        let (cx, cy) = (Self.centre.lon, Self.centre.lat)
+        // About 150 m across: inside one tile with all its edges.
+        let many = PlanarRingsTests.ring(&g, cx: cx, cy: cy, radius: 0.001, vertices: TileEdges.maximumEdges + 40)
+        let few = PlanarRingsTests.ring(&g, cx: cx + 0.0005, cy: cy, radius: 0.001, vertices: 12)
+        let regions = [polygon([[many.map { ($0.x, $0.y) }]], id: "many"), polygon([[few.map { ($0.x, $0.y) }]], id: "few")]
+        let index = RegionIndex(regions: regions, maximumMargin: 0)
+        var cache = TileCache(budget: 1 << 20)
+        let t = cache.tile(latitude: cy, longitude: cx, index: index, margin: 0)!
+        let k = { (slot: Int32) in t.open.firstIndex(of: slot) }
+        #expect(k(0) != nil && k(1) != nil, "both open in the tile: \(t.open)")
+        if let m = k(0), let f = k(1) {
+            #expect(t.edges?.edges(m) == nil)
+            #expect(t.edges?.edges(f)?.segments.count == 12)
+        }
+        var n = Neighbourhood(), hits: [RegionHit] = [], changes: [RegionHit] = []
+        n.enter(t, with: index, latitude: cy, longitude: cx, margin: 0)
+        for _ in 0..<2_000 {
+            let p = (lat: cy + (g.unit() - 0.5) * 0.002, lon: cx + (g.unit() - 0.5) * 0.002)
+            guard n.holds(latitude: p.lat, longitude: p.lon) else { continue }
+            _ = n.advance(with: index, latitude: p.lat, longitude: p.lon, margin: 0, changes: &changes)
+            n.hits(into: &hits)
+            #expect(hits == index.hits(p.lat, p.lon), "at \(p)")
+        }
+    }
+}
