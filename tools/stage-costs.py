@@ -15,8 +15,10 @@ expressions on demangled-enough symbol names, first match wins, leaf to root):
   device lookup    DeviceInterner, device(named:), deviceBytesIndex
   index query      RegionIndex query, tiles (TileCache, building and entering them, their hits),
                    CellTable, LevelSummary, sortUnique
-  exact test       test(), decision(), a fix's pass over its tile's open regions (advance),
-                   classifying regions for a tile, Geodesic, PlanarRings, GEOS, polygonCovers
+  exact test       test(), decision(), a polygon decided from its edges near a tile
+                   (localDecision, NearEdges.decide), a fix's pass over its tile's open regions
+                   (advance), classifying regions for a tile, Geodesic, PlanarRings, GEOS,
+                   polygonCovers
   state update     StreamEvaluator step / stepChanges / stepRegion / process(device:...) / enterTile /
                    deliver
   clock, time      begin(), FireSchedule, FireQueue, TimeRule, checkTime
@@ -48,7 +50,7 @@ STAGES = [
     ("reading", r"LineReader|PipelinedLineReader|vfs_read|ksys_read"),
     ("parsing", r"StreamLineParser|LineScannerV4scan|Timestamp\w*parseMillis"),
     ("device lookup", r"DeviceInterner|device5named|deviceBytesIndex|ExactKey"),
-    ("exact test", r"geos::|libgeos|RegionIndex\w*(4test|8decision)|Geodesic|PlanarRings|GEOS|polygonCovers|Haversine|LocalPlane|NeighbourhoodV7advance|8classify"),
+    ("exact test", r"geos::|libgeos|RegionIndex\w*(4test|8decision|13localDecision)|NearEdges\w*6decide|TileEdges|Geodesic|PlanarRings|GEOS|polygonCovers|Haversine|LocalPlane|NeighbourhoodV7advance|8classify"),
     ("index query", r"RegionIndex|CellTable|LevelSummary|sortUnique|Neighbourhood|TileCache|Tile"),
     ("state update", r"StreamEvaluator\w*(4step|11stepChanges|10stepRegion|7process6device|9enterTile|7deliver|markChanged|fire_)"),
     ("clock, time", r"StreamEvaluator\w*5begin|FireSchedule|FireQueue|TimeRule|checkTime|CalendarSchedule"),
