@@ -276,7 +276,7 @@ struct PlanarRings: @unchecked Sendable {
     /// The squared distance from (x, y) to the segment (x1, y1)-(x2, y2), scaled.
     @inline(__always)
     static func squaredDistance(x: Double, y: Double, xScale: Double, yScale: Double,
-                                        _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Double {
+                                _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Double {
         // The segment A-B relative to the point, scaled; the nearest point of it.
         let ax = (x1 - x) * xScale, ay = (y1 - y) * yScale
         let bx = (x2 - x) * xScale, by = (y2 - y) * yScale

@@ -2,8 +2,8 @@
 //
 // A device's fixes are decided through its tile for as long as they stay in the tile's box
 // (``Neighbourhood/holds(latitude:longitude:)``); the first fix outside takes another tile. So
-// for an open polygon the tile keeps the edges whose boxes meet its own, and whether the
-// polygon covers the tile's centre. Inside the box:
+// for an open polygon a leaf tile keeps the edges that may meet its box (at most
+// ``TileEdges/maximumEdges``), and whether the polygon covers the tile's centre. Inside the box:
 // - covers: the segment from the centre to the fix lies in the box (a box is convex), so it can
 //   cross only those edges; each proper crossing toggles inside and outside (Jordan: each ring
 //   separates the plane, and a valid polygon's interior is where the rings' count is odd, the
@@ -12,7 +12,7 @@
 // - slack: a path of fixes that stay in the box and whose steps add up to less than the
 //   distance to the nearest of those edges touches no edge at all (the others do not meet the
 //   box), so it stays on one side.
-// The edges are copied into the tile. Every orientation is decided with Shewchuk's filter (``PlanarRings/orientationBound``): where
+// Every orientation is decided with Shewchuk's filter (``PlanarRings/orientationBound``): where
 // a sign is not certain (the fix on or within rounding of an edge, the segment through a vertex
 // or along an edge) the polygon is decided as before, over all its edges with GEOS behind.
 // Elsewhere the signs are exact, so the crossings and the answer are. Polygons tested on both
@@ -81,9 +81,8 @@ final class NearEdges: Sendable {
 /// How a polygon is decided from its edges near a tile (``NearEdges``).
 enum TileEdges {
     /// A polygon with more edges in a tile than this is decided whole there. 64 measured 5 %
-    /// faster than 24 on metro polygons of
-    /// 8-64 vertices (a polygon smaller than its tile keeps all of its edges), and the same on
-    /// polygons of 4-200 vertices (`Benchmarks/RESULTS.md`).
+    /// faster than 24 on metro polygons of 8-64 vertices (a polygon smaller than its tile keeps
+    /// all of its edges), and the same on polygons of 4-200 vertices (`Benchmarks/RESULTS.md`).
     static let maximumEdges = 64
     /// Bit 31 of a ``NearEdges/shapes`` element: the polygon covers the tile's centre.
     static let centreCovered: UInt32 = 1 << 31
@@ -188,6 +187,11 @@ extension PlanarRings {
     /// The edges (k: points k, k + 1) that may meet the box (x ± dx, y ± dy)
     /// (``edge(_:_:_:_:mayMeetX:y:dx:dy:)``), ascending, each once, without edges of length zero
     /// (a point of two other edges); nil as soon as there are more than `limit`.
+    ///
+    /// An edge is listed in every band it spans, so it may be met more than once: the list is
+    /// sorted and its repeats dropped. (Taking each edge only in the first band read that lists
+    /// it, which needs no sorting, measured 1.04-1.06x slower: the band of its lower end costs
+    /// a call to `floor` per edge.)
     func edges(nearX x: Double, y: Double, dx: Double, dy: Double, upTo limit: Int) -> [Int32]? {
         var found: [Int32] = []
         for i in Int(bandStarts[band(y - dy)])..<Int(bandStarts[band(y + dy) + 1]) {
@@ -196,7 +200,6 @@ extension PlanarRings {
             if x1 == x2 && y1 == y2 { continue }
             guard Self.edge(x1, y1, x2, y2, mayMeetX: x, y: y, dx: dx, dy: dy) else { continue }
             found.append(Int32(k))
-            // (An edge across several bands is listed in each: counted once before giving up.)
             if found.count > limit {
                 RegionIndex.sortUnique(&found) { $0 }
                 if found.count > limit { return nil }

@@ -276,3 +276,44 @@ extension TileEdgesTests {
         }
     }
 }
+
+extension TileEdgesTests {
+    /// The banded scan for the edges near a box finds each edge that may meet it exactly once
+    /// (an edge spans several bands), the same set as reading every edge, or nil past the limit.
+    @Test func theEdgesNearABoxAreEveryEdgeThatMayMeetItOnce() {
+        var g = Rng(s: 9_091)
+        var compared = 0, refused = 0
+        for _ in 0..<300 {
+            let (cx, cy) = (-74 + g.unit(), 40.5 + g.unit() * 0.4)
+            let radius = 0.0005 + g.unit() * 0.02
+            var polygon = [PlanarRingsTests.ring(&g, cx: cx, cy: cy, radius: radius, vertices: 4 + g.int(120))]
+            if g.chance(0.3) { polygon.append(PlanarRingsTests.ring(&g, cx: cx, cy: cy, radius: radius * 0.3, vertices: 5).reversed()) }
+            let storage = PlanarRings.Storage([polygon])
+            let rings = storage.rings
+            for _ in 0..<10 {
+                let d = radius * (0.01 + g.unit())
+                let (x, y) = (cx + (g.unit() - 0.5) * 3 * radius, cy + (g.unit() - 0.5) * 3 * radius)
+                var expected: [Int32] = []
+                var start = 0
+                for end in rings.ringEnds {
+                    for k in start..<(Int(end) - 1)
+                    where !(rings.xs[k] == rings.xs[k + 1] && rings.ys[k] == rings.ys[k + 1])
+                        && PlanarRings.edge(rings.xs[k], rings.ys[k], rings.xs[k + 1], rings.ys[k + 1], mayMeetX: x, y: y, dx: d, dy: d) {
+                        expected.append(Int32(k))
+                    }
+                    start = Int(end)
+                }
+                let limit = [4, 16, 64][g.int(3)]
+                let found = rings.edges(nearX: x, y: y, dx: d, dy: d, upTo: limit)
+                if expected.count > limit {
+                    #expect(found == nil)
+                    refused += 1
+                } else {
+                    #expect(found.map { $0.sorted() } == expected, "box (\(x), \(y)) ± \(d)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared > 1_000 && refused > 100, "compared \(compared), refused \(refused)")
+    }
+}
