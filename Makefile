@@ -81,8 +81,11 @@ durability-test: build
 # streams (--geo) for as long (watchdog, traps caught in worker processes); exits non-zero
 # on any trap, hang or untyped error.
 FUZZ_SECONDS ?= 60
+# tools/fuzz's incremental build has twice kept a stale list of this package's sources (a file
+# added: "cannot find ... in scope"; a file deleted: "missing inputs"): a failed build is
+# retried from scratch.
 fuzz: deps
-	cd tools/fuzz && $(SWIFT) build -c release
+	cd tools/fuzz && ($(SWIFT) build -c release || (rm -rf .build && $(SWIFT) build -c release))
 	tools/fuzz/.build/release/triggerkit-fuzz --seconds $(FUZZ_SECONDS)
 	tools/fuzz/.build/release/triggerkit-fuzz --geo --seconds $(FUZZ_SECONDS)
 
