@@ -283,12 +283,18 @@ extension RegionIndex {
             let i = Int(e.polygon)
             let rings = polygons[i].rings  // (a plain value: no reference counted)
             guard !polygons[i].shifted, rings.edgeCount <= Self.maximumSlackEdges else { return (code, 0) }
-            let d = rings.distanceToEdges(x: lon, y: latitude, xScale: kLon, yScale: Self.kLatMax)
-            // Rounding in the distance is relative (~1e-15): a generous cushion.
-            return (code, d * (1 - 1e-9) - 1e-4)
+            return (code, Self.polygonSlack(rings.distanceToEdges(x: lon, y: latitude, xScale: kLon, yScale: Self.kLatMax)))
         case .invalid:
             return (0, .infinity)
         }
+    }
+
+    /// A polygon's slack from the distance to its nearest edge (step norm, metres), whether
+    /// measured over all its edges or over those near a tile (``NearEdges``). Rounding in the
+    /// distance is relative (~1e-15): a generous cushion.
+    @inline(__always)
+    static func polygonSlack(_ distance: Double) -> Double {
+        distance * (1 - 1e-9) - 1e-4
     }
 
     /// Polygons with more edges are retested at every fix rather than measured (the distance

@@ -50,20 +50,25 @@ final class NearEdges: Sendable {
     /// (decide it whole).
     @inline(__always)
     func decide(_ k: Int, x: Double, y: Double, kLon: Double) -> (code: UInt8, slack: Double)? {
-        let here = shapes[k], mask = ~TileEdges.centreCovered
-        let start = Int(here & mask), end = Int(shapes[k + 1] & mask)
-        guard start < end else { return nil }
+        let (range, covered) = list(k)
+        guard !range.isEmpty else { return nil }
         return segments.withUnsafeBufferPointer {
-            RegionIndex.localDecision(UnsafeBufferPointer(rebasing: $0[start..<end]), centreCovered: here & TileEdges.centreCovered != 0,
+            RegionIndex.localDecision(UnsafeBufferPointer(rebasing: $0[range]), centreCovered: covered,
                                       x: x, y: y, cx: centreLongitude, cy: centreLatitude, kLon: kLon)
         }
     }
 
     /// Open region `k`'s edges and whether it covers the centre; nil when it has none.
     func edges(_ k: Int) -> (covered: Bool, segments: ArraySlice<TileSegment>)? {
+        let (range, covered) = list(k)
+        return range.isEmpty ? nil : (covered, segments[range])
+    }
+
+    /// Where open region `k`'s edges are in ``segments``, and its centre bit.
+    @inline(__always)
+    private func list(_ k: Int) -> (range: Range<Int>, covered: Bool) {
         let mask = ~TileEdges.centreCovered
-        let range = Int(shapes[k] & mask)..<Int(shapes[k + 1] & mask)
-        return range.isEmpty ? nil : (shapes[k] & TileEdges.centreCovered != 0, segments[range])
+        return (Int(shapes[k] & mask)..<Int(shapes[k + 1] & mask), shapes[k] & TileEdges.centreCovered != 0)
     }
 
     /// What must hold, for a tile of `open` regions (checked on every tile stored in debug
@@ -178,8 +183,7 @@ extension RegionIndex {
             }
             best = min(best, PlanarRings.squaredDistance(x: x, y: y, xScale: kLon, yScale: kLatMax, e.ax, e.ay, e.bx, e.by))
         }
-        // As ``decision(_:latitude:longitude:margin:kLon:points:)`` cushions the whole distance.
-        return (inside ? 3 : 0, best.squareRoot() * (1 - 1e-9) - 1e-4)
+        return (inside ? 3 : 0, polygonSlack(best.squareRoot()))
     }
 }
 
