@@ -147,30 +147,36 @@ import Foundation
         } else {
             self.catchUpWindowMillis = maxClockJumpMillis == .max ? Int64(StreamOptions.defaultMaxClockJump * 1000) : maxClockJumpMillis
         }
-        self.contentWants = requests.map { r in
-            let c = r.content
-            let alert: UInt8 = c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0
-            return alert | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0)
+        // The passes over every request run in chunks on every core (a million requests:
+        // each pass took tens of milliseconds on one core while the other waited).
+        self.contentWants = ParallelChunks.map(requests.count) { range in
+            range.map { r in
+                let c = requests[r].content
+                let alert: UInt8 = c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0
+                return alert | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0)
+            }
         }
         let identifiers = IdentifierOrder(requests)
         self.initialRanks = identifiers.ranks
-        let byRank = identifiers.order.map(Int.init)
+        let byRank = identifiers.order
         // Fences with rules are followed by ``GuardedFences``, not the main path.
-        let locationRequests = byRank.filter { if case .location(let t) = requests[$0].trigger { !t.hasRules } else { false } }
-        var entries: [LocationEntry] = []
-        entries.reserveCapacity(locationRequests.count)
-        for i in locationRequests {
-            guard case .location(let t) = requests[i].trigger else { continue }
-            entries.append(LocationEntry(request: Int32(i), device: -1, addedAt: .min,
-                                         notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
-                                         repeats: t.repeats))
+        let locationRequests = ParallelChunks.map(byRank.count) { range in
+            byRank[range].lazy.map(Int.init).filter { if case .location(let t) = requests[$0].trigger { !t.hasRules } else { false } }
+        }
+        var entries: [LocationEntry] = ParallelChunks.map(locationRequests.count) { range in
+            range.compactMap { k in
+                guard case .location(let t) = requests[locationRequests[k]].trigger else { return nil }
+                return LocationEntry(request: Int32(locationRequests[k]), device: -1, addedAt: .min,
+                                     notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
+                                     repeats: t.repeats)
+            }
         }
         let index = RegionIndex(count: locationRequests.count, maximumMargin: options.margin) { k in
             guard case .location(let t) = requests[locationRequests[k]].trigger else { preconditionFailure("a location request") }
             return t.region
         }
         self.regionIndex = index
-        let guarded = GuardedFences(requests: requests, order: byRank, margin: options.margin, floatingTimeZone: options.floatingTimeZone)
+        let guarded = GuardedFences(requests: requests, order: byRank.map(Int.init), margin: options.margin, floatingTimeZone: options.floatingTimeZone)
         self.guarded = guarded
         self.refusedRegions = (index.invalid.map { (entries[Int($0.slot)].request, $0.reason) }
             + (guarded?.regions.invalid.map { (guarded?.fences[Int($0.slot)].request ?? 0, $0.reason) } ?? []))

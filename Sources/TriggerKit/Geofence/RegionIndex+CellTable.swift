@@ -42,7 +42,12 @@ struct CellTable {
             counts[Int(Self.home(c.key | 1 << 63, shift)) >> groupShift + 1] += 1
         }
         for g in 1..<counts.count { counts[g] += counts[g - 1] }
-        var grouped = [Bucket](repeating: Bucket(key: 0, start: 0, count: 0), count: distinct)
+        // Every element is written below, once per distinct key; not `Array(repeating:count:)`,
+        // which stores one element at a time.
+        var grouped = [Bucket](unsafeUninitializedCapacity: distinct) { buffer, initialized in
+            buffer.initialize(repeating: Bucket(key: 0, start: 0, count: 0))
+            initialized = distinct
+        }
         var i = 0
         while i < cells.count {
             var j = i

@@ -15,9 +15,14 @@ extension RequestsFile {
 
     /// One record, decoded and validated.
     enum Decoded {
-        case request(NotificationRequest, warnings: [String])
+        /// A valid request, and its identifier's ``IdentifierSlots/hash(_:)`` (computed here,
+        /// on the decoding thread, not where records are registered one after the other).
+        case request(NotificationRequest, warnings: [String], hash: UInt64)
         case refused(identifier: String?, RequestError)
     }
+
+    /// Records whose hashes `decodeAll`'s `ahead` sees at once.
+    static let aheadBatch = 64
 
     /// Below this many records a file is decoded on the calling thread (starting workers
     /// costs more than it saves).
@@ -30,7 +35,12 @@ extension RequestsFile {
     /// same calls, in the same order, as decoding one record after the other.
     ///
     /// - Complexity: O(n) work; memory for the chunks decoded but not yet consumed.
+    ///
+    /// `ahead` sees the identifier hashes of each parallel chunk's requests (0 for a refused
+    /// record), in order on the calling thread, before the chunk's verdicts are consumed: the
+    /// caller may touch the memory that consuming them will need.
     static func decodeAll(count: Int, options: ValidationOptions, parallel: Bool = true, _ raw: (Int) -> Raw,
+                          ahead: (UnsafeBufferPointer<UInt64>) -> Void = { _ in },
                           consume: (Int, consuming Decoded) -> Void) {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         guard parallel, count >= parallelThreshold, cores > 1 else {
@@ -45,6 +55,11 @@ extension RequestsFile {
         // be copied out, retaining every request's strings, then released).
         let results = UnsafeMutableBufferPointer<UnsafeMutableBufferPointer<Decoded>>.allocate(capacity: chunks)
         defer { results.deallocate() }
+        // Each chunk's hashes, read by `ahead` apart from the verdicts (reading them from the
+        // verdicts there retained and released each request: atomic operations, which keep
+        // the cache misses `ahead` is for from overlapping).
+        let hashes = UnsafeMutableBufferPointer<UnsafeMutableBufferPointer<UInt64>>.allocate(capacity: chunks)
+        defer { hashes.deallocate() }
         let ready = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
         let done = DispatchGroup()
         withoutActuallyEscaping(raw) { raw in
@@ -57,6 +72,7 @@ extension RequestsFile {
             // Each chunk is written by one worker, then read by the caller after its signal.
             nonisolated(unsafe) let raw = rawBox
             nonisolated(unsafe) let results = results
+            nonisolated(unsafe) let hashes = hashes
             // Threads of their own: the caller may itself be one of the (two) threads of
             // Dispatch's pool, which it blocks while it waits; a worker queued behind it
             // would not start until the end.
@@ -67,8 +83,14 @@ extension RequestsFile {
                     for c in stride(from: w, to: chunks, by: workers) {
                         let lo = count * c / chunks, hi = count * (c + 1) / chunks
                         let out = UnsafeMutableBufferPointer<Decoded>.allocate(capacity: hi - lo)
-                        for i in lo..<hi { (out.baseAddress! + (i - lo)).initialize(to: decode(raw.pointee(i), options: options)) }
+                        let keys = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: hi - lo)
+                        for i in lo..<hi {
+                            let verdict = decode(raw.pointee(i), options: options)
+                            if case .request(_, _, let hash) = verdict { keys[i - lo] = hash } else { keys[i - lo] = 0 }
+                            (out.baseAddress! + (i - lo)).initialize(to: verdict)
+                        }
                         results[c] = out
+                        hashes[c] = keys
                         ready[c].signal()
                     }
                 }.start()
@@ -77,7 +99,14 @@ extension RequestsFile {
                 ready[c].wait()
                 let lo = count * c / chunks
                 let out = results[c]
-                for k in out.indices { consume(lo + k, (out.baseAddress! + k).move()) }
+                // `ahead` runs a batch at a time: what it brings into the cache for a whole
+                // chunk (thousands of records) was evicted by consuming the first records.
+                for batch in stride(from: 0, to: out.count, by: Self.aheadBatch) {
+                    let end = min(out.count, batch + Self.aheadBatch)
+                    ahead(UnsafeBufferPointer(rebasing: hashes[c][batch..<end]))
+                    for k in batch..<end { consume(lo + k, (out.baseAddress! + k).move()) }
+                }
+                hashes[c].deallocate()
                 out.deallocate()
             }
             // The workers have signalled their last chunk; let them return before `raw` goes.
@@ -94,7 +123,7 @@ extension RequestsFile {
         case .shaped(let request):
             do throws(RequestError) {
                 try RequestValidation.validate(request, options: options)
-                return .request(request, warnings: [])
+                return .request(request, warnings: [], hash: IdentifierSlots.hash(request.identifier))
             } catch {
                 return .refused(identifier: request.identifier.isEmpty ? nil : request.identifier, error)
             }
@@ -103,7 +132,7 @@ extension RequestsFile {
         do throws(RequestError) {
             let request = try NotificationRequest(decoding: json, warnings: &warnings)
             try RequestValidation.validate(request, options: options)
-            return .request(request, warnings: warnings)
+            return .request(request, warnings: warnings, hash: IdentifierSlots.hash(request.identifier))
         } catch {
             var id: String?
             if case .object(let o) = json, case .string(let s)? = o["identifier"], !s.isEmpty { id = s }

@@ -55,6 +55,38 @@ import Testing
         #expect(found > 1_000)
     }
 
+    /// The build's pairs are sorted per part, then the parts merged (in pieces, on every
+    /// core): the same as one stable sort of all pairs in part order. Keys repeat within a
+    /// run, across runs and across the pieces' cut points; some runs are empty or tiny.
+    @Test func mergedRunsAreTheStableSortOfAllPairs() {
+        var g = SeededGenerator(seed: 11)
+        for trial in 0..<12 {
+            let runCount = 1 + g.int(9)
+            let keySpace = trial % 3 == 0 ? 5 : (trial % 3 == 1 ? 2_000 : 1 << 40)
+            var runs: [[RegionIndex.CellPair]] = []
+            var all: [RegionIndex.CellPair] = []
+            var slot: Int32 = 0
+            for _ in 0..<runCount {
+                let n = g.chance(0.2) ? g.int(3) : g.int(40_000)
+                var run: [RegionIndex.CellPair] = []
+                for _ in 0..<n {
+                    run.append((UInt64(g.below(keySpace)) | UInt64(g.int(23)) << 52, slot))
+                    slot += 1
+                }
+                all += run
+                RegionIndex.radixSortByKey(&run)
+                runs.append(run)
+            }
+            let expected = all.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element)
+            for pieces in [1, 2, 5] {
+                let merged = RegionIndex.mergeSortedRuns(runs, pieces: pieces)
+                #expect(merged.count == expected.count, "trial \(trial), \(pieces) pieces")
+                let firstDifference = zip(merged, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                #expect(firstDifference == nil, "trial \(trial), \(pieces) pieces")
+            }
+        }
+    }
+
     /// Every cell of the grid is found again (the table is filled group by group, up to
     /// three quarters full).
     @Test func everyCellIsFound() {

@@ -152,10 +152,16 @@ import Testing
         for text in variants { #expect(Self.direct(text) == nil, "\(text)") }
         // The repeated member decodes on the general path (the last wins).
         #expect(Self.general(variants[0])?.0.content.title == "u")
-        // Escapes read alike on both paths (the same string scanner), in names too.
-        let escaped = base.replacingOccurrences(of: #""identifier": "a""#, with: #""identifier": "\u0061", "dev\u0069ce": "d\n""#)
+        // Escapes in values read alike on both paths (the same string scanner).
+        let escaped = base.replacingOccurrences(of: #""identifier": "a""#, with: #""identifier": "\u0061", "device": "d\n""#)
         #expect(Self.direct(escaped)?.identifier == "a")
+        #expect(Self.direct(escaped)?.device == "d\n")
         #expect(Self.direct(escaped) == Self.general(escaped)?.0)
+        // A name with an escape is matched only by the general path (names are matched as
+        // their bytes): the direct decoder declines, and the general path reads the record.
+        let escapedName = escaped.replacingOccurrences(of: #""device""#, with: #""dev\u0069ce""#)
+        #expect(Self.direct(escapedName) == nil)
+        #expect(Self.general(escapedName)?.0 == Self.direct(escaped))
     }
 
     /// A file read with and without the direct decoder: the same set, diagnostics included.

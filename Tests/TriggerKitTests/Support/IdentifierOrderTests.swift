@@ -30,13 +30,34 @@ import Testing
                     ids.append((0..<g.int(6)).map { _ in pieces[g.int(pieces.count)] }.joined())
                 }
             }
-            let o = IdentifierOrder(identifiers: ids.count) { ids[$0] }
+            let list = ids
+            let o = IdentifierOrder(identifiers: list.count) { list[$0] }
             let expected = Self.reference(ids)
             #expect(o.order == expected, "round \(round)")
             #expect(o.order.enumerated().allSatisfy { k, i in o.ranks[Int(i)] == Int32(k) }, "round \(round): ranks invert the order")
             checked += ids.count
         }
         #expect(checked > 5_000)
+    }
+
+    /// Many identifiers are copied and sorted in chunks on every core, then merged: the same
+    /// order. Repeats fall in different chunks; many share their first 8 bytes.
+    @Test func chunksSortedApartMergeIntoTheOneOrder() {
+        var g = SeededGenerator(seed: 23)
+        let pieces = ["geo-0000", "geo-", "a", "é", "\u{0}", "9", "🙂", "zz"]
+        var ids: [String] = []
+        for _ in 0..<(5 * ParallelChunks.threshold + 123) {
+            if !ids.isEmpty && g.chance(0.05) {
+                ids.append(ids[g.int(ids.count)])
+            } else {
+                ids.append((0..<(1 + g.int(4))).map { _ in pieces[g.int(pieces.count)] }.joined() + String(g.int(50)))
+            }
+        }
+        #expect(ParallelChunks.ranges(ids.count).count > 1 || ProcessInfo.processInfo.activeProcessorCount == 1)
+        let list = ids
+        let o = IdentifierOrder(identifiers: list.count) { list[$0] }
+        #expect(o.order == Self.reference(ids))
+        #expect(o.order.enumerated().allSatisfy { k, i in o.ranks[Int(i)] == Int32(k) })
     }
 
     @Test func zeroBytesAndPrefixesAtTheEighthByte() {
