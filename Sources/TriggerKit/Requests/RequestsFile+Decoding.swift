@@ -47,9 +47,13 @@ extension RequestsFile {
             for i in 0..<count { consume(i, decode(raw(i), options: options)) }
             return
         }
-        // Many small chunks: the caller starts on the first soon, and the workers, taking
-        // chunks in turn (worker w: w, w + workers, ...), stay about as far apart as one chunk.
+        // Many small chunks: the caller starts on the first soon, and the workers, each taking
+        // the next chunk no one has taken, stay about as far apart as one chunk. (Taken in
+        // turn, worker w: w, w + workers, ..., the worker that shared a core with the caller
+        // still had a third of its half to decode when the other had finished: 0.35 s of a
+        // million requests with one core idle.)
         let chunks = min(count, 64 * cores)
+        let claims = ChunkClaims()
         let workers = cores
         // A chunk's verdicts are moved out one by one as they are consumed (an array would
         // be copied out, retaining every request's strings, then released).
@@ -76,11 +80,11 @@ extension RequestsFile {
             // Threads of their own: the caller may itself be one of the (two) threads of
             // Dispatch's pool, which it blocks while it waits; a worker queued behind it
             // would not start until the end.
-            for w in 0..<workers {
+            for _ in 0..<workers {
                 done.enter()
                 Thread {
                     defer { done.leave() }
-                    for c in stride(from: w, to: chunks, by: workers) {
+                    while let c = claims.next(below: chunks) {
                         let lo = count * c / chunks, hi = count * (c + 1) / chunks
                         let out = UnsafeMutableBufferPointer<Decoded>.allocate(capacity: hi - lo)
                         let keys = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: hi - lo)
@@ -138,5 +142,21 @@ extension RequestsFile {
             if case .object(let o) = json, case .string(let s)? = o["identifier"], !s.isEmpty { id = s }
             return .refused(identifier: id, error)
         }
+    }
+}
+
+/// The next chunk of a parallel decode, handed to whichever worker asks first.
+private final class ChunkClaims: @unchecked Sendable {
+    // @unchecked: `taken` is read and written under `lock` only.
+    private let lock = NSLock()
+    private var taken = 0
+
+    /// The next chunk below `count` no worker has taken, or nil when all are taken.
+    func next(below count: Int) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard taken < count else { return nil }
+        taken += 1
+        return taken - 1
     }
 }
