@@ -42,12 +42,8 @@ struct CellTable {
             counts[Int(Self.home(c.key | 1 << 63, shift)) >> groupShift + 1] += 1
         }
         for g in 1..<counts.count { counts[g] += counts[g - 1] }
-        // Every element is written below, once per distinct key; not `Array(repeating:count:)`,
-        // which stores one element at a time.
-        var grouped = [Bucket](unsafeUninitializedCapacity: distinct) { buffer, initialized in
-            buffer.initialize(repeating: Bucket(key: 0, start: 0, count: 0))
-            initialized = distinct
-        }
+        // Every element is written below, once per distinct key.
+        var grouped = [Bucket](filledWith: Bucket(key: 0, start: 0, count: 0), count: distinct)
         var i = 0
         while i < cells.count {
             var j = i
@@ -58,11 +54,7 @@ struct CellTable {
             counts[g] += 1
             i = j
         }
-        // Not `Array(repeating:count:)`: it filled 8M buckets one at a time (0.36 s).
-        var buckets = [Bucket](unsafeUninitializedCapacity: 1 << bits) { table, initialized in
-            table.initialize(repeating: Bucket(key: 0, start: 0, count: 0))
-            initialized = table.count
-        }
+        var buckets = [Bucket](filledWith: Bucket(key: 0, start: 0, count: 0), count: 1 << bits)
         let mask = buckets.count - 1
         buckets.withUnsafeMutableBufferPointer { table in
             for cell in grouped {

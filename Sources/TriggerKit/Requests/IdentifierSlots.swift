@@ -82,11 +82,7 @@ struct IdentifierSlots {
         }
     }
 
-    /// Not `Array(repeating:count:)`, which stores one element at a time.
     private static func empty(_ size: Int) -> [Bucket] {
-        [Bucket](unsafeUninitializedCapacity: size) { buffer, initialized in
-            buffer.initialize(repeating: Bucket(hash: 0, slot: 0))
-            initialized = size
-        }
+        [Bucket](filledWith: Bucket(hash: 0, slot: 0), count: size)
     }
 }

@@ -1,4 +1,3 @@
-import CFileGuard
 import Foundation
 
 /// Where a request sits in its file: a line of NDJSON or an index of a JSON array.
@@ -138,7 +137,7 @@ public enum RequestsFile {
         }
         // The request lines (not blank, not comments), then each decoded (on every core for a
         // large file), then registered in file order: the same result as one line at a time.
-        let spans = parallel ? Self.requestLines(bytes, from: k, pieces: ParallelChunks.defaultPieces) : Self.requestLines(bytes, from: k, pieces: 1)
+        let spans = Self.requestLines(bytes, from: k, pieces: parallel ? ParallelChunks.defaultPieces : 1)
         afterSplit()
         builder.reserve(spans.count)
         decodeAll(count: spans.count, options: options, parallel: parallel, { i in
@@ -157,67 +156,6 @@ public enum RequestsFile {
             builder.register(outcome, at: .line(spans[i].line))
         }
         return builder.finish()
-    }
-
-    /// A request line: its number (from 1), where the line starts, and its text without the
-    /// blanks around it.
-    typealias LineSpan = (line: Int, lineStart: Int, start: Int, end: Int)
-
-    /// The lines of `bytes` from `first` on that hold a record (not blank, not a `#` comment).
-    ///
-    /// A large file is cut into `pieces` runs of whole lines, split on every core (the lines
-    /// of 258 MB took 0.08 s on one thread before any record was decoded); each run numbers
-    /// its lines from 0, and the runs are joined with their lines renumbered.
-    static func requestLines(_ bytes: UnsafeBufferPointer<UInt8>, from first: Int, pieces: Int) -> [LineSpan] {
-        let count = bytes.count - first
-        let runs = count < 1 << 20 ? 1 : max(1, pieces)
-        // Run j starts after the first newline at or past its even share of the bytes.
-        var starts = [first]
-        for j in 1..<max(1, runs) {
-            var at = max(starts[j - 1], first + count * j / runs)
-            if let base = bytes.baseAddress, at < bytes.count, let nl = memchr(base + at, 0x0A, bytes.count - at) {
-                at = UnsafePointer<UInt8>(nl.assumingMemoryBound(to: UInt8.self)) - base + 1
-            } else {
-                at = bytes.count
-            }
-            starts.append(at)
-        }
-        starts.append(bytes.count)
-        let cuts = starts
-        let parts = UnsafeMutableBufferPointer<(spans: [LineSpan], lines: Int)>.allocate(capacity: runs)
-        parts.initialize(repeating: ([], 0))
-        defer { parts.deinitialize(); parts.deallocate() }
-        nonisolated(unsafe) let (out, text) = (parts, bytes)
-        let split: @Sendable (Int) -> Void = { j in
-            var spans: [LineSpan] = []
-            var line = 0
-            var start = cuts[j]
-            let stop = cuts[j + 1]
-            while start < stop {
-                var end = stop
-                if let base = text.baseAddress, let nl = memchr(base + start, 0x0A, stop - start) {
-                    end = UnsafePointer<UInt8>(nl.assumingMemoryBound(to: UInt8.self)) - base
-                }
-                line += 1
-                var s = start, e = end
-                while s < e, text[s] == 0x20 || text[s] == 0x09 { s += 1 }
-                while e > s, text[e - 1] == 0x20 || text[e - 1] == 0x09 || text[e - 1] == 0x0D { e -= 1 }
-                if s < e, text[s] != UInt8(ascii: "#") { spans.append((line, start, s, e)) }
-                start = end + 1
-            }
-            out[j] = (spans, line)
-        }
-        if runs == 1 { split(0) } else { DispatchQueue.concurrentPerform(iterations: runs, execute: split) }
-        if runs == 1 { return parts[0].spans }
-        var spans: [LineSpan] = []
-        spans.reserveCapacity(parts.reduce(0) { $0 + $1.spans.count })
-        var before = 0
-        for j in 0..<runs {
-            for span in parts[j].spans { spans.append((span.line + before, span.lineStart, span.start, span.end)) }
-            before += parts[j].lines
-            parts[j].spans = []
-        }
-        return spans
     }
 
     /// The requests in file order, a later one with the same identifier replacing the
@@ -307,61 +245,4 @@ public struct RequestsFileError: Error, Sendable, Hashable, CustomStringConverti
     public var path: String
     public var reason: String
     public var description: String { "cannot read requests file \(path): \(reason)" }
-}
-
-/// A regular file mapped read-only: the parser reads the page cache in place instead of a
-/// copy (a 257 MB file was 257 MB of fresh memory, each page zeroed then filled). Decoded
-/// requests copy what they keep, so the mapping ends with the parse. `nil` for anything
-/// that is not a non-empty regular file (a pipe, a device, a directory: read as before).
-///
-/// Another process may shrink or rewrite the file while it is read (`cp` over it truncates
-/// it first). A read past the file's new end would raise SIGBUS and end the process; while
-/// the file is mapped, such a read sees zeros instead (`CFileGuard`), and ``finish()`` says
-/// the file changed, as it does when the file's size or modification time moved.
-struct MappedFile {
-    let bytes: UnsafeBufferPointer<UInt8>
-    private let fd: Int32
-    private let guardSlot: Int32
-    private let before: stat
-
-    init?(path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0, st.st_size < Int.max / 2 else {
-            close(fd)
-            return nil
-        }
-        let size = Int(st.st_size)
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            close(fd)
-            return nil
-        }
-        let slot = tk_file_guard_begin(base, size)
-        guard slot >= 0 else {
-            // Every guard in use (or no handler): read the file instead.
-            munmap(base, size)
-            close(fd)
-            return nil
-        }
-        // Read front to back, once.
-        _ = madvise(base, size, MADV_SEQUENTIAL)
-        bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size)
-        self.fd = fd
-        guardSlot = slot
-        before = st
-    }
-
-    /// Ends the mapping. Returns false when the file changed while it was mapped: a read
-    /// past its new end (which saw zeros), or a size or modification time other than at
-    /// the start. What was read from it must then be discarded.
-    func finish() -> Bool {
-        let faulted = tk_file_guard_end(guardSlot) != 0
-        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
-        var after = stat()
-        let same = fstat(fd, &after) == 0 && after.st_size == before.st_size
-            && after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec
-        close(fd)
-        return !faulted && same
-    }
 }

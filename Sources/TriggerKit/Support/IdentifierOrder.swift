@@ -72,11 +72,7 @@ struct IdentifierOrder: Sendable {
         // The sorted chunks merged two at a time (pairs side by side).
         arena.withUnsafeBufferPointer { bytes in
             var runs = chunks
-            // Not `Array(repeating:count:)`, which stores one element at a time.
-            var scratch = [Key](unsafeUninitializedCapacity: count) { buffer, initialized in
-                buffer.initialize(repeating: Key(prefix: 0, start: 0, count: 0, index: 0))
-                initialized = count
-            }
+            var scratch = [Key](filledWith: Key(prefix: 0, start: 0, count: 0, index: 0), count: count)
             while runs.count > 1 {
                 let pairs = runs.count / 2
                 keys.withUnsafeMutableBufferPointer { from in
