@@ -38,7 +38,8 @@ struct RequestRecordDecoder {
         do throws(Decline) {
             let r = try d.request()
             d.p.skipWhitespace()
-            return d.p.i == bytes.count ? r : nil
+            guard d.p.i == bytes.count else { return nil }
+            return r
         } catch {
             return nil
         }
@@ -60,9 +61,12 @@ struct RequestRecordDecoder {
             default: throw Decline()
             }
         }
-        guard let identifier, let content else { throw Decline() }
-        let t = try trigger.map { parts throws(Decline) in try parts.trigger(requestIdentifier: identifier) } ?? .immediate
-        return NotificationRequest(identifier: identifier, content: content, trigger: t, device: device,
+        // Each part is moved out of its optional (`take()`), not copied and then released:
+        // retain and release pairs of every string were a tenth of loading a large file.
+        guard let identifier = identifier.take(), let content = content.take() else { throw Decline() }
+        var t = NotificationTrigger.immediate
+        if let parts = trigger.take() { t = try parts.trigger(requestIdentifier: identifier) }
+        return NotificationRequest(identifier: identifier, content: content, trigger: t, device: device.take(),
                                    addedAt: addedAt, expiresAt: expiresAt)
     }
 
@@ -85,7 +89,7 @@ struct RequestRecordDecoder {
             default: throw Decline()
             }
         }
-        return c
+        return consume c
     }
 
     /// A contract date: an ISO 8601 string or seconds since 1970, as `JSONFields.dateMillis`.
@@ -109,13 +113,13 @@ struct RequestRecordDecoder {
         var interval: Double?
         var region: RegionParts?
 
-        func trigger(requestIdentifier: String) throws(Decline) -> NotificationTrigger {
+        consuming func trigger(requestIdentifier: String) throws(Decline) -> NotificationTrigger {
             switch type {
             case "timeInterval"?:
                 guard let interval, region == nil else { throw Decline() }
                 return .timeInterval(TimeIntervalTrigger(timeInterval: interval, repeats: repeats))
             case "location"?:
-                guard let region, interval == nil else { throw Decline() }
+                guard let region = region.take(), interval == nil else { throw Decline() }
                 return .location(LocationTrigger(region: try region.region(defaultIdentifier: requestIdentifier), repeats: repeats))
             default:
                 throw Decline()
@@ -131,11 +135,11 @@ struct RequestRecordDecoder {
         var radius: Double?
         var rings: [[Coordinate]]?
 
-        func region(defaultIdentifier: String) throws(Decline) -> Region {
+        consuming func region(defaultIdentifier: String) throws(Decline) -> Region {
             // A region that never fires gets a warning on the general path.
             guard onEntry || onExit else { throw Decline() }
-            let id = identifier ?? defaultIdentifier
-            switch (center, radius, rings) {
+            let id = identifier.take() ?? defaultIdentifier
+            switch (center, radius, rings.take()) {
             case (let c?, let r?, nil):
                 return .circular(CircularRegion(identifier: id, center: c, radius: r, notifyOnEntry: onEntry, notifyOnExit: onExit))
             case (nil, nil, let rings?):
@@ -158,7 +162,7 @@ struct RequestRecordDecoder {
             default: throw Decline()  // fence rules, calendar's dateMatching, unknown members
             }
         }
-        return t
+        return consume t
     }
 
     private mutating func region() throws(Decline) -> RegionParts {
@@ -174,7 +178,7 @@ struct RequestRecordDecoder {
             default: throw Decline()
             }
         }
-        return r
+        return consume r
     }
 
     private mutating func center() throws(Decline) -> Coordinate {
@@ -200,7 +204,7 @@ struct RequestRecordDecoder {
             default: throw Decline()
             }
         }
-        guard let type, "Polygon" ~= type, let rings else { throw Decline() }
+        guard let type, "Polygon" ~= type, let rings = rings.take() else { throw Decline() }
         return rings
     }
 
@@ -222,7 +226,7 @@ struct RequestRecordDecoder {
                 try expect(UInt8(ascii: "]"))
                 ring.append(Coordinate(latitude: lat, longitude: lon))
             }
-            rings.append(ring)
+            rings.append(consume ring)
         }
         return rings
     }

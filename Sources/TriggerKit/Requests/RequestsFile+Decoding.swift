@@ -19,6 +19,14 @@ extension RequestsFile {
         /// on the decoding thread, not where records are registered one after the other).
         case request(NotificationRequest, warnings: [String], hash: UInt64)
         case refused(identifier: String?, RequestError)
+
+        /// A request's hash, 0 for a refusal.
+        var hash: UInt64 {
+            switch self {
+            case .request(_, _, let hash): hash
+            case .refused: 0
+            }
+        }
     }
 
     /// Records whose hashes `decodeAll`'s `ahead` sees at once.
@@ -89,9 +97,12 @@ extension RequestsFile {
                         let out = UnsafeMutableBufferPointer<Decoded>.allocate(capacity: hi - lo)
                         let keys = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: hi - lo)
                         for i in lo..<hi {
+                            // The hash read through a borrow and the verdict moved in: matched
+                            // in place, then copied in, it was a retain and a release of each
+                            // of its strings.
                             let verdict = decode(raw.pointee(i), options: options)
-                            if case .request(_, _, let hash) = verdict { keys[i - lo] = hash } else { keys[i - lo] = 0 }
-                            (out.baseAddress! + (i - lo)).initialize(to: verdict)
+                            keys[i - lo] = verdict.hash
+                            (out.baseAddress! + (i - lo)).initialize(to: consume verdict)
                         }
                         results[c] = out
                         hashes[c] = keys
@@ -119,9 +130,11 @@ extension RequestsFile {
     }
 
     /// The one validator's verdict on one record.
-    static func decode(_ raw: Raw, options: ValidationOptions) -> Decoded {
+    static func decode(_ raw: consuming Raw, options: ValidationOptions) -> Decoded {
         let json: JSONValue
-        switch raw {
+        // Consumed, so a decoded request is moved into the verdict, not copied (a retain of
+        // each of its strings) and then released with the record.
+        switch consume raw {
         case .syntax(let reason): return .refused(identifier: nil, RequestError(.invalidRequest, reason))
         case .json(let j): json = j
         case .shaped(let request):

@@ -206,15 +206,18 @@ public enum RequestsFile {
                     diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil, message: w))
                 }
                 // One probe per request: the slot is claimed and the old one returned at once.
+                // (The closure sees the identifier only, so the request itself is moved into
+                // the list below, not copied for the closure and released after.)
+                let key = ExactKey(request.identifier)
                 let previous = requests.withUnsafeBufferPointer { list in
-                    slotByIdentifier.claim(hash: hash, slot: list.count) { ExactKey(list[$0].identifier) == ExactKey(request.identifier) }
+                    slotByIdentifier.claim(hash: hash, slot: list.count) { ExactKey(list[$0].identifier) == key }
                 }
                 if let old = previous {
                     diagnostics.append(RequestDiagnostic(severity: .warning, file: file, location: loc, identifier: request.identifier, code: nil,
                                                          message: "replaces the request with the same identifier at \(locations[old].isLine ? "line \(locations[old])" : "\(locations[old])")"))
                     replaced.insert(old)
                 }
-                requests.append(request)
+                requests.append(consume request)
                 locations.append(loc)
             }
         }
