@@ -71,6 +71,13 @@ struct PlanarRings: @unchecked Sendable {
         -> (xs: ContiguousArray<Double>, ys: ContiguousArray<Double>, ringEnds: ContiguousArray<Int32>,
             bandStarts: ContiguousArray<Int32>, bandEdges: ContiguousArray<Int32>, minY: Double, bandScale: Double) {
         var xs = ContiguousArray<Double>(), ys = ContiguousArray<Double>(), ends = ContiguousArray<Int32>()
+        // Room made once (a closing point per ring at most): grown point by point, a small
+        // polygon's arrays were reallocated several times each.
+        let ringCount = rings.reduce(0) { $0 + $1.count }
+        let room = rings.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count + 1 } }
+        xs.reserveCapacity(room)
+        ys.reserveCapacity(room)
+        ends.reserveCapacity(ringCount)
         for polygon in rings {
             for ring in polygon where !ring.isEmpty {
                 for p in ring {
@@ -86,6 +93,7 @@ struct PlanarRings: @unchecked Sendable {
         }
         // Edges, then about two per band on average.
         var edges: [Int32] = []
+        edges.reserveCapacity(xs.count)
         var start = 0
         for end in ends {
             for k in start..<(Int(end) - 1) { edges.append(Int32(k)) }
