@@ -109,9 +109,12 @@ import Foundation
             summary = LevelSummary(cells: cells)
             grid = CellTable(sortedCells: cells)
         } else {
-            DispatchQueue.concurrentPerform(iterations: 2) { k in
-                if k == 0 { summary = LevelSummary(cells: cells) } else { grid = CellTable(sortedCells: cells) }
-            }
+            // The summary on a thread of its own, the table in pieces meanwhile: the table's
+            // pieces, nested in a `concurrentPerform` beside the summary, ran one after another.
+            let summaryDone = DispatchGroup()
+            DispatchQueue.global().async(group: summaryDone) { summary = LevelSummary(cells: cells) }
+            grid = CellTable(sortedCells: cells, pieces: cores)
+            summaryDone.wait()
         }
         let levels = (0...Self.maximumLevel).filter { usedLevels & (1 << $0) != 0 }
         self.init(count: count, invalid: invalid, entries: entries, polygons: polygons, grid: grid!,

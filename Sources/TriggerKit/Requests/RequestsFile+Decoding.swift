@@ -44,14 +44,18 @@ extension RequestsFile {
     ///
     /// - Complexity: O(n) work; memory for the chunks decoded but not yet consumed.
     ///
+    /// `started` runs once on the calling thread before the first `consume`: in a parallel
+    /// decode, once the workers have started (the caller's set-up overlaps their first chunks).
+    ///
     /// `ahead` sees the identifier hashes of each parallel chunk's requests (0 for a refused
     /// record), in order on the calling thread, before the chunk's verdicts are consumed: the
     /// caller may touch the memory that consuming them will need.
     static func decodeAll(count: Int, options: ValidationOptions, parallel: Bool = true, _ raw: (Int) -> Raw,
-                          ahead: (UnsafeBufferPointer<UInt64>) -> Void = { _ in },
+                          started: () -> Void = {}, ahead: (UnsafeBufferPointer<UInt64>) -> Void = { _ in },
                           consume: (Int, consuming Decoded) -> Void) {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         guard parallel, count >= parallelThreshold, cores > 1 else {
+            started()
             for i in 0..<count { consume(i, decode(raw(i), options: options)) }
             return
         }
@@ -110,6 +114,8 @@ extension RequestsFile {
                     }
                 }.start()
             }
+            // The caller's set-up (room for the results) while the first chunks are decoded.
+            started()
             for c in 0..<chunks {
                 ready[c].wait()
                 let lo = count * c / chunks

@@ -124,9 +124,8 @@ public enum RequestsFile {
             do throws(JSONSyntaxError) {
                 let doc = try JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[k...]))
                 guard case .array(let items) = doc else { return builder.finish() }
-                builder.reserve(items.count)
                 decodeAll(count: items.count, options: options, parallel: parallel, { i in .json(items[i]) },
-                          ahead: { builder.warm($0) }) { i, outcome in
+                          started: { builder.reserve(items.count) }, ahead: { builder.warm($0) }) { i, outcome in
                     builder.register(outcome, at: .index(i))
                 }
             } catch {
@@ -139,7 +138,6 @@ public enum RequestsFile {
         // large file), then registered in file order: the same result as one line at a time.
         let spans = Self.requestLines(bytes, from: k, pieces: parallel ? ParallelChunks.defaultPieces : 1)
         afterSplit()
-        builder.reserve(spans.count)
         decodeAll(count: spans.count, options: options, parallel: parallel, { i in
             let (_, lineStart, s, e) = spans[i]
             let record = UnsafeBufferPointer(rebasing: bytes[s..<e])
@@ -152,7 +150,7 @@ public enum RequestsFile {
                 // mapped (zeros where lines were) made a walk to the file's start per line.
                 return .syntax("not valid JSON: \(error.reason) (column \(error.offset + 1 + s - lineStart))")
             }
-        }, ahead: { builder.warm($0) }) { i, outcome in
+        }, started: { builder.reserve(spans.count) }, ahead: { builder.warm($0) }) { i, outcome in
             builder.register(outcome, at: .line(spans[i].line))
         }
         return builder.finish()

@@ -88,22 +88,56 @@ import Testing
     }
 
     /// Every cell of the grid is found again (the table is filled group by group, up to
-    /// three quarters full).
-    @Test func everyCellIsFound() {
+    /// three quarters full), whether it is built on one thread or in pieces: keys crowded
+    /// into a few home buckets (probes that run past a piece's end and wrap past the table's),
+    /// and cells of thousands of slots (a piece's cut moved to a cell's end).
+    @Test(arguments: [1, 2, 5]) func everyCellIsFound(pieces: Int) {
         var g = SeededGenerator(seed: 7)
+        // Keys whose home bucket (the table's Fibonacci hash, 2^18 buckets for this many
+        // cells) is just below a piece's end: 300 each, so their probes run past it.
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var inverse = multiplier
+        for _ in 0..<6 { inverse = inverse &* (2 &- multiplier &* inverse) }
+        var crowded: [UInt64] = []
+        for end in [51, 102, 128, 153, 204, 256].map({ $0 << 10 }) {
+            var made = 0
+            while made < 300 {
+                // (home = the top 18 bits of stored * multiplier = end - 1)
+                let stored = ((UInt64(end - 1) << 46) | UInt64(g.below(1 << 46))) &* inverse
+                if stored >> 63 == 1 {
+                    crowded.append(stored & ~(1 << 63))
+                    made += 1
+                }
+            }
+        }
         var cells: [(key: UInt64, slot: Int32)] = []
-        for slot in 0..<200_000 { cells.append((UInt64(g.below(1 << 40)) | UInt64(g.int(23)) << 52, Int32(slot))) }
+        for slot in 0..<200_000 {
+            let key: UInt64
+            switch g.int(10) {
+            case 0: key = UInt64(g.int(3))  // a few cells of thousands of slots
+            case 1: key = crowded[g.int(crowded.count)]
+            default: key = UInt64(g.below(1 << 40)) | UInt64(g.int(23)) << 52
+            }
+            cells.append((key, Int32(slot)))
+        }
         RegionIndex.radixSortByKey(&cells)
-        let table = CellTable(sortedCells: cells)
+        let table = CellTable(sortedCells: cells, pieces: pieces)
+        #expect(table.buckets.count == 1 << 18)  // (the count the crowded keys were made for)
         #expect(table.buckets.count * 3 >= Set(cells.map(\.key)).count * 4)
-        var i = 0
+        #expect(table.slots == cells.map(\.slot))
+        var i = 0, wrong = 0
         while i < cells.count {
             var j = i
             while j < cells.count && cells[j].key == cells[i].key { j += 1 }
             let run = table.lookup(cells[i].key)
-            #expect(Array(table.slots[run]) == cells[i..<j].map(\.slot))
+            if Array(table.slots[run]) != cells[i..<j].map(\.slot) { wrong += 1 }
             i = j
         }
-        #expect(table.lookup(1 << 41 | 7).isEmpty)
+        #expect(wrong == 0)
+        let stored = Set(cells.map(\.key))
+        for _ in 0..<10_000 {
+            let absent = UInt64(g.below(1 << 40)) | UInt64(g.int(23)) << 52
+            if !stored.contains(absent) { #expect(table.lookup(absent).isEmpty) }
+        }
     }
 }

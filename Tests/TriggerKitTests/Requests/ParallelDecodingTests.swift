@@ -56,6 +56,16 @@ import Testing
         #expect(one.diagnostics.contains { $0.severity == .warning && !$0.message.hasPrefix("replaces") })
     }
 
+    /// The caller's set-up (`started`) runs once, on the calling thread, before the first
+    /// verdict is consumed: on one thread and on every core.
+    @Test(arguments: [false, true]) func setUpRunsOnceBeforeTheFirstVerdict(parallel: Bool) {
+        let count = 3 * RequestsFile.parallelThreshold
+        var events: [Int] = []  // -1: started; else the record consumed
+        RequestsFile.decodeAll(count: count, options: ValidationOptions(), parallel: parallel, { _ in .syntax("x") },
+                               started: { events.append(-1) }) { i, _ in events.append(i) }
+        #expect(events == [-1] + Array(0..<count))
+    }
+
     @Test func aJSONArrayDecodesTheSameOnEveryCore() {
         let items = Self.records(6_000).filter { $0.hasPrefix("{") && $0.hasSuffix("}") }
         let one = Self.parsedBothWays("[" + items.joined(separator: ",\n") + "]")
