@@ -132,6 +132,9 @@ struct CellTable {
             }
             initialized = cells.count
         }
+        #if DEBUG
+        checkInvariants()
+        #endif
     }
 
     /// `body(j)` for each run `j` in `0..<runs`, on every core when there are several.
