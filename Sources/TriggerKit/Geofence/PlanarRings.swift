@@ -40,10 +40,14 @@ struct PlanarRings: @unchecked Sendable {
         // @unchecked: written in `init` only.
         private let base: UnsafeMutableRawPointer
         let rings: PlanarRings
+        /// Per polygon, the end (exclusive) of its rings in ``PlanarRings/ringEnds``: what
+        /// ``polygons`` rebuilds the polygons' structure from.
+        private let polygonRingEnds: [Int32]
 
         /// `rings`: polygons, each a list of rings of points; rings are closed here if needed.
         init(_ rings: [[[(x: Double, y: Double)]]]) {
             let parts = PlanarRings.layout(rings)
+            polygonRingEnds = parts.polygonRingEnds
             let doubles = parts.xs.count * 2, ints = parts.ringEnds.count + parts.bandStarts.count + parts.bandEdges.count
             base = .allocate(byteCount: Swift.max(8, doubles * 8 + ints * 4), alignment: 8)
             var at = base
@@ -58,6 +62,24 @@ struct PlanarRings: @unchecked Sendable {
                                      minY: parts.minY, bandScale: parts.bandScale)
         }
         deinit { base.deallocate() }
+
+        /// The polygons as given to ``init(_:)``, each ring closed (what GEOS is given when a
+        /// polygon's prepared geometry is first needed; the same points for closed rings).
+        var polygons: [[[(x: Double, y: Double)]]] {
+            var out: [[[(x: Double, y: Double)]]] = []
+            var ring = 0, start = 0
+            for end in polygonRingEnds {
+                var polygon: [[(x: Double, y: Double)]] = []
+                while ring < Int(end) {
+                    let stop = Int(rings.ringEnds[ring])
+                    polygon.append((start..<stop).map { (rings.xs[$0], rings.ys[$0]) })
+                    start = stop
+                    ring += 1
+                }
+                out.append(polygon)
+            }
+            return out
+        }
     }
 
     private init(xs: UnsafeBufferPointer<Double>, ys: UnsafeBufferPointer<Double>, ringEnds: UnsafeBufferPointer<Int32>,
@@ -69,7 +91,8 @@ struct PlanarRings: @unchecked Sendable {
     /// The rings' arrays: coordinates, ring ends, and the edges listed by band.
     private static func layout(_ rings: [[[(x: Double, y: Double)]]])
         -> (xs: ContiguousArray<Double>, ys: ContiguousArray<Double>, ringEnds: ContiguousArray<Int32>,
-            bandStarts: ContiguousArray<Int32>, bandEdges: ContiguousArray<Int32>, minY: Double, bandScale: Double) {
+            bandStarts: ContiguousArray<Int32>, bandEdges: ContiguousArray<Int32>, minY: Double, bandScale: Double,
+            polygonRingEnds: [Int32]) {
         var xs = ContiguousArray<Double>(), ys = ContiguousArray<Double>(), ends = ContiguousArray<Int32>()
         // Room made once (a closing point per ring at most): grown point by point, a small
         // polygon's arrays were reallocated several times each.
@@ -78,6 +101,8 @@ struct PlanarRings: @unchecked Sendable {
         xs.reserveCapacity(room)
         ys.reserveCapacity(room)
         ends.reserveCapacity(ringCount)
+        var polygonRingEnds: [Int32] = []
+        polygonRingEnds.reserveCapacity(rings.count)
         for polygon in rings {
             for ring in polygon where !ring.isEmpty {
                 for p in ring {
@@ -90,6 +115,7 @@ struct PlanarRings: @unchecked Sendable {
                 }
                 ends.append(Int32(xs.count))
             }
+            polygonRingEnds.append(Int32(ends.count))
         }
         // Edges, then about two per band on average.
         var edges: [Int32] = []
@@ -121,7 +147,7 @@ struct PlanarRings: @unchecked Sendable {
                 fill[j] += 1
             }
         }
-        return (xs, ys, ends, ContiguousArray(counts), listed, lo, scale)
+        return (xs, ys, ends, ContiguousArray(counts), listed, lo, scale, polygonRingEnds)
     }
 
     /// The band of latitude `y` (the same monotone function the edges were listed with).

@@ -21,24 +21,21 @@
         }
         let rings = planar.rings, shifted = planar.shifted
         let (minX, maxX, minY, maxY) = (planar.minX, planar.maxX, planar.minY, planar.maxY)
-        // Validity is checked before preparing: GEOS predicates on invalid input may throw
+        // Validity is checked here: GEOS predicates on invalid input may throw
         // TopologyException instead of answering, so invalid polygons never reach a query.
-        var prepared: GEOSPreparedGeometry? = nil
-        var invalidity: String? = nil
+        // The geometry is not kept: the prepared one is made when a test first needs it
+        // (``RegionIndex/preparedPolygon(_:)``), from the same points.
+        let invalidity: String?
         do throws(GEOSError) {
-            let geometry = try context.multiPolygon(rings)
-            invalidity = try context.invalidityReason(geometry)
-            if invalidity == nil {
-                prepared = try GEOSPreparedGeometry(geometry, warmAt: (rings[0][0][0].x, rings[0][0][0].y))
-            }
+            invalidity = try context.invalidityReason(try context.multiPolygon(rings))
         } catch {
             throw RegionIndexError(slot: slot, reason: "invalid polygon: \(error.message)")
         }
-        guard let prepared else {
-            throw RegionIndexError(slot: slot, reason: "invalid polygon: \(invalidity ?? "unknown reason")")
+        if let invalidity {
+            throw RegionIndexError(slot: slot, reason: "invalid polygon: \(invalidity)")
         }
         let storage = PlanarRings.Storage(rings)
-        polygons.append(PolygonEntry(prepared: prepared, rings: storage.rings, ringStorage: storage, minX: minX, maxX: maxX, minY: minY, maxY: maxY, shifted: shifted))
+        polygons.append(PolygonEntry(rings: storage.rings, ringStorage: storage, minX: minX, maxX: maxX, minY: minY, maxY: maxY, shifted: shifted))
         let entry = Entry(latitude: minY, longitude: minX, radius: 0, plane: LocalPlane(latitude: 0),
                           polygon: Int32(polygons.count - 1), kind: .polygon)
         let box = Box(minLat: minY - boxPadding, maxLat: maxY + boxPadding, minLon: minX - boxPadding,

@@ -162,7 +162,7 @@
             geosLock.lock()
             defer { geosLock.unlock() }
             do {
-                if try points.covers(polygons[i].prepared, which, x: x) { return true }
+                if try points.covers(try preparedPolygon(i), which, x: x) { return true }
             } catch {
                 markGEOSFailure()
             }

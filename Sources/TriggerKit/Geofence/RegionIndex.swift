@@ -47,7 +47,9 @@ import Foundation
 ///
 /// Memory: about 72 bytes per region plus 4 bytes per (region, cell) and a hash table of
 /// 16 bytes per bucket at load <= 3/4 (Benchmarks/RESULTS.md has the measured bytes per
-/// request). Polygons add their GEOS geometry and prepared index (~4 KB for 64 vertices).
+/// request). Polygons add their rings (16 bytes per vertex and a few per edge for the bands);
+/// GEOS's geometry and prepared index (~4 KB for 64 vertices) only for a polygon a fix came
+/// within rounding of.
 /// A large index is built on every core (a GEOS context per part).
 ///
 /// Not `Sendable`. Queries only read the index, and the few GEOS calls they make (a polygon
@@ -99,7 +101,6 @@ import Foundation
     }
 
     struct PolygonEntry {
-        var prepared: GEOSPreparedGeometry
         /// The rings for the native test (GEOS decides only where it is uncertain), and their
         /// memory (kept apart: the tests read ``rings`` and touch no reference count).
         var rings: PlanarRings
@@ -127,6 +128,36 @@ import Foundation
     /// Serializes the GEOS calls of queries (GEOS contexts serve one thread at a time); taken
     /// only for a polygon test within rounding of an edge, and to free its points.
     let geosLock = NSLock()
+
+    /// The GEOS prepared geometries of the polygons a test has needed so far, by polygon
+    /// (see ``preparedPolygon(_:)``); read and written under ``geosLock`` only.
+    private var prepared: [Int32: GEOSPreparedGeometry] = [:]
+
+    /// How many polygons have had their prepared geometry made (for tests).
+    var preparedPolygonCount: Int {
+        geosLock.lock()
+        defer { geosLock.unlock() }
+        return prepared.count
+    }
+
+    /// Polygon `i`'s GEOS prepared geometry, made from its rings the first time a fix lies
+    /// within rounding of one of its edges (the only test GEOS decides). Made at load for
+    /// every polygon, with its index warmed, they were a fifth of loading 100,000 polygons
+    /// and 650 bytes each, for a test that almost never comes. Call under ``geosLock``.
+    ///
+    /// - Complexity: O(v log v) for v vertices the first time, O(1) after.
+    func preparedPolygon(_ i: Int) throws(GEOSError) -> GEOSPreparedGeometry {
+        if let made = prepared[Int32(i)] { return made }
+        guard let context else { throw GEOSError(message: "GEOS could not be initialised") }
+        let storage = polygons[i].ringStorage
+        // (A polygon with no point has no edge a fix could be uncertain about.)
+        guard let x = storage.rings.xs.first, let y = storage.rings.ys.first else {
+            throw GEOSError(message: "a polygon without points")
+        }
+        let made = try GEOSPreparedGeometry(try context.multiPolygon(storage.polygons), warmAt: (x, y))
+        prepared[Int32(i)] = made
+        return made
+    }
 
     func markGEOSFailure() { geosFailures += 1 }
 
