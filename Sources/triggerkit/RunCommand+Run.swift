@@ -40,7 +40,7 @@ extension RunCommand {
             floatingTimeZone: zone, now: nowDate, deviceSettings: table, defaultSettings: others)
         streamOptions.maxClockJump = clockJumpLimit
         streamOptions.catchUp = catchUp == "coalesce" ? .coalesced : .everyFire
-        let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions)
+        let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions, polygonsValidated: true)
         // Replaced when a control line changes the requests (see RunSession).
         var outerEvaluator = evaluator
         var sessionValidation = ValidationOptions(now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others)

@@ -133,7 +133,10 @@ import Foundation
 
     /// Builds the evaluator: the region index over every location request, the schedule on
     /// the first line (when the default `addedAt` becomes known).
-    public init(requests: [NotificationRequest], options: StreamOptions = .init()) {
+    ///
+    /// `polygonsValidated`: every request passed the one validator (a ``RequestSet``'s do), so
+    /// the region index does not check its polygons' validity again.
+    public init(requests: [NotificationRequest], options: StreamOptions = .init(), polygonsValidated: Bool = false) {
         self.requests = requests
         self.options = options
         self.dwellMillis = options.dwell.isFinite && options.dwell > 0 ? Int64(Swift.min(options.dwell, 1e12) * 1000) : 0
@@ -171,7 +174,7 @@ import Foundation
                                      repeats: t.repeats)
             }
         }
-        let index = RegionIndex(count: locationRequests.count, maximumMargin: options.margin) { k in
+        let index = RegionIndex(count: locationRequests.count, maximumMargin: options.margin, validated: polygonsValidated) { k in
             guard case .location(let t) = requests[locationRequests[k]].trigger else { preconditionFailure("a location request") }
             return t.region
         }

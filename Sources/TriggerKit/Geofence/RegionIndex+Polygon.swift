@@ -11,7 +11,7 @@
     /// multipolygon valid (its halves would otherwise share the edge at 180). A region with a
     /// shifted polygon is tested at lon and, when lon < 0, at lon + 360. A polygon genuinely
     /// wider than 180 degrees of longitude must be split to be read as intended.
-    static func preparePolygon(_ p: PolygonRegion, slot: Int32, context: GEOSContext,
+    static func preparePolygon(_ p: PolygonRegion, slot: Int32, context: GEOSContext, validated: Bool = false,
                                polygons: inout [PolygonEntry]) throws(RegionIndexError) -> (Entry, Box) {
         let planar: PlanarPolygons
         do throws(RequestError) {
@@ -21,18 +21,20 @@
         }
         let rings = planar.rings, shifted = planar.shifted
         let (minX, maxX, minY, maxY) = (planar.minX, planar.maxX, planar.minY, planar.maxY)
-        // Validity is checked here: GEOS predicates on invalid input may throw
-        // TopologyException instead of answering, so invalid polygons never reach a query.
-        // The geometry is not kept: the prepared one is made when a test first needs it
-        // (``RegionIndex/preparedPolygon(_:)``), from the same points.
-        let invalidity: String?
-        do throws(GEOSError) {
-            invalidity = try context.invalidityReason(try context.multiPolygon(rings))
-        } catch {
-            throw RegionIndexError(slot: slot, reason: "invalid polygon: \(error.message)")
-        }
-        if let invalidity {
-            throw RegionIndexError(slot: slot, reason: "invalid polygon: \(invalidity)")
+        // Validity is checked here unless the validator did (the same check): GEOS predicates
+        // on invalid input may throw TopologyException instead of answering, so invalid
+        // polygons never reach a query. The geometry is not kept: the prepared one is made
+        // when a test first needs it (``RegionIndex/preparedPolygon(_:)``), from the same points.
+        if !validated {
+            let invalidity: String?
+            do throws(GEOSError) {
+                invalidity = try context.invalidityReason(try context.multiPolygon(rings))
+            } catch {
+                throw RegionIndexError(slot: slot, reason: "invalid polygon: \(error.message)")
+            }
+            if let invalidity {
+                throw RegionIndexError(slot: slot, reason: "invalid polygon: \(invalidity)")
+            }
         }
         let storage = PlanarRings.Storage(rings)
         polygons.append(PolygonEntry(rings: storage.rings, ringStorage: storage, minX: minX, maxX: maxX, minY: minY, maxY: maxY, shifted: shifted))

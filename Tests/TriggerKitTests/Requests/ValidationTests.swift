@@ -100,6 +100,30 @@ struct ValidationTests {
         #expect(StreamEvaluator(requests: set.requests).refusedRegions.isEmpty)
     }
 
+    /// The region index checks a polygon's validity itself unless told the validator did: a
+    /// bowtie given straight to the engine is refused there; a validated set's polygons are
+    /// not checked again, and answer as when they are.
+    @Test func theIndexChecksPolygonsTheValidatorHasNotSeen() {
+        let bow = NotificationRequest(identifier: "bow", content: NotificationContent(title: "x"), trigger: .location(LocationTrigger(
+            region: .polygon(PolygonRegion(identifier: "bow", polygons: [[[(0, 0), (1, 1), (1, 0), (0, 1), (0, 0)].map { Coordinate(latitude: $0.1, longitude: $0.0) }]],
+                                           isMultiPolygon: false)), repeats: true)))
+        let unchecked = StreamEvaluator(requests: [bow])
+        #expect(unchecked.refusedRegions.count == 1)
+        #expect(unchecked.refusedRegions.first?.reason.contains("Self-intersection") == true)
+        let text = """
+        {"identifier": "ok", "content": {"title": "x"}, "trigger": {"type": "location", "region": {"geometry": {"type": "Polygon", "coordinates": [[[0,0],[1,0],[1,1],[0,1],[0,0]],[[0.2,0.2],[0.2,0.4],[0.4,0.4],[0.4,0.2],[0.2,0.2]]]}}}}
+        {"identifier": "multi", "content": {"title": "x"}, "trigger": {"type": "location", "region": {"geometry": {"type": "MultiPolygon", "coordinates": [[[[2,0],[3,0],[3,1],[2,0]]],[[[4,0],[5,0],[5,1],[4,0]]]]}}}}
+        """
+        let set = RequestsFile.parse(text, file: "p.ndjson", options: ValidationOptions(now: Self.t0))
+        #expect(set.requests.count == 2)
+        let checked = StreamEvaluator(requests: set.requests), trusted = StreamEvaluator(requests: set.requests, polygonsValidated: true)
+        #expect(checked.refusedRegions.isEmpty && trusted.refusedRegions.isEmpty)
+        for (lat, lon) in [(0.5, 0.5), (0.3, 0.3), (0.2, 0.3), (0.0, 0.5), (0.5, 2.9), (0.5, 4.5), (0.9, 4.95), (1.5, 1.5)] {
+            #expect(checked.regionIndex.hits(lat, lon) == trusted.regionIndex.hits(lat, lon), "at (\(lat), \(lon))")
+        }
+        #expect(checked.regionIndex.hits(0.5, 0.5).count == 1 && checked.regionIndex.hits(0.3, 0.3).isEmpty)
+    }
+
     @Test func codableDecodingRunsTheSameChecks() throws {
         let bad = #"{"identifier": "x", "content": {"badge": -3}}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(NotificationRequest.self, from: Data(bad.utf8)) }
