@@ -50,6 +50,9 @@ struct LocationEntry: Sendable {
     var notifyOnEntry: Bool
     var notifyOnExit: Bool
     var repeats: Bool
+    /// Whether the request gives its own `addedAt` (else the stream's default): only those
+    /// requests are read again when the default becomes known.
+    var ownAddedAt: Bool
     /// A device-scoped one-shot that fired: no longer pending.
     var done: Bool = false
     /// Removed in place (``StreamEvaluator/kill(request:)``; also `done`): its state is never

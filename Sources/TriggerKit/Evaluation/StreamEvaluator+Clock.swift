@@ -23,8 +23,11 @@ import Foundation
         initialRanks = nil
         schedule = FireSchedule(requests: requests, defaultAddedAt: defaultAdded, floatingTimeZone: options.floatingTimeZone,
                                 after: nil, ranks: ranks)
+        // (Only requests with their own `addedAt` are read: in identifier order, reading every
+        // request was a cache miss each.)
         for s in locations.indices {
-            locations[s].addedAt = requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded
+            locations[s].addedAt = locations[s].ownAddedAt
+                ? requests[Int(locations[s].request)].addedAt.map(Timestamp.millis) ?? defaultAdded : defaultAdded
         }
         sortedAddedAts = locations.map(\.addedAt).sorted()
         guarded?.start(addedAt: { self.requests[Int($0)].addedAt.map(Timestamp.millis) ?? defaultAdded },

@@ -68,7 +68,7 @@ import Foundation
         let slot = Int32(locations.count)
         locations.append(LocationEntry(request: index, device: r.device.map { device(named: $0) } ?? -1, addedAt: addedAt,
                                        notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
-                                       repeats: t.repeats))
+                                       repeats: t.repeats, ownAddedAt: true))
         if !locationSlotIndex.isEmpty {
             while locationSlotIndex.count < requests.count { locationSlotIndex.append(-1) }
             locationSlotIndex[Int(index)] = slot

@@ -166,7 +166,7 @@ import Foundation
         // regions: the slots follow the identifiers' order, and reading the requests in that
         // order (three passes) was a cache miss per request and pass when identifiers are not
         // in file order (a tenth of loading a million with random UUIDs).
-        let flags = ParallelChunks.map(requests.count) { range in range.map { LocationFlags(requests[$0].trigger).rawValue } }
+        let flags = ParallelChunks.map(requests.count) { range in range.map { LocationFlags(requests[$0]).rawValue } }
         // Fences with rules are followed by ``GuardedFences``, not the main path.
         let locationRequests = ParallelChunks.map(byRank.count) { range in
             byRank[range].lazy.map(Int.init).filter { LocationFlags(rawValue: flags[$0]).contains(.plain) }
@@ -175,7 +175,7 @@ import Foundation
             range.map { k in
                 let f = LocationFlags(rawValue: flags[locationRequests[k]])
                 return LocationEntry(request: Int32(locationRequests[k]), device: -1, addedAt: .min, notifyOnEntry: f.contains(.onEntry),
-                                     notifyOnExit: f.contains(.onExit), repeats: f.contains(.repeats))
+                                     notifyOnExit: f.contains(.onExit), repeats: f.contains(.repeats), ownAddedAt: f.contains(.ownAddedAt))
             }
         }
         var slotOfRequest = [Int32](repeating: -1, count: requests.count)
@@ -203,7 +203,7 @@ import Foundation
         self.refusedSlots = Set(index.invalid.map(\.slot))
         self.locations = entries
         self.builtLocationCount = entries.count
-        for s in locations.indices {
+        for s in locations.indices where LocationFlags(rawValue: flags[Int(locations[s].request)]).contains(.scoped) {
             if let d = requests[Int(locations[s].request)].device { locations[s].device = device(named: d) }
         }
     }
@@ -283,14 +283,20 @@ struct LocationFlags: OptionSet {
     static let onEntry = LocationFlags(rawValue: 2)
     static let onExit = LocationFlags(rawValue: 4)
     static let repeats = LocationFlags(rawValue: 8)
+    /// Scoped to a device.
+    static let scoped = LocationFlags(rawValue: 16)
+    /// With its own `addedAt`.
+    static let ownAddedAt = LocationFlags(rawValue: 32)
 
     init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    init(_ trigger: NotificationTrigger) {
-        guard case .location(let t) = trigger, !t.hasRules else { self = []; return }
+    init(_ request: NotificationRequest) {
+        guard case .location(let t) = request.trigger, !t.hasRules else { self = []; return }
         self = .plain
         if t.region.notifyOnEntry { insert(.onEntry) }
         if t.region.notifyOnExit { insert(.onExit) }
         if t.repeats { insert(.repeats) }
+        if request.device != nil { insert(.scoped) }
+        if request.addedAt != nil { insert(.ownAddedAt) }
     }
 }

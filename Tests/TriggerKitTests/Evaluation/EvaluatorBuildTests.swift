@@ -5,7 +5,7 @@ import Testing
 /// The evaluator's build reads each request once in file order, while its location slots
 /// follow the identifiers' order: with identifiers in no order, among location requests with
 /// and without fence rules, each way of notifying and other triggers, slot k holds the k-th
-/// plain location request by identifier, with its own flags and its own region.
+/// plain location request by identifier, with its own flags, device, `addedAt` and region.
 @Suite struct EvaluatorBuildTests {
     @Test func slotsFollowTheIdentifiersWithTheirOwnFlagsAndRegions() {
         var g = SeededGenerator(s: 77)
@@ -24,9 +24,13 @@ import Testing
                 trig = .location(trigger)
             default: trig = .location(trigger)
             }
-            requests.append(NotificationRequest(identifier: id, content: NotificationContent(title: "t"), trigger: trig))
+            requests.append(NotificationRequest(identifier: id, content: NotificationContent(title: "t"), trigger: trig,
+                                                device: g.int(4) == 0 ? "d\(g.int(50))" : nil,
+                                                addedAt: g.int(3) == 0 ? Date(timeIntervalSince1970: 1_795_000_000 + Double(g.int(100_000))) : nil))
         }
         let evaluator = StreamEvaluator(requests: requests)
+        let defaultAdded: Int64 = 1_796_000_000_000
+        evaluator.start(defaultAddedAt: defaultAdded)
         let plain = requests.indices.filter { if case .location(let t) = requests[$0].trigger { !t.hasRules } else { false } }
             .sorted { requests[$0].identifier.utf8.lexicographicallyPrecedes(requests[$1].identifier.utf8) }
         #expect(plain.count > 15_000)
@@ -35,6 +39,10 @@ import Testing
         for (k, entry) in evaluator.locations.enumerated() {
             guard case .location(let t) = requests[Int(entry.request)].trigger, case .circular(let c) = t.region else { wrong += 1; continue }
             if entry.notifyOnEntry != c.notifyOnEntry || entry.notifyOnExit != c.notifyOnExit || entry.repeats != t.repeats { wrong += 1 }
+            // Its device and, once started, its own addedAt or the default.
+            let r = requests[Int(entry.request)]
+            if (entry.device >= 0 ? evaluator.deviceNames[Int(entry.device)] : nil) != r.device { wrong += 1 }
+            if entry.addedAt != (r.addedAt.map(Timestamp.millis) ?? defaultAdded) { wrong += 1 }
             // The index's slot k is this request's circle: hit at its centre, missed just beyond it.
             let inside = evaluator.regionIndex.hits(c.center.latitude, c.center.longitude).contains { Int($0.slot) == k && $0.contains }
             let beyond = evaluator.regionIndex.hits(c.center.latitude + (c.radius + 5) / 111_000, c.center.longitude)
