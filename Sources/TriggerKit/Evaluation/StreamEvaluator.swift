@@ -162,37 +162,9 @@ import Foundation
         let identifiers = IdentifierOrder(requests)
         self.initialRanks = identifiers.ranks
         let byRank = identifiers.order
-        // The location requests are read once, in file order, into a byte each and their
-        // regions: the slots follow the identifiers' order, and reading the requests in that
-        // order (three passes) was a cache miss per request and pass when identifiers are not
-        // in file order (a tenth of loading a million with random UUIDs).
-        let flags = ParallelChunks.map(requests.count) { range in range.map { LocationFlags(requests[$0]).rawValue } }
-        // Fences with rules are followed by ``GuardedFences``, not the main path.
-        let locationRequests = ParallelChunks.map(byRank.count) { range in
-            byRank[range].lazy.map(Int.init).filter { LocationFlags(rawValue: flags[$0]).contains(.plain) }
-        }
-        var entries: [LocationEntry] = ParallelChunks.map(locationRequests.count) { range in
-            range.map { k in
-                let f = LocationFlags(rawValue: flags[locationRequests[k]])
-                return LocationEntry(request: Int32(locationRequests[k]), device: -1, addedAt: .min, notifyOnEntry: f.contains(.onEntry),
-                                     notifyOnExit: f.contains(.onExit), repeats: f.contains(.repeats), ownAddedAt: f.contains(.ownAddedAt))
-            }
-        }
-        var slotOfRequest = [Int32](repeating: -1, count: requests.count)
-        for (k, r) in locationRequests.enumerated() { slotOfRequest[r] = Int32(k) }
-        let slots = slotOfRequest
-        let regions = [Region](unsafeUninitializedCapacity: locationRequests.count) { out, initialized in
-            // Each slot is written by the one chunk that holds its request.
-            nonisolated(unsafe) let out = out
-            ParallelChunks.forEach(requests.count) { _, range in
-                for r in range where slots[r] >= 0 {
-                    guard case .location(let t) = requests[r].trigger else { preconditionFailure("a location request") }
-                    (out.baseAddress! + Int(slots[r])).initialize(to: t.region)
-                }
-            }
-            initialized = locationRequests.count
-        }
-        let index = RegionIndex(count: locationRequests.count, maximumMargin: options.margin, validated: polygonsValidated) { regions[$0] }
+        let (flags, built, regions) = Self.locationSlots(requests, byRank: byRank)
+        var entries = built
+        let index = RegionIndex(count: regions.count, maximumMargin: options.margin, validated: polygonsValidated) { regions[$0] }
         self.regionIndex = index
         let guarded = GuardedFences(requests: requests, order: byRank.map(Int.init), margin: options.margin, floatingTimeZone: options.floatingTimeZone)
         self.guarded = guarded
@@ -274,29 +246,3 @@ import Foundation
 
 }
 
-/// What the evaluator's build needs of a request's trigger, in a byte (read once per request,
-/// in file order).
-struct LocationFlags: OptionSet {
-    let rawValue: UInt8
-    /// A location trigger without fence rules (the main path's).
-    static let plain = LocationFlags(rawValue: 1)
-    static let onEntry = LocationFlags(rawValue: 2)
-    static let onExit = LocationFlags(rawValue: 4)
-    static let repeats = LocationFlags(rawValue: 8)
-    /// Scoped to a device.
-    static let scoped = LocationFlags(rawValue: 16)
-    /// With its own `addedAt`.
-    static let ownAddedAt = LocationFlags(rawValue: 32)
-
-    init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    init(_ request: NotificationRequest) {
-        guard case .location(let t) = request.trigger, !t.hasRules else { self = []; return }
-        self = .plain
-        if t.region.notifyOnEntry { insert(.onEntry) }
-        if t.region.notifyOnExit { insert(.onExit) }
-        if t.repeats { insert(.repeats) }
-        if request.device != nil { insert(.scoped) }
-        if request.addedAt != nil { insert(.ownAddedAt) }
-    }
-}

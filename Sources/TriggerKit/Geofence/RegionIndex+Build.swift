@@ -91,7 +91,7 @@ import Foundation
                         }
                         parts[k].polygons = []
                     }
-                    if parts.count == 1 { join(0) } else { DispatchQueue.concurrentPerform(iterations: parts.count, execute: join) }
+                    ParallelChunks.perform(parts.count, join)
                 }
             }
             initialized = polygonStarts.last!

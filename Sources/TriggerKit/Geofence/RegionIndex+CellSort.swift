@@ -93,7 +93,7 @@ import Foundation
                         while i < endA { (out.baseAddress! + o).initialize(to: a[i]); i += 1; o += 1 }
                         while k < endB { (out.baseAddress! + o).initialize(to: b[k]); k += 1; o += 1 }
                     }
-                    if parts == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: parts, execute: work) }
+                    ParallelChunks.perform(parts, work)
                 }
             }
             initialized = a.count + b.count

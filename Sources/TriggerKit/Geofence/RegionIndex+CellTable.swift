@@ -1,5 +1,3 @@
-import Foundation
-
 /// The grid's hash table: cell key -> run of slots in one flat array.
 ///
 /// Open addressing with linear probing over a power-of-two table kept at most 3/4 full;
@@ -46,7 +44,7 @@ struct CellTable {
         cuts.append(cells.count)
         let runs = pieces
         let runCuts = cuts
-        let distinctPerRun = Self.perRun(runs) { j -> Int in
+        let distinctPerRun = ParallelChunks.results(runs) { j -> Int in
             var distinct = 0
             var previous: UInt64? = nil
             for i in runCuts[j]..<runCuts[j + 1] where cells[i].key != previous { distinct += 1; previous = cells[i].key }
@@ -63,7 +61,7 @@ struct CellTable {
         let groupShift = max(0, bits - 8)
         let groups = (1 << bits) >> groupShift
         // Each run's cells per group, then where each run's share of each group starts.
-        let countsPerRun = Self.perRun(runs) { j -> [Int] in
+        let countsPerRun = ParallelChunks.results(runs) { j -> [Int] in
             var counts = [Int](repeating: 0, count: groups)
             var previous: UInt64? = nil
             for i in runCuts[j]..<runCuts[j + 1] where cells[i].key != previous {
@@ -85,7 +83,7 @@ struct CellTable {
         var grouped = [Bucket](filledWith: Bucket(key: 0, start: 0, count: 0), count: distinct)
         grouped.withUnsafeMutableBufferPointer { grouped in
             nonisolated(unsafe) let grouped = grouped
-            Self.inParallel(runs) { j in
+            ParallelChunks.perform(runs) { j in
                 var next = runStarts[j]
                 var i = runCuts[j]
                 while i < runCuts[j + 1] {
@@ -101,13 +99,13 @@ struct CellTable {
         }
         let placed = grouped
         // Group g's cells start where group g's first run's do.
-        let groupStarts = (0..<groups).map { starts[0][$0] } + [distinct]
+        let groupStarts = (0..<groups).map { runStarts[0][$0] } + [distinct]
         var buckets = [Bucket](filledWith: Bucket(key: 0, start: 0, count: 0), count: 1 << bits)
         let mask = buckets.count - 1
         let tablePieces = min(runs, groups)
         buckets.withUnsafeMutableBufferPointer { table in
             nonisolated(unsafe) let table = table
-            let leftovers = Self.perRun(tablePieces) { j -> [Bucket] in
+            let leftovers = ParallelChunks.results(tablePieces) { j -> [Bucket] in
                 let (g0, g1) = (groups * j / tablePieces, groups * (j + 1) / tablePieces)
                 let end = g1 << groupShift
                 var left: [Bucket] = []
@@ -127,7 +125,7 @@ struct CellTable {
         self.buckets = buckets
         slots = [Int32](unsafeUninitializedCapacity: cells.count) { out, initialized in
             nonisolated(unsafe) let out = out
-            Self.inParallel(runs) { j in
+            ParallelChunks.perform(runs) { j in
                 for i in runCuts[j]..<runCuts[j + 1] { (out.baseAddress! + i).initialize(to: cells[i].slot) }
             }
             initialized = cells.count
@@ -135,23 +133,6 @@ struct CellTable {
         #if DEBUG
         checkInvariants()
         #endif
-    }
-
-    /// `body(j)` for each run `j` in `0..<runs`, on every core when there are several.
-    private static func inParallel(_ runs: Int, _ body: @Sendable (Int) -> Void) {
-        if runs == 1 { body(0) } else { DispatchQueue.concurrentPerform(iterations: runs, execute: body) }
-    }
-
-    /// `body(j)` for each run, in run order.
-    private static func perRun<T>(_ runs: Int, _ body: @Sendable (Int) -> T) -> [T] {
-        if runs == 1 { return [body(0)] }
-        let out = UnsafeMutableBufferPointer<T?>.allocate(capacity: runs)
-        out.initialize(repeating: nil)
-        defer { out.deinitialize(); out.deallocate() }
-        // Each element is written by one iteration alone.
-        nonisolated(unsafe) let results = out
-        DispatchQueue.concurrentPerform(iterations: runs) { results[$0] = body($0) }
-        return out.map { $0! }
     }
 
     /// The bucket where the probe for a stored key (bit 63 set) starts.

@@ -51,7 +51,7 @@ extension RequestsFile {
             }
             out[j] = (spans, line)
         }
-        if runs == 1 { split(0) } else { DispatchQueue.concurrentPerform(iterations: runs, execute: split) }
+        ParallelChunks.perform(runs, split)
         if runs == 1 { return parts[0].spans }
         // Joined on every core too, each run copied to its place with its lines renumbered
         // (on one thread, this copy of a million spans was the loading's start with a core idle).
@@ -63,7 +63,7 @@ extension RequestsFile {
         let (at, before) = (offsets, linesBefore)
         return [LineSpan](unsafeUninitializedCapacity: offsets[runs]) { buffer, initialized in
             nonisolated(unsafe) let buffer = buffer
-            DispatchQueue.concurrentPerform(iterations: runs) { j in
+            ParallelChunks.perform(runs) { j in
                 var k = at[j]
                 for span in out[j].spans {
                     (buffer.baseAddress! + k).initialize(to: (span.line + before[j], span.lineStart, span.start, span.end))
