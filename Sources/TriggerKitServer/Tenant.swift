@@ -258,7 +258,7 @@ final class Tenant: Sendable {
         guard let taken else { return }
         do {
             let started = ContinuousClock.now
-            let body = try JSONEncoder().encode(taken.snapshot)
+            let body = taken.snapshot.serialized()
             try store.saveSnapshot(body, journalSeq: taken.seq)
             Logger(label: "triggerkit.serve").info("snapshot saved", metadata: [
                 "tenant": "\(id)", "bytes": "\(body.count)", "requests": "\(taken.snapshot.requests.count)",
@@ -277,18 +277,17 @@ final class Tenant: Sendable {
         // The clock resumes where the data left it (never at today's date for a stream-clock
         // tenant restarted without --start); a fresh tenant starts at `start`, else now.
         var clockStart = start
-        let restored = try snapshot.map { try JSONDecoder().decode(CenterSnapshot.self, from: $0.body) }
+        var restored = try snapshot.map { s throws(SnapshotError) in try CenterSnapshot(serialized: s.body) }
         if let restored, let t = restored.evaluator.streamTime { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: t)) }
         if let first = journal.first { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: first.at)) }
         let clock = ServerClock(start: clockStart ?? Date())
-        let center = try restored.map { try TriggerCenter(restoring: $0, configuration: configuration, clock: clock) }
+        var devices = Set<String>()
+        for r in restored?.requests ?? [] { if let d = r.device { devices.insert(d) } }
+        // The snapshot is given up to the center (its request list moves there uncopied).
+        let center = try restored.take().map { try TriggerCenter(restoring: $0, configuration: configuration, clock: clock) }
             ?? TriggerCenter(configuration: configuration, clock: clock)
         let tenant = Tenant(id: id, limits: limits, center: center, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
-        if let restored {
-            tenant.devices.withLock { set in
-                for r in restored.requests { if let d = r.device { set.insert(d) } }
-            }
-        }
+        tenant.devices.withLock { $0.formUnion(devices) }
         for row in journal {
             clock.advance(to: Timestamp.date(millis: row.at))
             let inputs: [TenantInput]

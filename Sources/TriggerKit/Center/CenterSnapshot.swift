@@ -6,8 +6,11 @@ import Foundation
 public struct CenterSnapshot: Sendable, Codable {
     /// The snapshot's format; a newer one is refused by ``TriggerCenter/init(restoring:configuration:clock:)``.
     /// Format 2 stores a delivery whose request is one of ``requests`` (unchanged) by its
-    /// position instead of a copy; format 1 snapshots still decode.
-    public static let formatVersion = 2
+    /// position instead of a copy; format 1 snapshots still decode. Format 3 is taken from a
+    /// center whose requests were all applied at once (its regions and schedule numbered as
+    /// one build numbers them), so a restore applies them at once too; earlier formats are
+    /// restored by adding their requests one by one, as before.
+    public static let formatVersion = 3
     public var formatVersion = CenterSnapshot.formatVersion
     /// Pending and finished requests, in add order, each with its `addedAt`.
     public var requests: [NotificationRequest]
@@ -24,21 +27,6 @@ extension CenterSnapshot {
         case formatVersion, requests, evaluator, categories, delivered, statistics
     }
 
-    /// One delivery in format 2: `request` is the position in ``requests`` when the delivered
-    /// request is that one unchanged (the common case), else the request itself.
-    private struct Delivery: Codable {
-        var requestIndex: Int?
-        var request: NotificationRequest?
-        var date: Date
-        var trigger: TriggerKind
-        var crossing: Crossing?
-        var device: String?
-        var region: String?
-        var presentation: Presentation
-        var fireCount: Int
-        var eventId: String
-    }
-
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         formatVersion = try c.decode(Int.self, forKey: .formatVersion)
@@ -51,14 +39,72 @@ extension CenterSnapshot {
             delivered = try c.decode([DeliveredNotification].self, forKey: .delivered)
             return
         }
-        // Deliveries of one request share it, as they did in the center.
+        let stored = try c.decode([Delivery].self, forKey: .delivered)
+        do throws(SnapshotError) {
+            delivered = try Self.delivered(from: stored, requests: requests)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .delivered, in: c, debugDescription: error.reason)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        // Its own format (what a restore must do with it), at least 2 (the deliveries'
+        // form written below).
+        try c.encode(Swift.max(2, formatVersion), forKey: .formatVersion)
+        try c.encode(requests, forKey: .requests)
+        try c.encode(evaluator, forKey: .evaluator)
+        try c.encode(categories, forKey: .categories)
+        try c.encode(statistics, forKey: .statistics)
+        try c.encode(deliveries(), forKey: .delivered)
+    }
+
+    /// One delivery as stored: `requestIndex` is the position in ``requests`` when the
+    /// delivered request is that one unchanged (the common case), else `request` is the
+    /// request itself. (Format 2 and later; the binary form keeps them the same way.)
+    struct Delivery: Codable {
+        var requestIndex: Int?
+        var request: NotificationRequest?
+        var date: Date
+        var trigger: TriggerKind
+        var crossing: Crossing?
+        var device: String?
+        var region: String?
+        var presentation: Presentation
+        var fireCount: Int
+        var eventId: String
+    }
+
+    /// The delivered history as stored, each naming its request by position where it can.
+    func deliveries() -> [Delivery] {
+        guard !delivered.isEmpty else { return [] }
+        // Positions of the delivered requests' identifiers only (the history is bounded, the
+        // requests may be a million).
+        var position: [ExactKey: Int] = [:]
+        for d in delivered { position[ExactKey(d.request.identifier)] = -1 }
+        for (i, r) in requests.enumerated() {
+            let key = ExactKey(r.identifier)
+            if position[key] != nil { position[key] = i }
+        }
+        return delivered.map { d in
+            let r = d.request
+            let i = position[ExactKey(r.identifier)].flatMap { $0 >= 0 && requests[$0] == r ? $0 : nil }
+            return Delivery(requestIndex: i, request: i == nil ? r : nil, date: d.date, trigger: d.trigger, crossing: d.crossing,
+                            device: d.device, region: d.region, presentation: d.presentation, fireCount: d.fireCount,
+                            eventId: d.eventId)
+        }
+    }
+
+    /// The delivered history from its stored form: deliveries of one request share it, as
+    /// they did in the center.
+    static func delivered(from stored: [Delivery], requests: [NotificationRequest]) throws(SnapshotError) -> [DeliveredNotification] {
         var shared: [Int: SharedRequest] = [:]
-        delivered = try c.decode([Delivery].self, forKey: .delivered).map { d in
+        var out: [DeliveredNotification] = []
+        out.reserveCapacity(stored.count)
+        for d in stored {
             let request: SharedRequest
             if let i = d.requestIndex {
-                guard requests.indices.contains(i) else {
-                    throw DecodingError.dataCorruptedError(forKey: .delivered, in: c, debugDescription: "request index \(i) out of range")
-                }
+                guard requests.indices.contains(i) else { throw SnapshotError(reason: "a delivery names request \(i), out of range") }
                 if let s = shared[i] { request = s } else {
                     request = SharedRequest(requests[i])
                     shared[i] = request
@@ -66,29 +112,12 @@ extension CenterSnapshot {
             } else if let r = d.request {
                 request = SharedRequest(r)
             } else {
-                throw DecodingError.dataCorruptedError(forKey: .delivered, in: c, debugDescription: "a delivery without its request")
+                throw SnapshotError(reason: "a delivery without its request")
             }
-            return DeliveredNotification(shared: request, date: d.date, trigger: d.trigger, crossing: d.crossing, device: d.device,
-                                         region: d.region, presentation: d.presentation, fireCount: d.fireCount, id: .text(d.eventId))
+            out.append(DeliveredNotification(shared: request, date: d.date, trigger: d.trigger, crossing: d.crossing, device: d.device,
+                                             region: d.region, presentation: d.presentation, fireCount: d.fireCount, id: .text(d.eventId)))
         }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Self.formatVersion, forKey: .formatVersion)
-        try c.encode(requests, forKey: .requests)
-        try c.encode(evaluator, forKey: .evaluator)
-        try c.encode(categories, forKey: .categories)
-        try c.encode(statistics, forKey: .statistics)
-        var position: [ExactKey: Int] = [:]
-        for (i, r) in requests.enumerated() { position[ExactKey(r.identifier)] = i }
-        try c.encode(delivered.map { d in
-            let r = d.request
-            let i = position[ExactKey(r.identifier)].flatMap { requests[$0] == r ? $0 : nil }
-            return Delivery(requestIndex: i, request: i == nil ? r : nil, date: d.date, trigger: d.trigger, crossing: d.crossing,
-                            device: d.device, region: d.region, presentation: d.presentation, fireCount: d.fireCount,
-                            eventId: d.eventId)
-        }, forKey: .delivered)
+        return out
     }
 }
 
@@ -109,9 +138,18 @@ extension TriggerCenter {
 
 extension LiveEngine {
     /// An engine over `requests` (in add order) in the state `snapshot` recorded.
-    convenience init(restoring requests: [NotificationRequest], snapshot: EvaluatorSnapshot, options: StreamOptions, start: Int64) throws(SnapshotError) {
+    ///
+    /// A snapshot of format 3 or later numbers regions and time triggers as one build over its
+    /// requests does: they are applied at once. An earlier one came from a center that had
+    /// applied them one by one: so are they here.
+    convenience init(restoring requests: consuming [NotificationRequest], snapshot: EvaluatorSnapshot, format: Int, options: StreamOptions,
+                     start: Int64) throws(SnapshotError) {
         self.init(options: options, start: start)
-        for r in requests { add(r) }
+        if format >= 3 {
+            record(restored: requests)
+        } else {
+            for r in requests { add(r, validated: false) }
+        }
         do throws(SnapshotMismatch) {
             try current.restore(snapshot)
         } catch {

@@ -30,6 +30,12 @@ final class LiveEngine {
     /// Their identifiers: one added again before the next migration starts afresh (the dead
     /// entry's state must not be carried over to it by identifier).
     private var killed: Set<ExactKey> = []
+    /// Whether requests not seen by the validator (restored ones) wait for the next
+    /// migration, which then checks their polygons.
+    private var unchecked = false
+    /// The live requests in add order, when they are exactly the restored ones (no change
+    /// since ``record(restored:)``): the next migration needs no sort.
+    private var restoredOrder: [NotificationRequest]?
     /// Time-based requests appended in place since the last migration.
     private var appendedCount = 0
 
@@ -44,16 +50,29 @@ final class LiveEngine {
         // identifier rank, so their ties are sorted by string at every pop).
         if dirty || deadCount > Swift.max(1024, evaluator.requests.count / 2)
             || appendedCount > Swift.max(64, evaluator.requests.count / 8) {
-            let ordered = live.values.sorted { $0.seq < $1.seq }.map(\.request)
-            evaluator = evaluator.migrated(to: ordered, fresh: fresh)
+            // Room for the appends until the next compaction (see below), made while the
+            // list is built, not by a copy afterwards.
+            let room = Swift.max(64, live.count / 8) + 1
+            var ordered: [NotificationRequest]
+            if let restored = restoredOrder.take() {
+                ordered = restored
+                ordered.reserveCapacity(ordered.count + room)
+            } else {
+                ordered = Self.inAddOrder(live.values, room: room)
+            }
+            // Requests the center added passed the validator, polygons included; restored
+            // ones are checked once, here.
+            // (The list given up: the evaluator's copy is then its only owner, and the room
+            // below costs no copy.)
+            evaluator = evaluator.migrated(to: consume ordered, fresh: fresh, polygonsValidated: !unchecked)
+            unchecked = false
             indexOf.removeAll(keepingCapacity: true)
+            indexOf.reserveCapacity(evaluator.requests.count + room)
             for (i, r) in evaluator.requests.enumerated() { indexOf[ExactKey(r.identifier)] = Int32(i) }
             // Appends until the next compaction never reallocate nor rehash (see the
             // compaction bound): growing a 1M-entry table took 15 ms, the latency of one add.
-            let room = Swift.max(64, evaluator.requests.count / 8) + 1
             evaluator.reserveForAppends(room)
             live.reserveCapacity(live.count + room)
-            indexOf.reserveCapacity(indexOf.count + room)
             fresh.removeAll()
             dirty = false
             deadCount = 0
@@ -63,16 +82,42 @@ final class LiveEngine {
         return evaluator
     }
 
+    /// The requests in add order: their sequence numbers sorted with their positions (16
+    /// bytes each), not the 240-byte entries (moving those was most of sorting a million).
+    /// With capacity for `room` more.
+    private static func inAddOrder(_ values: Dictionary<ExactKey, (seq: Int, request: NotificationRequest)>.Values,
+                                   room: Int) -> [NotificationRequest] {
+        var order: [(seq: Int, at: Dictionary<ExactKey, (seq: Int, request: NotificationRequest)>.Index)] = []
+        order.reserveCapacity(values.count)
+        var i = values.startIndex
+        while i != values.endIndex {
+            order.append((values[i].seq, i))
+            values.formIndex(after: &i)
+        }
+        order.sort { $0.seq < $1.seq }
+        var out: [NotificationRequest] = []
+        out.reserveCapacity(order.count + room)
+        for o in order { out.append(values[o.at].request) }
+        return out
+    }
+
     /// The evaluator without requests removed in place (for snapshots, which name requests
-    /// by position).
+    /// by position), and with every request applied by one build: regions and time triggers
+    /// numbered as a build over the same requests numbers them (in-place appends number
+    /// them in add order), so a snapshot's slots are those of the evaluator a restore builds.
     var compacted: StreamEvaluator {
-        if deadCount > 0 { dirty = true }
+        if deadCount > 0 || appendedCount > 0 { dirty = true }
         return current
     }
 
     /// Adds or replaces (by exact identifier) a validated request with `addedAt` set.
     /// O(log n) for a time-based request; otherwise O(1) now and a migration at the next step.
-    func add(_ r: NotificationRequest) {
+    ///
+    /// `validated` false: the request did not pass the validator (one restored from an old
+    /// snapshot's bytes): its polygon is checked where it is indexed.
+    func add(_ r: NotificationRequest, validated: Bool = true) {
+        if !validated { unchecked = true }
+        restoredOrder = nil
         let key = ExactKey(r.identifier)
         let replaced = live[key] != nil || killed.contains(key)
         live[key] = (nextSeq, r)
@@ -85,7 +130,7 @@ final class LiveEngine {
             }
             let appended: Int32?
             if case .location = r.trigger {
-                appended = evaluator.appendLocationRequest(r)
+                appended = evaluator.appendLocationRequest(r, validated: validated)
             } else {
                 appended = evaluator.appendTimeRequest(r)
             }
@@ -99,6 +144,32 @@ final class LiveEngine {
         dirty = true
     }
 
+    /// Records requests restored from a snapshot (in add order, each with `addedAt` set), as
+    /// adding them one by one would, but without applying each in place: the next step or
+    /// query builds the evaluator over all of them at once (one migration, on every core),
+    /// which is where adding them one by one ends too (their count passes the compaction
+    /// bound). Their polygons are checked there, as the snapshot's bytes were not validated.
+    ///
+    /// - Complexity: O(requests) now; the migration O(requests + devices).
+    func record(restored requests: consuming [NotificationRequest]) {
+        var inOrder = live.isEmpty
+        live.reserveCapacity(live.count + requests.count)
+        for i in requests.indices {
+            let r = requests[i]
+            let key = ExactKey(r.identifier)
+            if live[key] != nil || killed.contains(key) {
+                fresh.insert(r.identifier)
+                inOrder = false
+            }
+            live[key] = (nextSeq, r)
+            nextSeq += 1
+        }
+        // Already in add order, each once: the migration takes the list as it is.
+        restoredOrder = inOrder ? consume requests : nil
+        dirty = true
+        unchecked = true
+    }
+
     /// Removes requests by exact identifier; returns how many were there. O(k log n).
     @discardableResult
     func remove(identifiers ids: [String]) -> Int {
@@ -106,6 +177,7 @@ final class LiveEngine {
         for id in ids {
             let key = ExactKey(id)
             guard live.removeValue(forKey: key) != nil else { continue }
+            restoredOrder = nil
             count += 1
             fresh.remove(id)
             if !dirty, let i = indexOf.removeValue(forKey: key) {
@@ -120,6 +192,7 @@ final class LiveEngine {
     }
 
     func removeAll() {
+        restoredOrder = nil
         live.removeAll()
         indexOf.removeAll()
         fresh.removeAll()

@@ -50,7 +50,11 @@ public actor TriggerCenter {
     /// as ``CenterConfiguration/catchUp`` says.
     ///
     /// - Throws: ``SnapshotError`` for a snapshot of a newer format or an inconsistent one.
-    public init(restoring snapshot: CenterSnapshot, configuration: CenterConfiguration = .init(),
+    ///
+    /// - Complexity: O(size of the snapshot), the region index built on every core. A
+    ///   snapshot given up here (not used by the caller afterwards) lends its request list to
+    ///   the center without a copy.
+    public init(restoring snapshot: consuming CenterSnapshot, configuration: CenterConfiguration = .init(),
                 clock: any TriggerClock = WallClock()) throws(SnapshotError) {
         guard snapshot.formatVersion <= CenterSnapshot.formatVersion else {
             throw SnapshotError(reason: "format \(snapshot.formatVersion) is newer than this build's \(CenterSnapshot.formatVersion)")
@@ -58,11 +62,13 @@ public actor TriggerCenter {
         self.clock = clock
         self.configuration = configuration
         self.history = DeliveredHistory(limit: configuration.deliveredLimitPerDevice)
-        self.engine = try LiveEngine(restoring: snapshot.requests, snapshot: snapshot.evaluator,
-                                     options: Self.streamOptions(configuration), start: Timestamp.millis(clock.now))
-        for d in snapshot.delivered { history.append(d) }
+        let (format, requests, evaluator, delivered) = (snapshot.formatVersion, snapshot.requests, snapshot.evaluator, snapshot.delivered)
         self.categories = Dictionary(snapshot.categories.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
         self.counters = snapshot.statistics
+        _ = consume snapshot
+        self.engine = try LiveEngine(restoring: requests, snapshot: evaluator, format: format,
+                                     options: Self.streamOptions(configuration), start: Timestamp.millis(clock.now))
+        for d in delivered { history.append(d) }
     }
 
     static func streamOptions(_ c: CenterConfiguration) -> StreamOptions {

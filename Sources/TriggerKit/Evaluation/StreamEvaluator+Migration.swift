@@ -4,22 +4,28 @@
     /// state starts afresh (Apple's `add` replaces a request and its trigger state).
     ///
     /// - Complexity: O(requests + devices + what is inside or pending).
-    public func migrated(to newRequests: [NotificationRequest], fresh: Set<String> = []) -> StreamEvaluator {
+    public func migrated(to newRequests: [NotificationRequest], fresh: Set<String> = [], polygonsValidated: Bool = false) -> StreamEvaluator {
         var opts = options
         opts.now = defaultAddedAt.map(Timestamp.date(millis:)) ?? options.now
-        let next = StreamEvaluator(requests: newRequests, options: opts)
+        let next = StreamEvaluator(requests: newRequests, options: opts, polygonsValidated: polygonsValidated)
         next.stats = stats
         next.streamTime = streamTime
 
-        // Location slots by identifier.
-        var newLocationSlot: [String: Int32] = [:]
-        for (s, e) in next.locations.enumerated() { newLocationSlot[next.requests[Int(e.request)].identifier] = Int32(s) }
+        // Location slots by identifier, made at the first slot to map (never when no device
+        // is inside or pending anywhere and no one-shot is done: a snapshot being restored).
+        var newLocationSlot: [String: Int32]?
         func map(_ slot: Int32) -> Int32? {
             // A slot removed in place shares its identifier with any request added again.
             guard !locations[Int(slot)].removed else { return nil }
             let id = requests[Int(locations[Int(slot)].request)].identifier
             guard !fresh.contains(id) else { return nil }
-            return newLocationSlot[id]
+            if newLocationSlot == nil {
+                var table: [String: Int32] = [:]
+                table.reserveCapacity(next.locations.count)
+                for (s, e) in next.locations.enumerated() { table[next.requests[Int(e.request)].identifier] = Int32(s) }
+                newLocationSlot = table
+            }
+            return newLocationSlot?[id]
         }
         for (s, e) in locations.enumerated() where e.done && !refusedSlots.contains(Int32(s)) {
             if let n = map(Int32(s)) { next.locations[Int(n)].done = true }

@@ -56,9 +56,12 @@ import Foundation
     /// the request's silent initial state is set by the first fix at or after it, as in a
     /// fresh build. Fires of one fix stay in identifier order (see ``process(device:t:latitude:longitude:accuracy:into:)``).
     /// - Complexity: O(1) amortised (a few grid cells); a polygon adds GEOS preparation.
-    func appendLocationRequest(_ r: NotificationRequest) -> Int32? {
+    ///
+    /// `validated`: the request passed the one validator (the live center's adds have), so
+    /// its polygon's validity is not checked again.
+    func appendLocationRequest(_ r: NotificationRequest, validated: Bool) -> Int32? {
         guard schedule != nil, let added = r.addedAt, r.expiresAt == nil, case .location(let t) = r.trigger, !t.hasRules,
-              (try? regionIndex.append(t.region)) != nil
+              (try? regionIndex.append(t.region, validated: validated)) != nil
         else { return nil }
         let index = Int32(requests.count)
         let addedAt = Timestamp.millis(added)

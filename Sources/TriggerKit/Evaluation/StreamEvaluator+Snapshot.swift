@@ -139,7 +139,7 @@ import Foundation
         let n = rs.count, first = rs.startIndex
         @Sendable func render(_ i: Int) -> [UInt8] {
             var w = JSONWriter()
-            w.value(rs[first + i].json)
+            w.request(rs[first + i])
             return w.bytes
         }
         let cores = ProcessInfo.processInfo.activeProcessorCount

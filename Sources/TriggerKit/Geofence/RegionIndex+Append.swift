@@ -9,14 +9,18 @@
     /// (the same hits, flags and neighbourhoods). A region is never removed from the index: its
     /// owner stops using the slot (the live center marks the request finished).
     ///
+    /// `validated`: the region passed the one validator (a polygon's validity is not checked
+    /// again; see ``init(count:maximumMargin:parallel:validated:region:)``).
+    ///
     /// - Throws: ``RegionIndexError`` for a region the build would list in ``invalid``.
     /// - Complexity: O(1) amortised for a circle (1-4 cells, each marked in the summary);
     ///   a polygon adds GEOS preparation, O(v log v). A query reads one more hash table
     ///   per non-empty level while the overlay holds cells.
     @discardableResult
-    public func append(_ region: Region) throws(RegionIndexError) -> Int32 {
+    public func append(_ region: Region, validated: Bool = false) throws(RegionIndexError) -> Int32 {
         let slot = Int32(truncatingIfNeeded: count)
-        let (entry, box) = try Self.prepare(region, slot: slot, margin: maximumMargin, context: context, polygons: &polygons)
+        let (entry, box) = try Self.prepare(region, slot: slot, margin: maximumMargin, context: context, validated: validated,
+                                            polygons: &polygons)
         entries.append(entry)
         count += 1
         var cells: [(key: UInt64, slot: Int32)] = []

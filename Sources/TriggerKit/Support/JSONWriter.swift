@@ -66,12 +66,40 @@
     }
 
     /// Appends a number: integers without a fraction, others in Swift's shortest form.
+    ///
+    /// The text is Swift's own (`String(Int64(d))`, `d.description`), written straight into
+    /// the bytes: no String or array per number (they were most of rendering a polygon).
     public mutating func number(_ d: Double) {
         if d == d.rounded(), abs(d) < 9.0e15 {
-            bytes.append(contentsOf: Array(String(Int64(d)).utf8))
-        } else {
-            bytes.append(contentsOf: Array("\(d)".utf8))
+            integer(Int64(d))
+            return
         }
+        var sink = ByteSink()
+        swap(&sink.bytes, &bytes)
+        d.write(to: &sink)
+        swap(&sink.bytes, &bytes)
+    }
+
+    /// Appends an integer's decimal digits (what `String(v)` writes).
+    private mutating func integer(_ v: Int64) {
+        if v < 0 { bytes.append(UInt8(ascii: "-")) }
+        var m = v.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var k = 20
+            repeat {
+                k -= 1
+                digits[k] = UInt8(ascii: "0") + UInt8(m % 10)
+                m /= 10
+            } while m > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k...]))
+        }
+    }
+
+    /// A text stream into bytes: `Double` and `Int64` hand it their ASCII digits directly.
+    private struct ByteSink: TextOutputStream {
+        var bytes: [UInt8] = []
+        mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
     }
 
     /// Appends an instant in the contract's ISO 8601 form, quoted.

@@ -41,7 +41,7 @@ struct RequestsFingerprintTests {
         var appended = 0
         for var r in added {
             r.addedAt = Date(timeIntervalSince1970: 1_795_770_000)
-            let index = r.trigger.kind == .location ? evaluator.appendLocationRequest(r) : evaluator.appendTimeRequest(r)
+            let index = r.trigger.kind == .location ? evaluator.appendLocationRequest(r, validated: true) : evaluator.appendTimeRequest(r)
             if index != nil { appended += 1 }
         }
         #expect(appended == 5)
