@@ -8,6 +8,7 @@
 //   swift run -c release GeoBench                 RegionIndex queries in-process (no parsing)
 //   swift run -c release StreamBench ...          the `run` pipeline in-process vs a parse-only pass
 //   swift run -c release CenterBench [N] [CHANGES] TriggerCenter at N requests: changes while fixes stream, memory, many fires vs batch
+//   swift run -c release RestartBench [N] [--mixed] [--json]  a center's snapshot saved and restored (byte form vs JSON)
 //   swift run -c release FoundationNext --requests F --count N   `triggerkit next` written with plain Foundation
 //                                                 (no TriggerKit): the yardstick of tools/calendar-mix-bench.py
 import PackageDescription
@@ -27,6 +28,7 @@ let package = Package(
         .executableTarget(name: "GeoBench", dependencies: ["BenchSupport", triggerKit]),
         .executableTarget(name: "StreamBench", dependencies: ["BenchSupport", triggerKit]),
         .executableTarget(name: "CenterBench", dependencies: [triggerKit, "BenchSupport"]),
+        .executableTarget(name: "RestartBench", dependencies: ["BenchSupport", triggerKit, .product(name: "TriggerKitStore", package: "TriggerKit")]),
         // Plain Foundation on purpose: what a user would write instead of TriggerKit.
         .executableTarget(name: "FoundationNext"),
     ],

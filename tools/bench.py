@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every TriggerKit benchmark and prints the tables (markdown). `make bench` calls it.
 
-  python3 tools/bench.py [--fixes 500000] [--data /tmp/triggerkit-bench] [--only calendar,geo,stream,memory]
+  python3 tools/bench.py [--fixes 500000] [--data /tmp/triggerkit-bench] [--only calendar,geo,stream,memory,restart]
 
 Expects release builds: `swift build -c release --product triggerkit` (repository root) and
 `swift build -c release` in Benchmarks/ (the Makefile does both). Workload files come from
@@ -144,7 +144,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fixes", type=int, default=500_000)
     ap.add_argument("--data", default=os.environ.get("BENCH_DATA", "/tmp/triggerkit-bench"))
-    ap.add_argument("--only", default="calendar,geo,stream,memory")
+    ap.add_argument("--only", default="calendar,geo,stream,memory,restart")
     a = ap.parse_args()
     os.makedirs(a.data, exist_ok=True)
     parts = a.only.split(",")
@@ -159,6 +159,10 @@ def main():
         stream(a.data, a.fixes)
     if "memory" in parts:
         memory(a.data)
+    if "restart" in parts:
+        print("\n## A center's snapshot saved and restored (RestartBench)\n")
+        print(sh([os.path.join(BENCH, "RestartBench"), "100000", "--json"]))
+        print(sh([os.path.join(BENCH, "RestartBench"), "1000000"]))
 
 
 if __name__ == "__main__":

@@ -153,7 +153,8 @@ final class LiveEngine {
     /// - Complexity: O(requests) now; the migration O(requests + devices).
     func record(restored requests: consuming [NotificationRequest]) {
         var inOrder = live.isEmpty
-        live.reserveCapacity(live.count + requests.count)
+        // With the room the migration would make for the appends after it (no rehash there).
+        live.reserveCapacity(live.count + requests.count + Swift.max(64, (live.count + requests.count) / 8) + 1)
         for i in requests.indices {
             let r = requests[i]
             let key = ExactKey(r.identifier)

@@ -97,22 +97,37 @@ import Foundation
 
     /// The requests' contract JSON a window of ``renderWindow`` at a time, each window handed
     /// to `body` (with the index of its first request) after its bytes were hashed into the
-    /// fingerprint `hash` continues; returns the hash. One window's bytes are held at a time.
+    /// fingerprint `hash` continues; returns the hash. Two windows' bytes are held at a time:
+    /// the next is rendered (on the other cores) while this one is hashed, one byte after the
+    /// other as FNV-1a must (hashing was as long as rendering).
     private static func rendering<E: Error>(_ rs: ArraySlice<NotificationRequest>, continuing hash: UInt64,
                                             _ body: (_ first: Int, _ json: [[UInt8]]) throws(E) -> Void) throws(E) -> UInt64 {
         var h = hash
         var start = rs.startIndex
+        var window = renderedJSON(rs[start..<Swift.min(rs.endIndex, start + renderWindow)])
         while start < rs.endIndex {
-            let end = Swift.min(rs.endIndex, start + renderWindow)
-            let window = renderedJSON(rs[start..<end])
+            let end = start + window.count
+            let ahead = RenderAhead()
+            let group = DispatchGroup()
+            if end < rs.endIndex {
+                let next = rs[end..<Swift.min(rs.endIndex, end + renderWindow)]
+                DispatchQueue.global().async(group: group) { ahead.window = renderedJSON(next) }
+            }
             for bytes in window {
                 for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
                 h = (h ^ 0x0A) &* 0x0000_0100_0000_01B3
             }
             try body(start, window)
+            group.wait()
+            window = ahead.window
             start = end
         }
         return h
+    }
+
+    /// The next window, rendered by another thread (read after it finished).
+    private final class RenderAhead: @unchecked Sendable {
+        var window: [[UInt8]] = []
     }
 
     /// Every request's contract JSON, in order, handed to `body` a window of
