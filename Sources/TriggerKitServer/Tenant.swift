@@ -258,7 +258,7 @@ final class Tenant: Sendable {
         guard let taken else { return }
         do {
             let started = ContinuousClock.now
-            let body = taken.snapshot.serialized()
+            let body = try taken.snapshot.serialized()
             try store.saveSnapshot(body, journalSeq: taken.seq)
             Logger(label: "triggerkit.serve").info("snapshot saved", metadata: [
                 "tenant": "\(id)", "bytes": "\(body.count)", "requests": "\(taken.snapshot.requests.count)",

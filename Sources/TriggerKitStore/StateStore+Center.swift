@@ -7,7 +7,12 @@ extension StateStore {
     /// leaves the previous snapshot or this one. Stored in its byte form
     /// (`CenterSnapshot.serialized()`). O(size of the snapshot).
     public func saveCenter(_ snapshot: CenterSnapshot) throws(StateStoreError) {
-        let data = snapshot.serialized()
+        let data: Data
+        do throws(SnapshotError) {
+            data = try snapshot.serialized()
+        } catch {
+            throw .database(path: path, reason: "cannot encode the center: \(error.reason)")
+        }
         let now = Timestamp.millis(Date())
         try transaction { db in
             try db.execute(sql: "INSERT OR REPLACE INTO center_snapshot (id, savedAt, json) VALUES (1, ?, ?)", arguments: [now, data])

@@ -87,7 +87,7 @@ let (_, build) = try await timedAsync { try await center.receive(fix) }
 row("center: first fix (builds the evaluator)", build)
 let (snap, snapTime) = await timedAsync { await center.snapshot() }
 row("snapshot()", snapTime)
-let (bytes, encode) = timed { snap.serialized() }
+let (bytes, encode) = try timed { try snap.serialized() }
 row("serialized()", encode, "(\(grouped(bytes.count)) bytes)")
 let (decoded, decode) = try timed { try CenterSnapshot(serialized: bytes) }
 row("init(serialized:)", decode)

@@ -17,15 +17,24 @@ extension CenterSnapshot {
     /// per line, in order; the queued fires, 12 bytes each (`Int32` slot, `Int64` date in
     /// milliseconds since 1970).
     ///
+    /// Requests are written as they are: a center's were all validated. (One the validator
+    /// would refuse, made by hand, may not read back: a NaN has no JSON text.)
+    ///
+    /// - Throws: ``SnapshotError`` when the rest cannot be encoded as JSON (a non-finite
+    ///   number where a center never keeps one).
     /// - Complexity: O(size of the snapshot); the requests are rendered on every core.
-    public func serialized() -> Data {
+    public func serialized() throws(SnapshotError) -> Data {
         var head = self
         head.requests = []
         head.evaluator.queuedFires = []
         let header = Header(formatVersion: formatVersion, requestCount: requests.count, evaluator: head.evaluator,
                             categories: categories, delivered: deliveries(), statistics: statistics)
-        // Encoding plain values (numbers, strings, arrays, optionals of them) cannot fail.
-        let headerBytes = [UInt8]((try? JSONEncoder().encode(header)) ?? Data())
+        let headerBytes: [UInt8]
+        do {
+            headerBytes = [UInt8](try JSONEncoder().encode(header))
+        } catch {
+            throw SnapshotError(reason: "cannot encode the snapshot: \(error)")
+        }
         let lines = Self.renderedLines(requests)
         let fires = evaluator.queuedFires
         let total = Self.magic.count + 4 + 3 * 8 + headerBytes.count + lines.reduce(0) { $0 + $1.count } + 12 * fires.count

@@ -123,6 +123,43 @@ public enum RequestValidation {
         guard c.hasPresentableContent else {
             throw RequestError(.notificationInvalidNoContent, "content needs at least one of title, subtitle, body, sound, badge")
         }
+        if let info = c.userInfo, let bad = badJSON(.object(info), depth: 1) {
+            let path = "content.userInfo" + bad.path.reversed().joined()
+            throw RequestError(.invalidRequest, "\"\(path)\" \(bad.reason)")
+        }
+    }
+
+    /// The deepest JSON nesting user info may have (as the JSON reader's limit): a value built
+    /// in code could be nested a million levels deep, and every writer recurses.
+    static let maximumUserInfoDepth = 512
+
+    /// The first value JSON cannot hold in `v` (a NaN or an infinity, which no JSON text can
+    /// write), or nesting past ``maximumUserInfoDepth``: its path (innermost first) and what
+    /// is wrong; nil when there is none. Stops at the first (the path is built only then).
+    static func badJSON(_ v: JSONValue, depth: Int) -> (path: [String], reason: String)? {
+        switch v {
+        case .number(let d):
+            return d.isFinite ? nil : ([], "must be a finite number, not \(d)")
+        case .array(let items):
+            guard depth < maximumUserInfoDepth || items.isEmpty else { return ([], "is nested deeper than \(maximumUserInfoDepth) levels") }
+            for (i, item) in items.enumerated() {
+                if var bad = badJSON(item, depth: depth + 1) {
+                    bad.path.append("[\(i)]")
+                    return bad
+                }
+            }
+        case .object(let members):
+            guard depth < maximumUserInfoDepth || members.isEmpty else { return ([], "is nested deeper than \(maximumUserInfoDepth) levels") }
+            for (key, member) in members {
+                if var bad = badJSON(member, depth: depth + 1) {
+                    bad.path.append(".\(key)")
+                    return bad
+                }
+            }
+        case .null, .bool, .string:
+            break
+        }
+        return nil
     }
 
     static func checkInterval(_ t: TimeIntervalTrigger) throws(RequestError) {

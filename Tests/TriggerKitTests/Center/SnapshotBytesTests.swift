@@ -48,14 +48,14 @@ import Testing
         let c = try await Self.used()
         let snap = await c.center.snapshot()
         #expect(!snap.delivered.isEmpty && !snap.evaluator.queuedFires.isEmpty && !snap.evaluator.devices.isEmpty)
-        let bytes = snap.serialized()
+        let bytes = try snap.serialized()
         #expect(bytes.starts(with: Array("TKCS".utf8)))
         Self.same(try CenterSnapshot(serialized: bytes), snap)
         // The JSON of the `Codable` conformance (what was stored before) reads the same.
         Self.same(try CenterSnapshot(serialized: JSONEncoder().encode(snap)), snap)
         // An empty center too.
         let empty = await Center().center.snapshot()
-        Self.same(try CenterSnapshot(serialized: empty.serialized()), empty)
+        Self.same(try CenterSnapshot(serialized: try empty.serialized()), empty)
     }
 
     /// Restored from its bytes, a center goes on as the original does (and as one restored
@@ -67,7 +67,7 @@ import Testing
             let clock = ManualClock(a.clock.now)
             return Center(wrapping: try TriggerCenter(restoring: s, configuration: a.center.configuration, clock: clock), clock: clock)
         }
-        let b = try restored(CenterSnapshot(serialized: snap.serialized()))
+        let b = try restored(CenterSnapshot(serialized: try snap.serialized()))
         let j = try restored(JSONDecoder().decode(CenterSnapshot.self, from: JSONEncoder().encode(snap)))
         var fired = 0
         for k in 9..<40 {
@@ -83,7 +83,7 @@ import Testing
     /// snapshot; restoring that either works or is refused. Nothing traps.
     @Test func damagedBytesAreRefusedNotTrapped() async throws {
         let snap = await (try await Self.used()).center.snapshot()
-        let bytes = [UInt8](snap.serialized())
+        let bytes = [UInt8](try snap.serialized())
         var cuts = Array(0..<min(bytes.count, 64))
         cuts += stride(from: 64, to: bytes.count, by: max(1, bytes.count / 300)).map { $0 }
         for n in cuts {
@@ -112,7 +112,7 @@ import Testing
 
     @Test func whatIsWrongIsNamed() async throws {
         let snap = await (try await Self.used()).center.snapshot()
-        var bytes = [UInt8](snap.serialized())
+        var bytes = [UInt8](try snap.serialized())
         var newer = bytes
         newer[4] = 9
         #expect(throws: SnapshotError(reason: "layout 9 is newer than this build's 1")) { try CenterSnapshot(serialized: Data(newer)) }
@@ -143,11 +143,11 @@ import Testing
         var older = snap
         older.formatVersion = 2
         let oldClock = ManualClock(Center.t0)
-        let fromOlder = try TriggerCenter(restoring: CenterSnapshot(serialized: older.serialized()), clock: oldClock)
+        let fromOlder = try TriggerCenter(restoring: CenterSnapshot(serialized: try older.serialized()), clock: oldClock)
         #expect(try await fromOlder.receive(LocationFix(device: "d", date: oldClock.now, latitude: 40.002, longitude: -73.998)).isEmpty)
         #expect(await fromOlder.atomically { $0.evaluator.refusedRegions.count } == 1)
         let clock = ManualClock(Center.t0)
-        let restored = try TriggerCenter(restoring: CenterSnapshot(serialized: snap.serialized()), clock: clock)
+        let restored = try TriggerCenter(restoring: CenterSnapshot(serialized: try snap.serialized()), clock: clock)
         let fired = try await restored.receive(LocationFix(device: "d", date: clock.now, latitude: 40.002, longitude: -73.998))
         #expect(fired.isEmpty)
         #expect(await restored.atomically { $0.evaluator.refusedRegions.count } == 1)
@@ -190,7 +190,7 @@ import Testing
         let snap = await a.center.snapshot()
         #expect(snap.formatVersion == 3 && !snap.evaluator.doneLocationSlots.isEmpty)
         let clock = ManualClock(a.clock.now)
-        let b = Center(wrapping: try TriggerCenter(restoring: CenterSnapshot(serialized: snap.serialized()), clock: clock), clock: clock)
+        let b = Center(wrapping: try TriggerCenter(restoring: CenterSnapshot(serialized: try snap.serialized()), clock: clock), clock: clock)
         var compared = 0
         for k in 25..<60 {
             let want = try await walk(a, k)

@@ -124,6 +124,35 @@ struct ValidationTests {
         #expect(checked.regionIndex.hits(0.5, 0.5).count == 1 && checked.regionIndex.hits(0.3, 0.3).isEmpty)
     }
 
+    /// User info built in code can hold what no JSON text can (a NaN, an infinity) or nest
+    /// past every reader's limit; the validator refuses it, naming where, so a center never
+    /// keeps a request its snapshot could not write and read back.
+    @Test func userInfoMustBeWritableJSON() throws {
+        func request(_ info: [String: JSONValue]) -> NotificationRequest {
+            NotificationRequest(identifier: "u", content: NotificationContent(title: "t", userInfo: info))
+        }
+        let options = ValidationOptions(now: Self.t0)
+        for (info, path, reason) in [
+            (["x": JSONValue.number(.nan)], "content.userInfo.x", "must be a finite number, not nan"),
+            (["a": .array([.number(1), .object(["b": .number(-.infinity)])])], "content.userInfo.a[1].b", "must be a finite number, not -inf"),
+        ] {
+            let error = #expect(throws: RequestError.self) { try RequestValidation.validate(request(info), options: options) }
+            #expect(error?.code == .invalidRequest)
+            #expect(error?.message == "\"\(path)\" \(reason)")
+        }
+        func nested(_ levels: Int) -> JSONValue {
+            var v = JSONValue.array([])
+            for _ in 0..<levels { v = .array([v]) }
+            return v
+        }
+        // 511 levels below the user info object: accepted; 600: refused (no recursion past the limit).
+        try RequestValidation.validate(request(["deep": nested(510)]), options: options)
+        let deep = #expect(throws: RequestError.self) { try RequestValidation.validate(request(["deep": nested(600)]), options: options) }
+        #expect(deep?.message.hasSuffix("is nested deeper than 512 levels") == true)
+        // Finite numbers, strings, booleans and null pass.
+        try RequestValidation.validate(request(["n": .number(1e300), "s": .string("x"), "b": .bool(true), "z": .null]), options: options)
+    }
+
     @Test func codableDecodingRunsTheSameChecks() throws {
         let bad = #"{"identifier": "x", "content": {"badge": -3}}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(NotificationRequest.self, from: Data(bad.utf8)) }
