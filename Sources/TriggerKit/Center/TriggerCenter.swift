@@ -85,7 +85,10 @@ public actor TriggerCenter {
 
     /// Adds a request, or replaces the pending one with the same identifier (identifiers are
     /// compared as exact Unicode scalar sequences); a replaced request's trigger state starts
-    /// afresh. A request without `addedAt` is added at ``clock``'s current time.
+    /// afresh. A request without `addedAt` is added at ``clock``'s current time. It is kept as
+    /// its contract JSON reads back (`addedAt` and `expiresAt` to the millisecond, a calendar
+    /// trigger's calendar with TriggerKit's locale and zone), so that it is the same value
+    /// before and after a restart.
     ///
     /// - Returns: warnings about accepted input (a category the center does not know).
     /// - Throws: ``RequestError``: the validator's codes (`invalidRequest`, `invalidTrigger`,
@@ -103,7 +106,8 @@ public actor TriggerCenter {
         v.margin = configuration.margin
         if let d = r.device { v.deviceSettings[d] = evaluator.settings(forDevice: d) }
         try RequestValidation.validate(r, options: v)
-        engine.add(r)
+        // (After the validator: it refuses a NaN, which rounding would clamp to a date.)
+        engine.add(r.canonical)
         wake()
         var warnings: [String] = []
         if let c = r.content.categoryIdentifier, categories[ExactKey(c)] == nil {

@@ -153,3 +153,22 @@ extension JSONWriter {
         raw("]")
     }
 }
+
+extension NotificationRequest {
+    /// This request as its contract JSON reads back: `addedAt` and `expiresAt` to the
+    /// millisecond, a calendar trigger's calendar with TriggerKit's locale and zone (only its
+    /// identifier, first weekday and minimum days in the first week are written). A center
+    /// keeps its requests so, so that a restart (through a snapshot's JSON lines) gives back
+    /// equal values. Only for a validated request (a NaN date would be clamped).
+    var canonical: NotificationRequest {
+        var r = self
+        r.addedAt = addedAt.map { Timestamp.date(millis: Timestamp.millis($0)) }
+        if let expires = expiresAt { r.expiresAt = Timestamp.date(millis: Timestamp.millis(expires)) }
+        if case .calendar(var t) = trigger, let c = t.dateComponents.calendar {
+            t.dateComponents.calendar = CalendarNames.calendar(c.identifier, firstWeekday: c.firstWeekday,
+                                                               minimumDaysInFirstWeek: c.minimumDaysInFirstWeek)
+            r.trigger = .calendar(t)
+        }
+        return r
+    }
+}

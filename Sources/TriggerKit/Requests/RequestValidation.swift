@@ -120,6 +120,11 @@ public enum RequestValidation {
         if let b = c.badge, b < 0 {
             throw RequestError(.invalidRequest, "\"content.badge\" must be >= 0, not \(b)")
         }
+        // A JSON number holds every integer up to 2^53 and only some above: a badge built in
+        // code past that (Int.max) would be written as another number.
+        if let b = c.badge, Int(exactly: Double(b)) != b {
+            throw RequestError(.invalidRequest, "\"content.badge\" \(b) is not an integer a JSON number holds exactly (every one up to 2^53 is)")
+        }
         guard c.hasPresentableContent else {
             throw RequestError(.notificationInvalidNoContent, "content needs at least one of title, subtitle, body, sound, badge")
         }
@@ -180,6 +185,15 @@ public enum RequestValidation {
 
     static func checkCalendar(_ t: CalendarTrigger) throws(RequestError) {
         let c = t.dateComponents
+        // What the contract's `dateMatching` can say, and the requests file's reader asks: a
+        // trigger built in code must not hold what no file could (its snapshot, `pending`
+        // listing and fingerprint are that JSON).
+        guard DateMatchingField.allCases.contains(where: { $0.value(in: c) != nil }) else {
+            throw RequestError(.invalidTrigger, "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")")
+        }
+        if c.isLeapMonth != nil {
+            throw RequestError(.invalidTrigger, "\"isLeapMonth\" is not supported: the contract's dateMatching has no such field")
+        }
         if c.quarter != nil {
             throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it")
         }

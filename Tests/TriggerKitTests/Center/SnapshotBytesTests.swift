@@ -159,6 +159,31 @@ import Testing
         #expect(now.map(\.request.identifier) == ["ok"])
     }
 
+    /// Found by `make fuzz`: a center kept a request as given, with an `addedAt` between two
+    /// milliseconds or a calendar with the process's locale, and its snapshot (contract JSON)
+    /// gave back another value. It keeps what the JSON reads back.
+    @Test func aCenterKeepsRequestsAsTheirJSONReadsBack() async throws {
+        let c = Center()
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.locale = Locale(identifier: "fr_FR")
+        calendar.timeZone = TimeZone(identifier: "Asia/Tokyo")!
+        let odd = Center.t0.addingTimeInterval(60.000_4)
+        try await c.add(NotificationRequest(identifier: "iso", content: NotificationContent(title: "t"),
+                                            trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(calendar: calendar, hour: 9), repeats: true)),
+                                            addedAt: odd, expiresAt: odd.addingTimeInterval(86_400.000_7)))
+        c.clock.advance(to: Center.t0.addingTimeInterval(0.000_3))
+        try await c.add(NotificationRequest(identifier: "now", content: NotificationContent(title: "t"),
+                                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 600, repeats: false))))
+        let snap = await c.center.snapshot()
+        #expect(try CenterSnapshot(serialized: try snap.serialized()).requests == snap.requests)
+        let pending = await c.pendingRequests()
+        #expect(pending.map { $0.addedAt.map(Timestamp.millis) } == [1_795_770_060_000, 1_795_770_000_000])
+        #expect(pending.allSatisfy { Timestamp.date(millis: Timestamp.millis($0.addedAt!)) == $0.addedAt! })
+        guard case .calendar(let t) = pending[0].trigger, let kept = t.dateComponents.calendar else { Issue.record("no calendar"); return }
+        #expect(kept.identifier == .iso8601 && kept.firstWeekday == 2 && kept.minimumDaysInFirstWeek == 4)
+        #expect(kept.locale?.identifier == "en_US_POSIX")
+    }
+
     /// Requests added in place after a compaction are numbered after the built ones; a
     /// restore builds all at once (identifier order). The snapshot is taken from a center with
     /// every request applied by one build, so both number them alike: the restored center

@@ -149,8 +149,39 @@ struct ValidationTests {
         try RequestValidation.validate(request(["deep": nested(510)]), options: options)
         let deep = #expect(throws: RequestError.self) { try RequestValidation.validate(request(["deep": nested(600)]), options: options) }
         #expect(deep?.message.hasSuffix("is nested deeper than 512 levels") == true)
+        // A badge JSON cannot hold exactly (Int.max) is refused; 2^53 and exact larger ones pass.
+        for (badge, accepted) in [(Int.max, false), (1 << 53 + 1, false), (1 << 53, true), (9_223_372_036_854_774_784, true)] {
+            let r = NotificationRequest(identifier: "b", content: NotificationContent(badge: badge))
+            if accepted {
+                try RequestValidation.validate(r, options: options)
+            } else {
+                #expect(throws: RequestError.self, "\(badge)") { try RequestValidation.validate(r, options: options) }
+            }
+        }
         // Finite numbers, strings, booleans and null pass.
         try RequestValidation.validate(request(["n": .number(1e300), "s": .string("x"), "b": .bool(true), "z": .null]), options: options)
+    }
+
+    /// A calendar trigger built in code must say what a requests file can: at least one date
+    /// component (a file's reader refuses `{"timeZone": ...}` alone), and no `isLeapMonth`
+    /// (the contract has no such field: it would be lost in every listing and snapshot).
+    @Test func calendarTriggersHoldOnlyWhatTheContractCanSay() throws {
+        let options = ValidationOptions(now: Self.t0)
+        func request(_ c: DateComponents) -> NotificationRequest {
+            NotificationRequest(identifier: "c", content: NotificationContent(title: "t"), trigger: .calendar(CalendarTrigger(dateMatching: c, repeats: true)))
+        }
+        let empty = #expect(throws: RequestError.self) {
+            try RequestValidation.validate(request(DateComponents(timeZone: TimeZone(identifier: "America/Asuncion"))), options: options)
+        }
+        #expect(empty?.message == "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")")
+        var leap = DateComponents(calendar: Calendar(identifier: .chinese), month: 4, day: 1)
+        leap.isLeapMonth = true
+        let leapError = #expect(throws: RequestError.self) { try RequestValidation.validate(request(leap), options: options) }
+        #expect(leapError?.code == .invalidTrigger)
+        // The same through a file: the reader refuses the first with the same message.
+        let set = RequestsFile.parse(#"{"identifier": "c", "content": {"title": "t"}, "trigger": {"type": "calendar", "dateMatching": {"timeZone": "America/Asuncion"}}}"#)
+        #expect(set.diagnostics.first?.message == empty?.message)
+        try RequestValidation.validate(request(DateComponents(nanosecond: 5)), options: options)
     }
 
     @Test func codableDecodingRunsTheSameChecks() throws {

@@ -180,7 +180,41 @@ struct Worker {
             if r.chance(6) { _ = await center.respond(NotificationResponse(requestIdentifier: "r\(r.next() % 50)", actionIdentifier: "cancel")) }
             if r.chance(6) { _ = await center.upcomingFires(limit: Int(truncatingIfNeeded: r.next())) }
         }
-        _ = await center.pendingRequests()
+        let pending = await center.pendingRequests()
+        await roundTrip(center, pending: pending, clock: clock, config: config, &r)
         await center.shutdown()
+    }
+
+    /// The center's snapshot through its bytes: the restored center must list the same
+    /// pending requests and upcoming fires (a difference is a failure: it traps here, so the
+    /// supervisor records the case); the bytes with one byte changed must be refused or
+    /// restore, never trap.
+    func roundTrip(_ center: TriggerCenter, pending: [NotificationRequest], clock: ManualClock, config: CenterConfiguration,
+                   _ r: inout CaseRNG) async {
+        let snapshot = await center.snapshot()
+        let bytes: Data, back: CenterSnapshot, restored: TriggerCenter
+        do throws(SnapshotError) {
+            bytes = try snapshot.serialized()
+            back = try CenterSnapshot(serialized: bytes)
+            guard back.requests == snapshot.requests else {
+                let k = snapshot.requests.indices.first { back.requests.indices.contains($0) && back.requests[$0] != snapshot.requests[$0] } ?? 0
+                fatalError("a snapshot's requests came back otherwise from its bytes: \(snapshot.requests[k]) as \(back.requests[k])")
+            }
+            guard back.evaluator == snapshot.evaluator else { fatalError("a snapshot's state came back otherwise from its bytes") }
+            restored = try TriggerCenter(restoring: back, configuration: config, clock: clock)
+        } catch {
+            fatalError("a center's snapshot did not come back from its bytes: \(error.reason)")
+        }
+        let upcoming = await center.upcomingFires(limit: 20), again = await restored.upcomingFires(limit: 20)
+        guard await restored.pendingRequests() == pending, again == upcoming else {
+            fatalError("the restored center differs: pending or upcoming fires")
+        }
+        await restored.shutdown()
+        var damaged = [UInt8](bytes)
+        damaged[Int(r.next() % UInt64(damaged.count))] ^= UInt8(1 << (r.next() % 8))
+        if let s = try? CenterSnapshot(serialized: Data(damaged)), let other = try? TriggerCenter(restoring: s, configuration: config, clock: clock) {
+            _ = await other.deliverDue()
+            await other.shutdown()
+        }
     }
 }
