@@ -23,7 +23,7 @@ final class LiveEngine {
     /// Evaluator request index of each live request (valid while not ``dirty``).
     private var indexOf: [ExactKey: Int32] = [:]
     /// Identifiers whose state must start afresh at the next migration (replaced requests).
-    private var fresh: Set<String> = []
+    private var fresh: Set<ExactKey> = []
     private var dirty = false
     /// Requests removed in place and still in the evaluator.
     private var deadCount = 0
@@ -64,7 +64,7 @@ final class LiveEngine {
             // ones are checked once, here.
             // (The list given up: the evaluator's copy is then its only owner, and the room
             // below costs no copy.)
-            evaluator = evaluator.migrated(to: consume ordered, fresh: fresh, polygonsValidated: !unchecked)
+            evaluator = evaluator.migrated(to: consume ordered, fresh: fresh.map(\.string), polygonsValidated: !unchecked)
             unchecked = false
             indexOf.removeAll(keepingCapacity: true)
             indexOf.reserveCapacity(evaluator.requests.count + room)
@@ -140,7 +140,7 @@ final class LiveEngine {
                 return
             }
         }
-        if replaced { fresh.insert(r.identifier) }
+        if replaced { fresh.insert(key) }
         dirty = true
     }
 
@@ -159,7 +159,7 @@ final class LiveEngine {
             let r = requests[i]
             let key = ExactKey(r.identifier)
             if live[key] != nil || killed.contains(key) {
-                fresh.insert(r.identifier)
+                fresh.insert(key)
                 inOrder = false
             }
             live[key] = (nextSeq, r)
@@ -180,7 +180,7 @@ final class LiveEngine {
             guard live.removeValue(forKey: key) != nil else { continue }
             restoredOrder = nil
             count += 1
-            fresh.remove(id)
+            fresh.remove(key)
             if !dirty, let i = indexOf.removeValue(forKey: key) {
                 evaluator.kill(request: i)
                 deadCount += 1

@@ -30,8 +30,9 @@ struct DeviceState: Sendable {
     var aheadHits: [RegionHit] = []
     /// The tile of the device's last fix and its open regions' state (``Neighbourhood``):
     /// fixes in the same tile test only the open regions they may have reached. A cache, never
-    /// persisted: a restored device takes its tile again on its next fix. Valid only while
-    /// ``nearEpoch`` is the evaluator's ``StreamEvaluator/regionEpoch``.
+    /// persisted: a restored device takes its tile again on its next fix. Valid while
+    /// ``nearEpoch`` is the evaluator's ``StreamEvaluator/regionEpoch``, or once its tile is
+    /// found still held (``StreamEvaluator/nearIsCurrent(_:)``).
     var near = Neighbourhood()
 }
 

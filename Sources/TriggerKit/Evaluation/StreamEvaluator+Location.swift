@@ -86,7 +86,7 @@
             // older fix than the last one used: it is taken again, not compared with.
             let afterAhead = devices[dd].lastSequence != -2
             devices[dd].lastSequence = -2
-            if skipsStableFixes, !afterAhead, devices[dd].nearEpoch == regionEpoch,
+            if skipsStableFixes, !afterAhead, nearIsCurrent(dd),
                devices[dd].near.holds(latitude: fix.latitude, longitude: fix.longitude) {
                 // In the device's tile: only the open regions it may have reached are tested
                 // (in place: this is the path of most fixes).
@@ -168,14 +168,22 @@
             && !locationAdded(after: devices[dd].lastUsed, upTo: t)
     }
 
+    /// Whether device `dd`'s neighbourhood describes the regions as they are: taken since the
+    /// last region was appended in place, or its tile still held by the cache (an append
+    /// drops every tile it overlaps, so a held tile is as a build would make it now).
+    @inline(__always)
+    func nearIsCurrent(_ dd: Int) -> Bool {
+        if devices[dd].nearEpoch == regionEpoch { return true }
+        guard devices[dd].near.level >= 0,
+              tileCache.holds(serial: devices[dd].near.tileSerial, leafKey: devices[dd].near.leafKey) else { return false }
+        devices[dd].nearEpoch = regionEpoch
+        return true
+    }
+
     /// Puts the device in the tile of a fix (``TileCache``) and answers the fix's query into
     /// ``hits`` from it; a plain query for a fix far from the device's last one
     /// (``Neighbourhood/follows(latitude:longitude:)``) or beyond the tiles' latitude.
     private func enterTile(_ state: inout DeviceState, latitude: Double, longitude: Double) {
-        if tilesEpoch != regionEpoch {
-            tileCache.removeAll()
-            tilesEpoch = regionEpoch
-        }
         neighbourhoodSlots -= state.near.storedSlots
         guard state.near.follows(latitude: latitude, longitude: longitude),
               let tile = tileCache.tile(latitude: latitude, longitude: longitude, index: regionIndex, margin: options.margin) else {

@@ -4,7 +4,12 @@
     /// state starts afresh (Apple's `add` replaces a request and its trigger state).
     ///
     /// - Complexity: O(requests + devices + what is inside or pending).
-    public func migrated(to newRequests: [NotificationRequest], fresh: Set<String> = [], polygonsValidated: Bool = false) -> StreamEvaluator {
+    ///
+    /// Identifiers are matched as exact scalar sequences (``ExactKey``): "café" written with
+    /// U+00E9 and with `e` + U+0301 are two requests, whose states must not be mixed up (a
+    /// `String`-keyed table did: found by `make fuzz`).
+    public func migrated(to newRequests: [NotificationRequest], fresh freshIdentifiers: [String] = [], polygonsValidated: Bool = false) -> StreamEvaluator {
+        let fresh = Set(freshIdentifiers.map(ExactKey.init))
         var opts = options
         opts.now = defaultAddedAt.map(Timestamp.date(millis:)) ?? options.now
         let next = StreamEvaluator(requests: newRequests, options: opts, polygonsValidated: polygonsValidated)
@@ -13,16 +18,16 @@
 
         // Location slots by identifier, made at the first slot to map (never when no device
         // is inside or pending anywhere and no one-shot is done: a snapshot being restored).
-        var newLocationSlot: [String: Int32]?
+        var newLocationSlot: [ExactKey: Int32]?
         func map(_ slot: Int32) -> Int32? {
             // A slot removed in place shares its identifier with any request added again.
             guard !locations[Int(slot)].removed else { return nil }
-            let id = requests[Int(locations[Int(slot)].request)].identifier
+            let id = ExactKey(requests[Int(locations[Int(slot)].request)].identifier)
             guard !fresh.contains(id) else { return nil }
             if newLocationSlot == nil {
-                var table: [String: Int32] = [:]
+                var table: [ExactKey: Int32] = [:]
                 table.reserveCapacity(next.locations.count)
-                for (s, e) in next.locations.enumerated() { table[next.requests[Int(e.request)].identifier] = Int32(s) }
+                for (s, e) in next.locations.enumerated() { table[ExactKey(next.requests[Int(e.request)].identifier)] = Int32(s) }
                 newLocationSlot = table
             }
             return newLocationSlot?[id]
@@ -46,16 +51,16 @@
         if let added = defaultAddedAt, let oldSchedule = schedule {
             next.start(defaultAddedAt: added)
             guard var sched = next.schedule else { return next }
-            var queuedByIdentifier: [String: Int64] = [:]
-            var scheduledIdentifiers = Set<String>()
-            for e in oldSchedule.entries { scheduledIdentifiers.insert(requests[Int(e.request)].identifier) }
+            var queuedByIdentifier: [ExactKey: Int64] = [:]
+            var scheduledIdentifiers = Set<ExactKey>()
+            for e in oldSchedule.entries { scheduledIdentifiers.insert(ExactKey(requests[Int(e.request)].identifier)) }
             for f in oldSchedule.queuedFires {
-                queuedByIdentifier[requests[Int(oldSchedule.entries[Int(f.slot)].request)].identifier] = f.date
+                queuedByIdentifier[ExactKey(requests[Int(oldSchedule.entries[Int(f.slot)].request)].identifier)] = f.date
             }
             let fresh0 = Dictionary(uniqueKeysWithValues: sched.queuedFires.map { ($0.slot, $0.date) })
             var cursors: [(slot: Int32, date: Int64)] = []
             for (slot, e) in sched.entries.enumerated() {
-                let id = newRequests[Int(e.request)].identifier
+                let id = ExactKey(newRequests[Int(e.request)].identifier)
                 if scheduledIdentifiers.contains(id) && !fresh.contains(id) {
                     if let d = queuedByIdentifier[id] { cursors.append((Int32(slot), d)) }
                 } else if let d = fresh0[Int32(slot)] {
@@ -67,11 +72,11 @@
         }
         // Fences with rules: their links by identifier (fresh ones start afresh).
         if let g = guarded, let ng = next.guarded, next.defaultAddedAt != nil {
-            var newFence: [String: Int32] = [:]
-            for (f, fence) in ng.fences.enumerated() { newFence[newRequests[Int(fence.request)].identifier] = Int32(f) }
+            var newFence: [ExactKey: Int32] = [:]
+            for (f, fence) in ng.fences.enumerated() { newFence[ExactKey(newRequests[Int(fence.request)].identifier)] = Int32(f) }
             let snap = g.snapshot(deviceNames: deviceNames)
             ng.restore(snap, device: { next.device(named: $0) }, map: { f in
-                let id = self.requests[Int(g.fences[Int(f)].request)].identifier
+                let id = ExactKey(self.requests[Int(g.fences[Int(f)].request)].identifier)
                 return fresh.contains(id) ? nil : newFence[id]
             })
         }

@@ -61,8 +61,10 @@ import Foundation
     /// its polygon's validity is not checked again.
     func appendLocationRequest(_ r: NotificationRequest, validated: Bool) -> Int32? {
         guard schedule != nil, let added = r.addedAt, r.expiresAt == nil, case .location(let t) = r.trigger, !t.hasRules,
-              (try? regionIndex.append(t.region, validated: validated)) != nil
+              let (_, box, level) = try? regionIndex.appendReturningBox(t.region, validated: validated)
         else { return nil }
+        // Only the tiles the region overlaps change: devices in the others keep theirs.
+        tileCache.drop(overlapping: box, storedAt: level)
         let index = Int32(requests.count)
         let addedAt = Timestamp.millis(added)
         requests.append(r)

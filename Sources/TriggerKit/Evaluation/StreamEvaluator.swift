@@ -58,7 +58,8 @@ import Foundation
     /// region step only if no request was added since the device's last used fix.
     @exclusivity(unchecked) var sortedAddedAts: [Int64] = []
     /// Bumped by every region appended in place: a device's neighbourhood built under an
-    /// earlier epoch may overlap the new region, so it is not trusted.
+    /// earlier epoch is trusted again only once its tile is found still held by the cache
+    /// (each append drops the tiles it overlaps; see ``nearIsCurrent(_:)``).
     @exclusivity(unchecked) var regionEpoch: UInt32 = 0
     /// The latest `addedAt` of a location request appended in place (not in
     /// ``sortedAddedAts``): a device whose last used fix is older skips no fix.
@@ -79,9 +80,8 @@ import Foundation
     @exclusivity(unchecked) var neighbourhoodSlotBudget = 16 << 20
     @exclusivity(unchecked) var neighbourhoodReleases = 0
     /// The tiles this evaluator's devices are in (``TileCache``, bounded: 4M slots, 32 MB at
-    /// most), valid while ``tilesEpoch`` is ``regionEpoch``.
+    /// most); a region appended in place drops those it overlaps.
     @exclusivity(unchecked) var tileCache = TileCache(budget: 4 << 20)
-    @exclusivity(unchecked) var tilesEpoch: UInt32 = 0
 
     /// Output bytes cached per request and per device (filled on first use; see
     /// StreamEvaluator+Output.swift).

@@ -18,6 +18,13 @@
     ///   per non-empty level while the overlay holds cells.
     @discardableResult
     public func append(_ region: Region, validated: Bool = false) throws(RegionIndexError) -> Int32 {
+        try appendReturningBox(region, validated: validated).slot
+    }
+
+    /// ``append(_:validated:)``, and where the new region can change a tile: its box (degrees,
+    /// the margin included; tiles of cells apart from it still hold) and the grid level it is
+    /// stored at (a coarser prefix tile never holds it).
+    func appendReturningBox(_ region: Region, validated: Bool) throws(RegionIndexError) -> (slot: Int32, box: Box, level: Int) {
         let slot = Int32(truncatingIfNeeded: count)
         let (entry, box) = try Self.prepare(region, slot: slot, margin: maximumMargin, context: context, validated: validated,
                                             polygons: &polygons)
@@ -33,7 +40,7 @@
             overlay[c.key, default: []].append(slot)
             summary.mark(c.key)
         }
-        return slot
+        return (slot, box, level)
     }
 
     /// The appended slots stored in cell `key` (ascending), if any.

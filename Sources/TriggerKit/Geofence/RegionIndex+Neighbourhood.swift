@@ -40,6 +40,11 @@ struct Neighbourhood: Sendable {
     private var due: [Double] = []
     /// The tile's open polygons' edges near it (``NearEdges``), nil if none.
     private var edges: NearEdges?
+    /// The tile's ``Tile/serial`` in the cache it came from.
+    private(set) var tileSerial: UInt32 = 0
+
+    /// The key the tile is held under in its ``TileCache`` (meaningless without a tile).
+    var leafKey: UInt64 { TileCache.leafKey(level: Int(level), ix: Int(ix), iy: Int(iy)) }
 
     /// Rounding in the path's sum: a slack is trusted up to this much less (metres); the
     /// path is restarted (every region tested) after ``restartSteps`` fixes or
@@ -71,6 +76,7 @@ struct Neighbourhood: Sendable {
         fixed = t.fixed
         open = t.open
         edges = t.edges
+        tileSerial = t.serial
         kLon = t.kLon
         latitude = lat
         longitude = Geodesic.unwrapDegrees(lon)

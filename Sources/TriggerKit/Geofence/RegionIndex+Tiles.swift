@@ -28,6 +28,9 @@ struct Tile: Sendable {
     /// The open polygons' edges near the cell (leaf tiles only); nil when every open region is
     /// decided whole.
     var edges: NearEdges? = nil
+    /// Set by the ``TileCache`` that holds it: which build of its cell this is (a device in
+    /// the tile finds out whether the cache still holds this very tile).
+    var serial: UInt32 = 0
 
     var slots: Int { fixed.count + open.count + (edges?.slots ?? 0) }
 

@@ -184,6 +184,29 @@ import Testing
         #expect(kept.locale?.identifier == "en_US_POSIX")
     }
 
+    /// Found by `make fuzz`: "café" written with U+00E9 and with `e` + U+0301 are two
+    /// requests, but the migration (a compaction, which every snapshot makes) carried their
+    /// schedule cursors over in a `String`-keyed table, where they are one key: a delivered
+    /// one-shot came back pending with the other's fire date.
+    @Test func canonicallyEqualIdentifiersKeepTheirOwnState() async throws {
+        let c = Center()
+        for (id, at) in [("caf\u{E9}", 64_092_211_200.0), ("cafe\u{301}", -62_135_596_800.0), ("a", 1_795_770_000.0)] {
+            try await c.add(NotificationRequest(identifier: id, content: NotificationContent(body: "b"), addedAt: Date(timeIntervalSince1970: at)))
+        }
+        c.clock.advance(to: Date(timeIntervalSince1970: 1_796_461_200))
+        #expect(await c.center.deliverDue().map { Array($0.request.identifier.unicodeScalars) } == [Array("cafe\u{301}".unicodeScalars), ["a"]])
+        func state(_ center: TriggerCenter) async -> [String] {
+            await center.pendingRequests().map { $0.identifier.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " ") }
+                + center.upcomingFires(limit: 10).map { "\($0.identifier.unicodeScalars.count) \($0.date.timeIntervalSince1970)" }
+        }
+        let before = await state(c.center)
+        #expect(before == ["63 61 66 e9", "4 64092211200.0"])
+        let snap = await c.center.snapshot()  // compacts
+        #expect(await state(c.center) == before)
+        let restored = try TriggerCenter(restoring: CenterSnapshot(serialized: try snap.serialized()), clock: c.clock)
+        #expect(await state(restored) == before)
+    }
+
     /// Requests added in place after a compaction are numbered after the built ones; a
     /// restore builds all at once (identifier order). The snapshot is taken from a center with
     /// every request applied by one build, so both number them alike: the restored center

@@ -206,8 +206,10 @@ struct Worker {
             fatalError("a center's snapshot did not come back from its bytes: \(error.reason)")
         }
         let upcoming = await center.upcomingFires(limit: 20), again = await restored.upcomingFires(limit: 20)
-        guard await restored.pendingRequests() == pending, again == upcoming else {
-            fatalError("the restored center differs: pending or upcoming fires")
+        let restoredPending = await restored.pendingRequests()
+        guard restoredPending == pending, again == upcoming else {
+            fatalError("the restored center differs: pending \(pending.map(\.identifier)) / \(restoredPending.map(\.identifier)), "
+                       + "upcoming \(upcoming.map { "\($0.identifier)@\($0.date.timeIntervalSince1970)" }) / \(again.map { "\($0.identifier)@\($0.date.timeIntervalSince1970)" })")
         }
         await restored.shutdown()
         var damaged = [UInt8](bytes)
