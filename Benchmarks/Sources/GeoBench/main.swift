@@ -4,20 +4,9 @@ import Foundation
 @_spi(Engine) import TriggerKit
 import BenchSupport
 
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 enum Area { case metro, world }
 
-func randomPoint(_ area: Area, _ rng: inout SplitMix) -> (Double, Double) {
+func randomPoint(_ area: Area, _ rng: inout SplitMix64) -> (Double, Double) {
     switch area {
     case .metro: return (Double.random(in: 40.45...40.95, using: &rng), Double.random(in: -74.30 ... -73.70, using: &rng))
     case .world: return (asin(Double.random(in: -1...1, using: &rng)) * 180 / .pi, Double.random(in: -180...180, using: &rng))
@@ -25,7 +14,7 @@ func randomPoint(_ area: Area, _ rng: inout SplitMix) -> (Double, Double) {
 }
 
 func circles(_ area: Area, _ n: Int, seed: UInt64) -> [Region] {
-    var rng = SplitMix(state: seed)
+    var rng = SplitMix64(seed: seed)
     return (0..<n).map { i in
         let (lat, lon) = randomPoint(area, &rng)
         return .circular(CircularRegion(identifier: "geo-\(i)", center: Coordinate(latitude: lat, longitude: lon),
@@ -34,13 +23,13 @@ func circles(_ area: Area, _ n: Int, seed: UInt64) -> [Region] {
 }
 
 func randomFixes(_ area: Area, _ n: Int, seed: UInt64) -> [(Double, Double)] {
-    var rng = SplitMix(state: seed)
+    var rng = SplitMix64(seed: seed)
     return (0..<n).map { _ in randomPoint(area, &rng) }
 }
 
 /// Random walks at 1 Hz, interleaved by time as a stream would deliver them.
 func movingFixes(_ area: Area, devices: Int, seconds: Int, speed: Double, seed: UInt64) -> [(Double, Double)] {
-    var rng = SplitMix(state: seed)
+    var rng = SplitMix64(seed: seed)
     var s = (0..<devices).map { _ -> (Double, Double, Double) in
         let (lat, lon) = randomPoint(area, &rng)
         return (lat, lon, Double.random(in: 0..<(2 * .pi), using: &rng))

@@ -24,20 +24,12 @@ let n = args.first.flatMap { Int($0) } ?? 1_000_000
 let mixed = args.contains("--mixed"), json = args.contains("--json")
 let t0 = Date(timeIntervalSince1970: 1_795_770_000)
 
-struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+extension SplitMix64 {
     mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
     mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
 }
 
-func request(_ i: Int, _ g: inout Generator) -> NotificationRequest {
+func request(_ i: Int, _ g: inout SplitMix64) -> NotificationRequest {
     let id = String(format: "geo-%07d", i)
     let lat = g.uniform(40.45, 40.95), lon = g.uniform(-74.25, -73.65), radius = g.uniform(50, 2000)
     let kind = mixed ? i % 4 : (i % 10 == 0 ? 3 : 2)
@@ -76,7 +68,7 @@ func row(_ what: String, _ s: Double, _ note: String = "") {
 
 print("| \(grouped(n)) \(mixed ? "mixed" : "location") requests | seconds | |")
 print("|---|---:|---|")
-var g = Generator(state: 42)
+var g = SplitMix64(seed: 42)
 let requests = (0..<n).map { request($0, &g) }
 let clock = ManualClock(t0)
 let fix = LocationFix(device: "d", date: t0, latitude: 40.7, longitude: -74)
