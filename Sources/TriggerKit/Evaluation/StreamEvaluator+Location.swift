@@ -182,12 +182,18 @@
 
     /// Puts the device in the tile of a fix (``TileCache``) and answers the fix's query into
     /// ``hits`` from it; a plain query for a fix far from the device's last one
-    /// (``Neighbourhood/follows(latitude:longitude:)``) or beyond the tiles' latitude.
+    /// (``Neighbourhood/follows(latitude:longitude:)``) or beyond the tiles' latitude, and for
+    /// the first fix after regions were added in place since the device's last one: a tile is
+    /// taken at its next fix only if none is added meanwhile. (Where adds come faster than a
+    /// device's fixes, a tile taken at every fix, its prefix tiles shared by thousands of
+    /// dense regions rebuilt after each add, cost three times the queries it saved.)
     private func enterTile(_ state: inout DeviceState, latitude: Double, longitude: Double) {
         neighbourhoodSlots -= state.near.storedSlots
-        guard state.near.follows(latitude: latitude, longitude: longitude),
+        let sinceAdds = state.nearEpoch == regionEpoch
+        guard sinceAdds, state.near.follows(latitude: latitude, longitude: longitude),
               let tile = tileCache.tile(latitude: latitude, longitude: longitude, index: regionIndex, margin: options.margin) else {
             state.near.clear(latitude: latitude, longitude: longitude)
+            state.nearEpoch = regionEpoch
             regionIndex.query(latitude: latitude, longitude: longitude, margin: options.margin, into: &hits)
             return
         }

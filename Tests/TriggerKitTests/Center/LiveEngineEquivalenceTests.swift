@@ -108,6 +108,44 @@ struct LiveEngineEquivalenceTests {
         #expect(buildsAtFixes < fixes, "\(buildsAtFixes) tiles built for \(fixes) fixes")
     }
 
+    /// Where regions are added faster than a device's fixes come (CenterBench: a change every
+    /// 10 fixes, 10,000 devices), a device's first fix after adds is queried plainly and a tile
+    /// is taken only at a fix with no add since its last: not a tile rebuilt at every fix.
+    /// Every fix still answers as the rebuilt reference.
+    @Test func addsBetweenEveryFixQueryPlainly() throws {
+        var rng = SeededGenerator(seed: 31)
+        var options = StreamOptions()
+        options.maxClockJump = nil
+        let engine = LiveEngine(options: options, start: Self.t0)
+        var reference = StreamEvaluator(requests: [], options: options)
+        reference.start(defaultAddedAt: Self.t0)
+        reference.skipsStableFixes = false
+        var live: [NotificationRequest] = []
+        var t = Self.t0, compared = 0, builds = 0
+        for step in 0..<300 {
+            let id = "c\(step)"
+            let center = Coordinate(latitude: 40 + Double.random(in: 0...0.01, using: &rng), longitude: -74 + Double.random(in: 0...0.01, using: &rng))
+            let r = NotificationRequest(identifier: id, content: NotificationContent(title: id), trigger: .location(LocationTrigger(
+                region: .circular(CircularRegion(identifier: id, center: center, radius: 200)), repeats: true)), addedAt: Timestamp.date(millis: t))
+            live.append(r)
+            engine.add(r)
+            reference = reference.migrated(to: live)
+            reference.skipsStableFixes = false
+            t += 1000
+            let fix = Fix(device: "d\(step % 10)", t: t, latitude: 40.005 + Double(step % 10) * 0.0005, longitude: -73.995)
+            var a: [FiredEvent] = [], b: [FiredEvent] = []
+            let e = engine.current
+            let before = e.tileCache.builds
+            try e.process(.fix(fix), into: &a)
+            builds += e.tileCache.builds - before
+            try reference.process(.fix(fix), into: &b)
+            #expect(Self.names(e, a) == Self.names(reference, b), "step \(step)")
+            compared += b.count
+        }
+        #expect(compared > 10)
+        #expect(builds == 0, "\(builds) tiles built, with a region added before every fix")
+    }
+
     static func run(seed: UInt64, locationHeavy: Bool) throws {
         var rng = SeededGenerator(seed: seed)
         var options = StreamOptions()
