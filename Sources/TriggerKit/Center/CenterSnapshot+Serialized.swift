@@ -31,7 +31,10 @@ extension CenterSnapshot {
                             categories: categories, delivered: deliveries(), statistics: statistics)
         let headerBytes: [UInt8]
         do {
-            headerBytes = [UInt8](try JSONEncoder().encode(header))
+            // Sorted keys: the same snapshot gives the same bytes in every process.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            headerBytes = [UInt8](try encoder.encode(header))
         } catch {
             throw SnapshotError(reason: "cannot encode the snapshot: \(error)")
         }

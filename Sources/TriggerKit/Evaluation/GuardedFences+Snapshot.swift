@@ -51,7 +51,14 @@ extension GuardedFences {
     /// Restores a snapshot (after ``start(addedAt:device:now:)``), keeping only the fences
     /// `map` gives a slot here (identity for a snapshot of the same requests; by identifier
     /// across a rebuild). Pending dwells are queued again.
-    func restore(_ snap: FenceSnapshot, device: (String) -> Int32, map: (Int32) -> Int32?) {
+    ///
+    /// A fence number that names no fence here (a damaged snapshot) is skipped.
+    func restore(_ snap: FenceSnapshot, device: (String) -> Int32, map mapped: (Int32) -> Int32?) {
+        let count = fences.count
+        func map(_ f: Int32) -> Int32? {
+            guard let n = mapped(f), n >= 0, Int(n) < count else { return nil }
+            return n
+        }
         for f in snap.doneFences { if let n = map(f) { gates[Int(n)].done = true } }
         for dev in snap.devices {
             let d = device(dev.name)

@@ -204,8 +204,17 @@ import Foundation
 
     /// Restores a snapshot taken with the same requests. Devices in the snapshot replace
     /// the evaluator's; the rest of the state is replaced wholesale.
+    ///
+    /// - Throws: ``SnapshotMismatch`` for other requests' snapshot, or one whose devices name
+    ///   regions these requests do not have (damaged): nothing is restored then.
     public func restore(_ snap: EvaluatorSnapshot) throws(SnapshotMismatch) {
         guard snap.requestsFingerprint == requestsFingerprint else { throw SnapshotMismatch() }
+        let slots = 0..<Int32(truncatingIfNeeded: locations.count)
+        for d in snap.devices {
+            guard d.inside.allSatisfy(slots.contains), d.pendingSlots.allSatisfy(slots.contains), d.firedOnce.allSatisfy(slots.contains),
+                  d.pendingSlots.count == d.pendingSince.count
+            else { throw SnapshotMismatch() }
+        }
         stats = snap.stats
         streamTime = snap.streamTime
         if let added = snap.defaultAddedAt {
@@ -217,9 +226,14 @@ import Foundation
         for slot in snap.doneLocationSlots where Int(slot) < locations.count { locations[Int(slot)].done = true }
         for d in snap.devices {
             let i = Int(device(named: d.name))
-            devices[i] = DeviceState(
-                lastAccepted: d.lastAccepted, lastUsed: d.lastUsed, inside: d.inside,
-                pending: zip(d.pendingSlots, d.pendingSince).map { PendingCrossing(slot: $0, since: $1) }, firedOnce: d.firedOnce)
+            // Sorted, each slot once, as the steps keep them (a damaged snapshot may not).
+            func sortedOnce(_ xs: [Int32]) -> [Int32] { Array(Set(xs)).sorted() }
+            var pending: [PendingCrossing] = []
+            for (slot, since) in zip(d.pendingSlots, d.pendingSince).sorted(by: { $0.0 < $1.0 }) where pending.last?.slot != slot {
+                pending.append(PendingCrossing(slot: slot, since: since))
+            }
+            devices[i] = DeviceState(lastAccepted: d.lastAccepted, lastUsed: d.lastUsed, inside: sortedOnce(d.inside),
+                                     pending: pending, firedOnce: sortedOnce(d.firedOnce))
             if let s = d.settings { settings[i] = s }
         }
         if let f = snap.fences { guarded?.restore(f, device: { self.device(named: $0) }, map: { $0 }) }

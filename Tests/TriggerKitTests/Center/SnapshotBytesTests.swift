@@ -92,7 +92,7 @@ import Testing
         #expect(throws: SnapshotError.self) { try CenterSnapshot(serialized: Data(bytes + [0])) }
         var g = SeededGenerator(seed: 11)
         var refused = 0, restored = 0
-        for _ in 0..<400 {
+        for _ in 0..<1_500 {
             var damaged = bytes
             damaged[g.int(damaged.count)] ^= UInt8(1 << g.int(8))
             guard let s = try? CenterSnapshot(serialized: Data(damaged)) else {
@@ -107,7 +107,36 @@ import Testing
             }
         }
         #expect(refused > 50)
-        #expect(refused + restored < 400)  // some damage (a changed letter of a title) still restores
+        #expect(refused + restored < 1_500)  // some damage (a changed letter of a title) still restores
+    }
+
+    /// Found by CI (a damaged byte in a fence link's number, reached by the test above in
+    /// one process's key order): state naming a region or fence the requests do not have
+    /// trapped at the next fix. Such a device state is refused; such a fence link skipped.
+    @Test func stateNamingMissingRegionsIsRefusedNotTrapped() async throws {
+        let c = try await Self.used()
+        let snap = await c.center.snapshot()
+        #expect(snap.evaluator.fences?.devices.contains { !$0.links.isEmpty } == true)
+        #expect(snap.evaluator.devices.contains { !$0.inside.isEmpty })
+        var badFence = snap
+        for k in badFence.evaluator.fences!.devices.indices {
+            for j in badFence.evaluator.fences!.devices[k].links.indices {
+                badFence.evaluator.fences!.devices[k].links[j].fence = 999
+                badFence.evaluator.fences!.devices[k].links[j].due = 1_795_770_100_000
+            }
+        }
+        badFence.evaluator.fences!.doneFences.append(-5)
+        let clock = ManualClock(c.clock.now)
+        let restored = try TriggerCenter(restoring: CenterSnapshot(serialized: try badFence.serialized()), clock: clock)
+        clock.advance(by: 3600)
+        _ = try await restored.receive(LocationFix(device: "d", date: clock.now, latitude: 40, longitude: -74))
+        _ = await restored.deliverDue()
+        var badSlot = snap
+        let k = badSlot.evaluator.devices.firstIndex { !$0.inside.isEmpty }!
+        badSlot.evaluator.devices[k].inside.append(99_999)
+        #expect(throws: SnapshotError.self) { try TriggerCenter(restoring: CenterSnapshot(serialized: try badSlot.serialized()), clock: clock) }
+        // The same bytes every time (sorted header keys): a stored snapshot is reproducible.
+        #expect(try snap.serialized() == (try snap.serialized()))
     }
 
     @Test func whatIsWrongIsNamed() async throws {
