@@ -52,6 +52,48 @@ struct LiveEngineEquivalenceTests {
         try Self.run(seed: seed, locationHeavy: true)
     }
 
+    /// A live engine taking requests in place beside an evaluator rebuilt after each add that
+    /// never uses tiles: each fix is given to both and must answer alike.
+    struct InPlaceAndRebuilt {
+        let engine: LiveEngine
+        var reference: StreamEvaluator
+        var live: [NotificationRequest] = []
+        /// Events compared, and tiles the engine built for the fixes.
+        var compared = 0, builds = 0
+
+        init() {
+            var options = StreamOptions()
+            options.maxClockJump = nil
+            engine = LiveEngine(options: options, start: LiveEngineEquivalenceTests.t0)
+            reference = StreamEvaluator(requests: [], options: options)
+            reference.start(defaultAddedAt: LiveEngineEquivalenceTests.t0)
+            reference.skipsStableFixes = false
+        }
+
+        mutating func add(_ r: NotificationRequest) {
+            live.append(r)
+            engine.add(r)
+            reference = reference.migrated(to: live)
+            reference.skipsStableFixes = false
+        }
+
+        mutating func fix(_ fix: Fix, _ note: String) throws {
+            var a: [FiredEvent] = [], b: [FiredEvent] = []
+            let e = engine.current
+            let before = e.tileCache.builds
+            try e.process(.fix(fix), into: &a)
+            builds += e.tileCache.builds - before
+            try reference.process(.fix(fix), into: &b)
+            #expect(LiveEngineEquivalenceTests.names(e, a) == LiveEngineEquivalenceTests.names(reference, b), "\(note)")
+            compared += b.count
+        }
+
+        static func circle(_ id: String, _ center: Coordinate, radius: Double, at t: Int64) -> NotificationRequest {
+            NotificationRequest(identifier: id, content: NotificationContent(title: id), trigger: .location(LocationTrigger(
+                region: .circular(CircularRegion(identifier: id, center: center, radius: radius)), repeats: true)), addedAt: Timestamp.date(millis: t))
+        }
+    }
+
     /// A region added in place drops only the tiles it overlaps: devices elsewhere keep their
     /// tiles (and their open regions' state), and every fix still answers as an evaluator
     /// rebuilt after each add (that never uses tiles). Ten devices 5 km apart, each add a circle
@@ -59,53 +101,31 @@ struct LiveEngineEquivalenceTests {
     @Test(arguments: [21, 22, 23] as [UInt64])
     func addsKeepTheTilesTheyMiss(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
-        var options = StreamOptions()
-        options.maxClockJump = nil
-        let engine = LiveEngine(options: options, start: Self.t0)
-        var reference = StreamEvaluator(requests: [], options: options)
-        reference.start(defaultAddedAt: Self.t0)
-        reference.skipsStableFixes = false
-        var live: [NotificationRequest] = []
+        var both = InPlaceAndRebuilt()
         var positions = (0..<10).map { k in (lat: 40 + Double(k) * 0.05, lon: -74.0) }
-        var t = Self.t0, compared = 0, fixes = 0
-        var buildsAtFixes = 0
+        var t = Self.t0, fixes = 0
         for step in 0..<400 {
             if step % 8 == 7 {
                 // A circle next to one device (within ~300 m), sometimes across its path.
                 let k = Int.random(in: 0..<10, using: &rng)
-                let id = "c\(step)"
                 let center = Coordinate(latitude: positions[k].lat + Double.random(in: -0.002...0.002, using: &rng),
                                         longitude: positions[k].lon + Double.random(in: -0.002...0.002, using: &rng))
-                let r = NotificationRequest(identifier: id, content: NotificationContent(title: id), trigger: .location(LocationTrigger(
-                    region: .circular(CircularRegion(identifier: id, center: center, radius: Double.random(in: 50...300, using: &rng))),
-                    repeats: true)), addedAt: Timestamp.date(millis: t))
-                live.append(r)
-                engine.add(r)
-                reference = reference.migrated(to: live)
-                reference.skipsStableFixes = false
+                both.add(InPlaceAndRebuilt.circle("c\(step)", center, radius: Double.random(in: 50...300, using: &rng), at: t))
                 continue
             }
             t += 1000
             let k = step % 10
             positions[k].lat += Double.random(in: -0.0003...0.0003, using: &rng)
             positions[k].lon += Double.random(in: -0.0003...0.0003, using: &rng)
-            let fix = Fix(device: "d\(k)", t: t, latitude: positions[k].lat, longitude: positions[k].lon)
-            var a: [FiredEvent] = [], b: [FiredEvent] = []
-            let e = engine.current
-            let before = e.tileCache.builds
-            try e.process(.fix(fix), into: &a)
-            buildsAtFixes += e.tileCache.builds - before
+            try both.fix(Fix(device: "d\(k)", t: t, latitude: positions[k].lat, longitude: positions[k].lon), "seed \(seed) step \(step)")
             fixes += 1
-            try reference.process(.fix(fix), into: &b)
-            #expect(Self.names(e, a) == Self.names(reference, b), "seed \(seed) step \(step)")
-            compared += b.count
         }
-        #expect(compared > 10)
-        #expect(engine.current.requests.count == live.count)  // every add took the in-place path
+        #expect(both.compared > 10)
+        #expect(both.engine.current.requests.count == both.live.count)  // every add took the in-place path
         // Dropping every tile at each add rebuilds a leaf and its coarser tiles at nearly every
         // fix (each device sees about 4 adds between two of its fixes): about 1,200 tiles for
         // these 350 fixes; dropping only those the circle overlaps, about 220.
-        #expect(buildsAtFixes < fixes, "\(buildsAtFixes) tiles built for \(fixes) fixes")
+        #expect(both.builds < fixes, "\(both.builds) tiles built for \(fixes) fixes")
     }
 
     /// Where regions are added faster than a device's fixes come (CenterBench: a change every
@@ -114,36 +134,16 @@ struct LiveEngineEquivalenceTests {
     /// Every fix still answers as the rebuilt reference.
     @Test func addsBetweenEveryFixQueryPlainly() throws {
         var rng = SeededGenerator(seed: 31)
-        var options = StreamOptions()
-        options.maxClockJump = nil
-        let engine = LiveEngine(options: options, start: Self.t0)
-        var reference = StreamEvaluator(requests: [], options: options)
-        reference.start(defaultAddedAt: Self.t0)
-        reference.skipsStableFixes = false
-        var live: [NotificationRequest] = []
-        var t = Self.t0, compared = 0, builds = 0
+        var both = InPlaceAndRebuilt()
+        var t = Self.t0
         for step in 0..<300 {
-            let id = "c\(step)"
             let center = Coordinate(latitude: 40 + Double.random(in: 0...0.01, using: &rng), longitude: -74 + Double.random(in: 0...0.01, using: &rng))
-            let r = NotificationRequest(identifier: id, content: NotificationContent(title: id), trigger: .location(LocationTrigger(
-                region: .circular(CircularRegion(identifier: id, center: center, radius: 200)), repeats: true)), addedAt: Timestamp.date(millis: t))
-            live.append(r)
-            engine.add(r)
-            reference = reference.migrated(to: live)
-            reference.skipsStableFixes = false
+            both.add(InPlaceAndRebuilt.circle("c\(step)", center, radius: 200, at: t))
             t += 1000
-            let fix = Fix(device: "d\(step % 10)", t: t, latitude: 40.005 + Double(step % 10) * 0.0005, longitude: -73.995)
-            var a: [FiredEvent] = [], b: [FiredEvent] = []
-            let e = engine.current
-            let before = e.tileCache.builds
-            try e.process(.fix(fix), into: &a)
-            builds += e.tileCache.builds - before
-            try reference.process(.fix(fix), into: &b)
-            #expect(Self.names(e, a) == Self.names(reference, b), "step \(step)")
-            compared += b.count
+            try both.fix(Fix(device: "d\(step % 10)", t: t, latitude: 40.005 + Double(step % 10) * 0.0005, longitude: -73.995), "step \(step)")
         }
-        #expect(compared > 10)
-        #expect(builds == 0, "\(builds) tiles built, with a region added before every fix")
+        #expect(both.compared > 10)
+        #expect(both.builds == 0, "\(both.builds) tiles built, with a region added before every fix")
     }
 
     static func run(seed: UInt64, locationHeavy: Bool) throws {
