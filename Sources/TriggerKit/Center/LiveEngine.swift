@@ -144,11 +144,11 @@ final class LiveEngine {
         dirty = true
     }
 
-    /// Records requests restored from a snapshot (in add order, each with `addedAt` set), as
-    /// adding them one by one would, but without applying each in place: the next step or
-    /// query builds the evaluator over all of them at once (one migration, on every core),
-    /// which is where adding them one by one ends too (their count passes the compaction
-    /// bound). Their polygons are checked there, as the snapshot's bytes were not validated.
+    /// Records requests restored from a format 3 snapshot (in add order, each with `addedAt`
+    /// set) without applying each in place: the next step or query builds the evaluator over
+    /// all of them at once (one migration, on every core), numbering regions and time
+    /// triggers as the compacted center the snapshot was taken from did. Their polygons are
+    /// checked there, as the snapshot's bytes were not validated.
     ///
     /// - Complexity: O(requests) now; the migration O(requests + devices).
     func record(restored requests: consuming [NotificationRequest]) {
