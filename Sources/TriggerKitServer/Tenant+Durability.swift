@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+@_spi(Engine) import TriggerKit
+
+// A tenant's durability: snapshots saved now and then, and a restart from the last one and
+// the journal after it.
+
+extension Tenant {
+    /// Saves a snapshot when enough was journaled since the last one (or always, at
+    /// shutdown). The center is held only while its snapshot value is taken; encoding and
+    /// writing happen beside it, so ingestion goes on meanwhile.
+    func snapshotIfDue(force: Bool = false, every: Int) async {
+        let due = sinceSnapshot.withLock { n -> Bool in
+            guard force ? n > 0 : n >= every else { return false }
+            n = 0
+            return true
+        }
+        guard due, failure == nil else { return }
+        let store = self.store
+        let taken: (seq: Int64, snapshot: CenterSnapshot)? = await center.atomically { c in
+            guard let seq = try? store.lastJournalSeq() else { return nil }
+            return (seq, c.snapshot())
+        }
+        guard let taken else { return }
+        do {
+            let started = ContinuousClock.now
+            let body = try taken.snapshot.serialized()
+            try store.saveSnapshot(body, journalSeq: taken.seq)
+            Logger(label: "triggerkit.serve").info("snapshot saved", metadata: [
+                "tenant": "\(id)", "bytes": "\(body.count)", "requests": "\(taken.snapshot.requests.count)",
+                "delivered": "\(taken.snapshot.delivered.count)", "seconds": "\(ContinuousClock.now - started)"])
+        } catch {
+            Logger(label: "triggerkit.serve").error("snapshot failed", metadata: ["tenant": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// Restores the tenant from its store: the snapshot, then the journal after it, replayed
+    /// at its recorded times (events already in the outbox are not sent again).
+    static func open(id: String, limits: TenantLimits, configuration: CenterConfiguration, store: TenantStore, mode: ClockMode,
+                     start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
+        let snapshot = try store.loadSnapshot()
+        let journal = try store.journal(after: snapshot?.journalSeq ?? 0)
+        // The clock resumes where the data left it (never at today's date for a stream-clock
+        // tenant restarted without --start); a fresh tenant starts at `start`, else now.
+        var clockStart = start
+        var restored = try snapshot.map { s throws(SnapshotError) in try CenterSnapshot(serialized: s.body) }
+        if let restored, let t = restored.evaluator.streamTime { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: t)) }
+        if let first = journal.first { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: first.at)) }
+        let clock = ServerClock(start: clockStart ?? Date())
+        var devices = Set<String>()
+        for r in restored?.requests ?? [] { if let d = r.device { devices.insert(d) } }
+        // The snapshot is given up to the center (its request list moves there uncopied).
+        let center = try restored.take().map { try TriggerCenter(restoring: $0, configuration: configuration, clock: clock) }
+            ?? TriggerCenter(configuration: configuration, clock: clock)
+        let tenant = Tenant(id: id, limits: limits, center: center, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
+        tenant.devices.withLock { $0.formUnion(devices) }
+        for row in journal {
+            clock.advance(to: Timestamp.date(millis: row.at))
+            let inputs: [TenantInput]
+            switch row.kind {
+            case journalKindFixes: inputs = Self.fixInputs(row.body)
+            case journalKindTick: inputs = [.tick]
+            default:
+                guard let change = try? JSONDecoder().decode(TenantChange.self, from: row.body) else { continue }
+                inputs = [.change(change)]
+            }
+            await tenant.replay(inputs)
+        }
+        if mode == .wall { clock.goLive() }
+        return tenant
+    }
+
+    /// Applies journaled inputs again without journaling them (their events, already in the
+    /// outbox, are ignored there; any that are not are recorded and sent).
+    private func replay(_ inputs: [TenantInput]) async {
+        let result = await center.atomically { c in self.step(inputs, on: c, replaying: true) }
+        publish(result.events)
+    }
+
+    /// The fix inputs of a journaled batch of fix lines.
+    static func fixInputs(_ body: Data) -> [TenantInput] {
+        var out: [TenantInput] = []
+        let bytes = [UInt8](body)
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            if case .fix(let f)? = try? FixReader.parse(line) { out.append(.fix(f, line: line)) }
+        }
+        return out
+    }
+}
