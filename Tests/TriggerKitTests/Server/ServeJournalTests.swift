@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+import Testing
+@_spi(Engine) import TriggerKit
+@testable import TriggerKitServer
+
+/// The journal a restart replays: added requests are kept as contract records (read without
+/// `Codable`), rows written by earlier versions are still read, and what a restart replayed
+/// counts towards the next snapshot.
+@Suite("serve: journal replay")
+struct ServeJournalTests {
+    static let requests = [
+        Sample.every("tick", 60),
+        Sample.circle("home", device: "d1"),
+        #"{"identifier":"cal","content":{"title":"c","userInfo":{"k":[1,null,true]}},"addedAt":"2026-11-23T08:00:00Z","trigger":{"type":"calendar","dateMatching":{"hour":9,"minute":30,"timeZone":"Asia/Tokyo"},"repeats":true}}"#,
+        #"{"identifier":"poly","content":{"body":"b","badge":2},"addedAt":"2026-11-23T08:00:00Z","trigger":{"type":"location","repeats":false,"region":{"identifier":"p","geometry":{"type":"Polygon","coordinates":[[[-74,40.7],[-73.99,40.7],[-73.99,40.71],[-74,40.7]]]}}}}"#,
+        // No addedAt: the server's clock gives it, and the journal keeps it.
+        #"{"identifier":"later","content":{"title":"l"},"trigger":{"type":"timeInterval","timeInterval":90,"repeats":false}}"#,
+    ]
+
+    /// A serve configuration that takes no snapshot by itself in these tests.
+    static func serve() -> Serve {
+        var s = Serve()
+        s.configuration.snapshotEvery = 1_000_000
+        return s
+    }
+
+    /// A stop without its closing snapshot, as after `kill -9`: the next start replays the
+    /// journal (a graceful stop saves a snapshot of whatever was journaled since the last).
+    static func asIfKilled(_ state: ServerState) {
+        for t in state.tenants { t.sinceSnapshot.withLock { $0 = 0 } }
+    }
+
+    @Test func addedRequestsAreJournaledAsRecordsAndComeBackOnRestart() async throws {
+        let serve = Self.serve()
+        defer { serve.remove() }
+        let before = Mutex("")
+        try await serve.run { c, state async throws in
+            for r in Self.requests { #expect(try await c.call(.post, "/v1/requests", body: r).status == 201) }
+            let listed = try await c.call(.get, "/v1/requests")
+            before.withLock { $0 = listed.body }
+            let rows = try state.tenants[0].store.journal(after: 0)
+            #expect(rows.map(\.kind) == Array(repeating: Tenant.journalKindAdd, count: Self.requests.count))
+            Self.asIfKilled(state)
+        }
+        try await serve.run { c, state async throws in
+            #expect(try state.tenants[0].store.loadSnapshot() == nil, "the restart must replay the journal")
+            let listed = try await c.call(.get, "/v1/requests")
+            #expect(listed.json?.objectValue?["requests"]?.arrayValue?.count == Self.requests.count)
+            #expect(listed.body == before.withLock { $0 })
+        }
+    }
+
+    @Test func addRowsWrittenThroughCodableByEarlierVersionsAreStillReplayed() async throws {
+        let serve = Self.serve()
+        defer { serve.remove() }
+        try FileManager.default.createDirectory(at: serve.directory, withIntermediateDirectories: true)
+        // The journal as an earlier version wrote it: each add a `TenantChange` through `Codable`.
+        do {
+            let store = try TenantStore(path: serve.directory.path + "/acme.sqlite", outboxLimit: 1000)
+            var rows: [(kind: Int, body: Data)] = []
+            for text in Self.requests.prefix(4) {
+                var warnings: [String] = []
+                let r = try NotificationRequest(json: JSONValue.parse(text), warnings: &warnings)
+                rows.append((Tenant.journalKindEntry, try JSONEncoder().encode(TenantChange.add(r))))
+            }
+            _ = try store.record(at: Timestamp.parseMillis(Serve.t0)!, inputs: rows, events: [])
+        }
+        try await serve.run { c, _ async throws in
+            let listed = try await c.call(.get, "/v1/requests")
+            let ids = listed.json?.objectValue?["requests"]?.arrayValue?.compactMap { $0.objectValue?["identifier"]?.stringValue }
+            #expect(ids.map(Set.init) == ["tick", "home", "cal", "poly"])
+        }
+    }
+
+    @Test func whatARestartReplayedCountsTowardsTheNextSnapshot() async throws {
+        let serve = Self.serve()
+        defer { serve.remove() }
+        try await serve.run { c, state async throws in
+            for r in Self.requests { #expect(try await c.call(.post, "/v1/requests", body: r).status == 201) }
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(count: 6)).status == 200)
+            Self.asIfKilled(state)
+        }
+        try await serve.run { _, state async throws in
+            let tenant = state.tenants[0]
+            // Five changes (100 each) and six fixes: still in the journal, not yet in a snapshot.
+            #expect(tenant.sinceSnapshot.withLock { $0 } == 5 * 100 + 6)
+            await tenant.snapshotIfDue(every: 506)
+            #expect(try tenant.store.loadSnapshot() != nil)
+            #expect(tenant.sinceSnapshot.withLock { $0 } == 0)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""How long `triggerkit serve` takes to come back after kill -9 with a full journal.
+
+  python3 tools/serve-restart.py [--adds 50000] [--fixes 0] [--runs 3] [--triggerkit PATH] [--baseline OLD]
+
+For each binary (and --baseline, in turn): starts the server on a fresh data directory
+(--clock stream, one tenant, the default --snapshot-every, so nothing is snapshotted), adds
+--adds requests (POST /v1/requests in arrays of 1,000: one journal row per request) and posts
+--fixes fixes (NDJSON batches of 2,000, 1,000 devices), then kills it with SIGKILL and times
+`serve` started again on that directory, from exec to its "listening" line: the snapshot
+(none) and the journal replayed. Each binary restarts the journal it wrote itself, --runs
+times (the directory copied afresh each time); medians are printed, and the ratio.
+The default, 50,000 adds, is the longest journal the default --snapshot-every lets pile up
+from requests alone (a change counts as 100 fixes).
+
+Also prints the time the adds took over HTTP (one connection, arrays of 1,000).
+Bounded: every HTTP call has a 600 s timeout, every server start 120 s; only 127.0.0.1.
+"""
+import argparse
+import hashlib
+import http.client
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+T0 = 1795766400  # 2026-11-23T04:00:00Z
+TOKEN = "restart-token"
+
+
+def iso(sec):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(int(sec))) + "Z"
+
+
+def start(binary, data):
+    """Starts serve on `data`; returns (process, port, seconds to its listening line)."""
+    t = time.perf_counter()
+    p = subprocess.Popen([binary, "serve", "--port", "0", "--data-dir", data, "--clock", "stream", "--start", iso(T0),
+                          "--tenant", "t=" + hashlib.sha256(TOKEN.encode()).hexdigest()],
+                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        line = p.stderr.readline().decode()
+        if not line:
+            break
+        if "listening on http://127.0.0.1:" in line:
+            took = time.perf_counter() - t
+            # Drain the log so the server never blocks on a full pipe.
+            subprocess.Popen(["cat"], stdin=p.stderr, stdout=subprocess.DEVNULL)
+            return p, int(line.rsplit(":", 1)[1]), took
+    p.kill()
+    sys.exit("serve did not start")
+
+
+def fill(binary, data, adds, fixes):
+    """Journals `adds` requests and `fixes` fixes, then kills the server; returns the adds' seconds."""
+    p, port, _ = start(binary, data)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    auth = {"Authorization": "Bearer " + TOKEN}
+    chunk = []
+    t = time.perf_counter()
+    for i in range(adds):
+        chunk.append({"identifier": f"r{i}", "content": {"title": "arrived", "body": "hello"}, "addedAt": iso(T0),
+                      "trigger": {"type": "location", "repeats": True, "region": {
+                          "identifier": f"z{i}", "center": {"latitude": 40 + (i % 1000) * 0.001, "longitude": -74 + (i // 1000 % 100) * 0.01},
+                          "radius": 50 + (i * 13) % 400, "notifyOnEntry": True, "notifyOnExit": True}}})
+        if len(chunk) == 1000 or i == adds - 1:
+            c.request("POST", "/v1/requests", json.dumps(chunk), auth)
+            r = c.getresponse()
+            body = r.read()
+            if r.status != 200:
+                sys.exit(f"adds: {r.status} {body[:200]}")
+            chunk = []
+    add_s = time.perf_counter() - t
+    sent = 0
+    while sent < fixes:
+        lines = []
+        for k in range(2000):
+            n = sent + k
+            d = n % 1000
+            lines.append(json.dumps({"device": f"d{d}", "t": iso(T0 + 1 + n // 1000),
+                                     "lat": 40 + d * 0.001 + (n // 1000) * 1e-5, "lon": -74 + d * 1e-4}))
+        c.request("POST", "/v1/fixes", "\n".join(lines) + "\n", dict(auth, **{"Content-Type": "application/x-ndjson"}))
+        r = c.getresponse()
+        r.read()
+        if r.status != 200:
+            sys.exit(f"fixes: {r.status}")
+        sent += 2000
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    return add_s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--adds", type=int, default=50_000)
+    ap.add_argument("--fixes", type=int, default=0)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--triggerkit", default=os.path.join(ROOT, ".build", "release", "triggerkit"))
+    ap.add_argument("--baseline", help="another triggerkit binary, measured in turn")
+    a = ap.parse_args()
+    binaries = {"triggerkit": a.triggerkit}
+    if a.baseline:
+        binaries["baseline"] = a.baseline
+    work = tempfile.mkdtemp(prefix="serve-restart-")
+    try:
+        adds, filled = {}, {}
+        for name, binary in binaries.items():
+            filled[name] = os.path.join(work, name)
+            adds[name] = fill(binary, filled[name], a.adds, a.fixes)
+        times = {name: [] for name in binaries}
+        for _ in range(a.runs):
+            for name, binary in binaries.items():
+                copy = filled[name] + "-run"
+                shutil.rmtree(copy, ignore_errors=True)
+                shutil.copytree(filled[name], copy)
+                p, _, took = start(binary, copy)
+                times[name].append(took)
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+        print(f"# serve restart after kill -9: {a.adds} journaled adds, {a.fixes} journaled fixes, {a.runs} runs each, medians\n")
+        print("| binary | restart (to listening) | runs | adds over HTTP |")
+        print("|---|---:|---|---:|")
+        for name in binaries:
+            print(f"| {name} | {statistics.median(times[name]):.2f} s | {', '.join('%.2f' % x for x in times[name])} | {adds[name]:.2f} s |")
+        if a.baseline:
+            print(f"\nbaseline / triggerkit: restart {statistics.median(times['baseline']) / statistics.median(times['triggerkit']):.1f}x, "
+                  f"adds {adds['baseline'] / adds['triggerkit']:.2f}x")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
