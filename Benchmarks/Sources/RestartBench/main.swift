@@ -1,12 +1,15 @@
 // RestartBench: what a service restarting with a large center pays (a snapshot saved, then
 // loaded and restored), the byte form against Foundation's JSON coders (what
 // `StateStore.saveCenter` and `triggerkit serve` stored before), in one run.
-//   swift run -c release RestartBench [N] [--mixed] [--json]
+//   swift run -c release RestartBench [N] [--mixed] [--json] [--devices D]
 // N (default 1,000,000) requests: location requests as issue 12's loading workload (90 %
 // circles of 50-2,000 m, 10 % convex polygons of 8-64 vertices, around New York), or with
 // --mixed a quarter each of calendar, interval, circle and polygon triggers. Every figure is
 // one timed call (ContinuousClock) on the same snapshot; --json also times Foundation's
 // JSONEncoder / JSONDecoder on it (about 30 s and 60 s at a million).
+// --devices D: D devices then walk in and out of a circle each (100 fixes apiece, in one
+// `atomically` block), so the snapshot holds D device states and a full delivered history
+// (100 a device, the default bound): a service's snapshot after a while.
 // 1. The center: N adds in one `atomically` block, then the first fix (one build).
 // 2. snapshot(); serialized() and init(serialized:); with --json, JSONEncoder and JSONDecoder.
 // 3. Restore: TriggerCenter(restoring:) and its first fix (the build), for the byte form's
@@ -22,6 +25,7 @@ import TriggerKitStore
 let args = CommandLine.arguments.dropFirst()
 let n = args.first.flatMap { Int($0) } ?? 1_000_000
 let mixed = args.contains("--mixed"), json = args.contains("--json")
+let deviceCount = args.firstIndex(of: "--devices").flatMap { i in args.index(after: i) < args.endIndex ? Int(args[args.index(after: i)]) : nil } ?? 0
 let t0 = Date(timeIntervalSince1970: 1_795_770_000)
 
 extension SplitMix64 {
@@ -77,8 +81,30 @@ let (_, adds) = try await timedAsync { try await center.atomically { c in for r 
 row("center: \(grouped(n)) adds (validated)", adds)
 let (_, build) = try await timedAsync { try await center.receive(fix) }
 row("center: first fix (builds the evaluator)", build)
+if deviceCount > 0 {
+    // Each device walks in and out of its own circle (the requests' circles in turn): about
+    // 100 enters and exits, the history's bound.
+    let circles = requests.compactMap { r -> CircularRegion? in
+        if case .location(let l) = r.trigger, case .circular(let c) = l.region { return c } else { return nil }
+    }
+    let (fired, walk) = try await timedAsync {
+        try await center.atomically { c in
+            var fired = 0
+            for k in 0..<100 {
+                clock.advance(by: 60)
+                for d in 0..<deviceCount {
+                    let circle = circles[d % circles.count]
+                    let lat = circle.center.latitude + (k % 2 == 0 ? 0 : 3 * circle.radius / 111_000)
+                    fired += try c.receive(LocationFix(device: "device-\(d)", date: clock.now, latitude: lat, longitude: circle.center.longitude)).count
+                }
+            }
+            return fired
+        }
+    }
+    row("\(grouped(deviceCount)) devices: \(grouped(deviceCount * 100)) fixes", walk, "(\(grouped(fired)) deliveries)")
+}
 let (snap, snapTime) = await timedAsync { await center.snapshot() }
-row("snapshot()", snapTime)
+row("snapshot()", snapTime, "(\(grouped(snap.evaluator.devices.count)) device states, \(grouped(snap.delivered.count)) delivered)")
 let (bytes, encode) = try timed { try snap.serialized() }
 row("serialized()", encode, "(\(grouped(bytes.count)) bytes)")
 let (decoded, decode) = try timed { try CenterSnapshot(serialized: bytes) }

@@ -4,18 +4,21 @@ import Foundation
 // JSON coders took 2.2 s to encode and 5.2 s to decode the snapshot of 100,000 location
 // requests (a restart of a million: over a minute), nearly all of it the requests. Here the
 // requests are their contract JSON lines (rendered, and read back, on every core, through
-// the requests file's own decoder) and the time triggers' cursors are fixed-width integers;
-// the rest (device states, categories, the delivered history, counters) stays Codable JSON.
+// the requests file's own decoder), the time triggers' cursors are fixed-width integers, and
+// the device states and delivered history are binary records (`CenterSnapshot+Sections`);
+// the rest (categories, counters, the fences' state) stays Codable JSON.
 
 extension CenterSnapshot {
     /// The snapshot as bytes, for ``init(serialized:)``: what a service stores to restart
     /// where it stopped (`StateStore.saveCenter(_:)` and `triggerkit serve` store this).
     ///
-    /// Layout (integers little-endian): the magic `TKCS`, a `UInt32` layout version (1), then
-    /// three sections, each a `UInt64` byte length and its bytes: a JSON object with
-    /// everything but the requests and the cursors; the requests, one contract JSON object
-    /// per line, in order; the queued fires, 12 bytes each (`Int32` slot, `Int64` date in
-    /// milliseconds since 1970).
+    /// Layout (integers little-endian): the magic `TKCS`, a `UInt32` layout version (2), then
+    /// five sections, each a `UInt64` byte length and its bytes: a JSON object with
+    /// everything but the requests, the cursors, the device states and the delivered
+    /// history; the requests, one contract JSON object per line, in order; the queued fires,
+    /// 12 bytes each (`Int32` slot, `Int64` date in milliseconds since 1970); the device
+    /// states; the delivered history (both binary records, see `CenterSnapshot+Sections`).
+    /// Layout 1 (the first three sections, the devices and history in the JSON) is still read.
     ///
     /// Requests are written as they are: a center's were all validated. (One the validator
     /// would refuse, made by hand, may not read back: a NaN has no JSON text.)
@@ -27,8 +30,9 @@ extension CenterSnapshot {
         var head = self
         head.requests = []
         head.evaluator.queuedFires = []
+        head.evaluator.devices = []
         let header = Header(formatVersion: formatVersion, requestCount: requests.count, evaluator: head.evaluator,
-                            categories: categories, delivered: deliveries(), statistics: statistics)
+                            categories: categories, delivered: nil, statistics: statistics)
         let headerBytes: [UInt8]
         do {
             // Sorted keys: the same snapshot gives the same bytes in every process.
@@ -40,7 +44,11 @@ extension CenterSnapshot {
         }
         let lines = Self.renderedLines(requests)
         let fires = evaluator.queuedFires
-        let total = Self.magic.count + 4 + 3 * 8 + headerBytes.count + lines.reduce(0) { $0 + $1.count } + 12 * fires.count
+        var devices = BinaryWriter(), history = BinaryWriter()
+        Self.write(devices: evaluator.devices, to: &devices)
+        writeDelivered(to: &history)
+        let total = Self.magic.count + 4 + 5 * 8 + headerBytes.count + lines.reduce(0) { $0 + $1.count } + 12 * fires.count
+            + devices.out.count + history.out.count
         // One buffer of the final size, handed to `Data` without a copy.
         let base = UnsafeMutableRawPointer.allocate(byteCount: max(1, total), alignment: 8)
         var at = 0
@@ -59,6 +67,10 @@ extension CenterSnapshot {
         for f in fires {
             put(f.slot)
             put(f.date)
+        }
+        for section in [devices.out, history.out] {
+            put(UInt64(section.count))
+            section.withUnsafeBytes { put($0) }
         }
         return Data(bytesNoCopy: base, count: total, deallocator: .custom { p, _ in p.deallocate() })
     }
@@ -86,15 +98,16 @@ extension CenterSnapshot {
     }
 
     private static let magic: [UInt8] = Array("TKCS".utf8)
-    private static let layoutVersion = 1
+    private static let layoutVersion = 2
 
-    /// Everything but the requests and the cursors.
+    /// Everything but the requests and the cursors (and from layout 2, the device states and
+    /// the delivered history: `delivered` nil, `evaluator.devices` empty).
     private struct Header: Codable {
         var formatVersion: Int
         var requestCount: Int
         var evaluator: EvaluatorSnapshot
         var categories: [NotificationCategory]
-        var delivered: [Delivery]
+        var delivered: [Delivery]?
         var statistics: CenterStatistics
     }
 
@@ -151,10 +164,20 @@ extension CenterSnapshot {
             evaluator.queuedFires.append(.init(slot: Int32(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: Int32.self)),
                                                date: Int64(littleEndian: raw.loadUnaligned(fromByteOffset: k + 4, as: Int64.self))))
         }
+        let delivered: [DeliveredNotification]
+        if layout >= 2 {
+            var devices = BinaryReader(raw: UnsafeRawBufferPointer(try section("the device states")))
+            evaluator.devices = try readDevices(&devices)
+            guard devices.atEnd else { throw SnapshotError(reason: "bytes after the device states") }
+            var history = BinaryReader(raw: UnsafeRawBufferPointer(try section("the delivered history")))
+            delivered = try readDelivered(&history, requests: requests)
+            guard history.atEnd else { throw SnapshotError(reason: "bytes after the delivered history") }
+        } else {
+            delivered = try Self.delivered(from: header.delivered ?? [], requests: requests)
+        }
         guard at == b.count else { throw SnapshotError(reason: "\(b.count - at) bytes after the last section") }
         return CenterSnapshot(formatVersion: header.formatVersion, requests: requests, evaluator: evaluator,
-                              categories: header.categories,
-                              delivered: try delivered(from: header.delivered, requests: requests), statistics: header.statistics)
+                              categories: header.categories, delivered: delivered, statistics: header.statistics)
     }
 
     /// The requests of the requests section, shape and values only (as `Codable` reads them):

@@ -77,6 +77,16 @@ extension CenterSnapshot {
 
     /// The delivered history as stored, each naming its request by position where it can.
     func deliveries() -> [Delivery] {
+        zip(delivered, deliveredPositions()).map { d, i in
+            Delivery(requestIndex: i, request: i == nil ? d.request : nil, date: d.date, trigger: d.trigger, crossing: d.crossing,
+                     device: d.device, region: d.region, presentation: d.presentation, fireCount: d.fireCount,
+                     eventId: d.eventId)
+        }
+    }
+
+    /// Per delivery, the position in ``requests`` of its request when that is the very
+    /// request it fired (unchanged since); nil otherwise.
+    func deliveredPositions() -> [Int?] {
         guard !delivered.isEmpty else { return [] }
         // Positions of the delivered requests' identifiers only (the history is bounded, the
         // requests may be a million).
@@ -86,12 +96,15 @@ extension CenterSnapshot {
             let key = ExactKey(r.identifier)
             if position[key] != nil { position[key] = i }
         }
+        // Each request compared once, not once per delivery (deliveries of a request share it).
+        var same: [ObjectIdentifier: Bool] = [:]
         return delivered.map { d in
-            let r = d.request
-            let i = position[ExactKey(r.identifier)].flatMap { $0 >= 0 && requests[$0] == r ? $0 : nil }
-            return Delivery(requestIndex: i, request: i == nil ? r : nil, date: d.date, trigger: d.trigger, crossing: d.crossing,
-                            device: d.device, region: d.region, presentation: d.presentation, fireCount: d.fireCount,
-                            eventId: d.eventId)
+            guard let i = position[ExactKey(d.request.identifier)], i >= 0 else { return nil }
+            let box = ObjectIdentifier(d.shared)
+            if let known = same[box] { return known ? i : nil }
+            let equal = requests[i] == d.request
+            same[box] = equal
+            return equal ? i : nil
         }
     }
 

@@ -34,8 +34,10 @@ public struct DeliveredNotification: Sendable, Hashable, Codable {
         set { id = .text(newValue) }
     }
 
-    private var shared: SharedRequest
-    private var id: EventIDText
+    /// The request, shared by all deliveries of one fire (immutable).
+    var shared: SharedRequest
+    /// The id as computed (its bits) or as given (text).
+    var id: EventIDText
 
     public init(request: NotificationRequest, date: Date, trigger: TriggerKind, crossing: Crossing? = nil,
                 device: String? = nil, region: String? = nil, presentation: Presentation, fireCount: Int = 1, eventId: String) {
@@ -125,6 +127,13 @@ enum EventIDText: Sendable, Hashable {
                 return String(decoding: buf, as: UTF8.self)
             }
         }
+    }
+
+    /// Whether this id's text sorts before `other`'s, without formatting computed ids: their
+    /// texts (32 lowercase hex digits, most significant first) sort as their bits do.
+    func sorts(before other: EventIDText) -> Bool {
+        if case .bits(let x) = self, case .bits(let y) = other { return x < y }
+        return text < other.text
     }
 
     static func == (a: Self, b: Self) -> Bool {

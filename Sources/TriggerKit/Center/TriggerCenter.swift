@@ -149,7 +149,7 @@ public actor TriggerCenter {
     /// time fires of requests shared by every device.
     public func deliveredNotifications(device: String? = nil) -> [DeliveredNotification] {
         let all = device.map { history.entries(device: $0) + history.entries(device: nil) } ?? history.all()
-        return all.sorted { $0.date != $1.date ? $0.date < $1.date : $0.eventId < $1.eventId }
+        return all.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id.sorts(before: $1.id) }
     }
 
     /// Removes delivered notifications of these requests (every device).

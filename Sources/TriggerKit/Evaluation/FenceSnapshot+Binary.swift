@@ -15,7 +15,7 @@ extension FenceSnapshot {
 
     /// The snapshot as a compact binary blob (see above), read back by ``init(binary:)``.
     package var binary: Data {
-        var w = Writer()
+        var w = BinaryWriter()
         w.bytes(Self.magic)
         w.count(doneFences.count)
         for f in doneFences { w.int(f) }
@@ -48,7 +48,7 @@ extension FenceSnapshot {
     package init?(binary blob: Data) {
         guard blob.starts(with: Self.magic) else { return nil }
         let read = blob.withUnsafeBytes { raw -> FenceSnapshot? in
-            var r = Reader(raw: raw, at: Self.magic.count)
+            var r = BinaryReader(raw: raw, at: Self.magic.count)
             guard let doneCount = r.count(elementSize: 4) else { return nil }
             var done: [Int32] = []
             done.reserveCapacity(doneCount)
@@ -84,44 +84,5 @@ extension FenceSnapshot {
         }
         guard let read else { return nil }
         self = read
-    }
-
-    private struct Writer {
-        var out: [UInt8] = []
-        mutating func bytes(_ b: [UInt8]) { out.append(contentsOf: b) }
-        mutating func int<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        mutating func count(_ n: Int) { int(UInt32(truncatingIfNeeded: n)) }
-    }
-
-    private struct Reader {
-        let raw: UnsafeRawBufferPointer
-        var at: Int
-
-        var atEnd: Bool { at == raw.count }
-
-        mutating func int<T: FixedWidthInteger>(_: T.Type) -> T? {
-            let size = MemoryLayout<T>.size
-            guard raw.count - at >= size else { return nil }
-            defer { at += size }
-            return T(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: T.self))
-        }
-
-        /// A count of elements of at least `elementSize` bytes each: nil when the rest of the
-        /// blob could not hold them (so a damaged count never reserves memory).
-        mutating func count(elementSize: Int) -> Int? {
-            guard let n = int(UInt32.self), Int(n) <= (raw.count - at) / elementSize else { return nil }
-            return Int(n)
-        }
-
-        mutating func bytes(_ n: Int) -> [UInt8]? {
-            guard raw.count - at >= n else { return nil }
-            defer { at += n }
-            return Array(raw[at..<(at + n)])
-        }
-
-        mutating func flag() -> Bool? {
-            guard let b = int(UInt8.self), b <= 1 else { return nil }
-            return b == 1
-        }
     }
 }

@@ -144,7 +144,7 @@ import Testing
         var bytes = [UInt8](try snap.serialized())
         var newer = bytes
         newer[4] = 9
-        #expect(throws: SnapshotError(reason: "layout 9 is newer than this build's 1")) { try CenterSnapshot(serialized: Data(newer)) }
+        #expect(throws: SnapshotError(reason: "layout 9 is newer than this build's 2")) { try CenterSnapshot(serialized: Data(newer)) }
         // The second request line made unreadable (same length, so the sections still add up).
         let headerLength = Int(UInt64(littleEndian: bytes[8..<16].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }))
         let requestsStart = 16 + headerLength + 8
