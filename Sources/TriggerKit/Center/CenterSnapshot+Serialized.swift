@@ -5,20 +5,23 @@ import Foundation
 // requests (a restart of a million: over a minute), nearly all of it the requests. Here the
 // requests are their contract JSON lines (rendered, and read back, on every core, through
 // the requests file's own decoder), the time triggers' cursors are fixed-width integers, and
-// the device states and delivered history are binary records (`CenterSnapshot+Sections`);
-// the rest (categories, counters, the fences' state) stays Codable JSON.
+// the device states, delivered history and fences' state are binary records
+// (`CenterSnapshot+Sections`, `FenceSnapshot.binary`); the rest (categories, counters)
+// stays Codable JSON.
 
 extension CenterSnapshot {
     /// The snapshot as bytes, for ``init(serialized:)``: what a service stores to restart
     /// where it stopped (`StateStore.saveCenter(_:)` and `triggerkit serve` store this).
     ///
     /// Layout (integers little-endian): the magic `TKCS`, a `UInt32` layout version (2), then
-    /// five sections, each a `UInt64` byte length and its bytes: a JSON object with
-    /// everything but the requests, the cursors, the device states and the delivered
-    /// history; the requests, one contract JSON object per line, in order; the queued fires,
-    /// 12 bytes each (`Int32` slot, `Int64` date in milliseconds since 1970); the device
-    /// states; the delivered history (both binary records, see `CenterSnapshot+Sections`).
-    /// Layout 1 (the first three sections, the devices and history in the JSON) is still read.
+    /// six sections, each a `UInt64` byte length and its bytes: a JSON object with
+    /// everything but the requests, the cursors, the device states, the delivered history
+    /// and the fences' state; the requests, one contract JSON object per line, in order; the
+    /// queued fires, 12 bytes each (`Int32` slot, `Int64` date in milliseconds since 1970);
+    /// the device states; the delivered history (both binary records, see
+    /// `CenterSnapshot+Sections`); the fences' state (the binary form `run --state` keeps;
+    /// empty when no request has fence rules). Layout 1 (the first three sections, the rest in
+    /// the JSON) is still read.
     ///
     /// Requests are written as they are: a center's were all validated. (One the validator
     /// would refuse, made by hand, may not read back: a NaN has no JSON text.)
@@ -31,6 +34,7 @@ extension CenterSnapshot {
         head.requests = []
         head.evaluator.queuedFires = []
         head.evaluator.devices = []
+        head.evaluator.fences = nil
         let header = Header(formatVersion: formatVersion, requestCount: requests.count, evaluator: head.evaluator,
                             categories: categories, delivered: nil, statistics: statistics)
         let headerBytes: [UInt8]
@@ -47,8 +51,9 @@ extension CenterSnapshot {
         var devices = BinaryWriter(), history = BinaryWriter()
         Self.write(devices: evaluator.devices, to: &devices)
         writeDelivered(to: &history)
-        let total = Self.magic.count + 4 + 5 * 8 + headerBytes.count + lines.reduce(0) { $0 + $1.count } + 12 * fires.count
-            + devices.out.count + history.out.count
+        let fences = [UInt8](evaluator.fences?.binary ?? Data())
+        let total = Self.magic.count + 4 + 6 * 8 + headerBytes.count + lines.reduce(0) { $0 + $1.count } + 12 * fires.count
+            + devices.out.count + history.out.count + fences.count
         // One buffer of the final size, handed to `Data` without a copy.
         let base = UnsafeMutableRawPointer.allocate(byteCount: max(1, total), alignment: 8)
         var at = 0
@@ -68,7 +73,7 @@ extension CenterSnapshot {
             put(f.slot)
             put(f.date)
         }
-        for section in [devices.out, history.out] {
+        for section in [devices.out, history.out, fences] {
             put(UInt64(section.count))
             section.withUnsafeBytes { put($0) }
         }
@@ -100,8 +105,9 @@ extension CenterSnapshot {
     private static let magic: [UInt8] = Array("TKCS".utf8)
     private static let layoutVersion = 2
 
-    /// Everything but the requests and the cursors (and from layout 2, the device states and
-    /// the delivered history: `delivered` nil, `evaluator.devices` empty).
+    /// Everything but the requests and the cursors (and from layout 2, the device states, the
+    /// delivered history and the fences' state: `delivered` and `evaluator.fences` nil,
+    /// `evaluator.devices` empty).
     private struct Header: Codable {
         var formatVersion: Int
         var requestCount: Int
@@ -172,6 +178,11 @@ extension CenterSnapshot {
             var history = BinaryReader(raw: UnsafeRawBufferPointer(try section("the delivered history")))
             delivered = try readDelivered(&history, requests: requests)
             guard history.atEnd else { throw SnapshotError(reason: "bytes after the delivered history") }
+            let fences = try section("the fences' state")
+            if !fences.isEmpty {
+                guard let read = FenceSnapshot(binary: Data(fences)) else { throw SnapshotError(reason: "damaged fences' state") }
+                evaluator.fences = read
+            }
         } else {
             delivered = try Self.delivered(from: header.delivered ?? [], requests: requests)
         }
