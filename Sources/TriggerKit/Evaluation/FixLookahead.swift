@@ -30,7 +30,8 @@
     private var names = DeviceInterner()
     private var near: [Neighbourhood] = []
     /// Its own tiles (a cache shared with the evaluator measured slower: the two threads'
-    /// reference counting on the same tiles).
+    /// reference counting on the same tiles); the leaf tiles either builds are offered to the
+    /// other through ``SharedTiles``, each taking its own copy.
     private var tiles: TileCache
     /// The last fix decided per device, and the latest `t` accepted (the evaluator's stale rule).
     private var last: [Int64] = []
@@ -111,7 +112,8 @@
     private var fences: FenceAhead?
 
     init(index: RegionIndex, margin: Double, maxAccuracy: Double?, slotBudget: Int, tileBudget: Int = 4 << 20,
-         share: UInt64 = FixLookahead.eighths, deltas: Bool, plain: Bool = true, fences: FenceAhead? = nil) {
+         share: UInt64 = FixLookahead.eighths, deltas: Bool, plain: Bool = true, fences: FenceAhead? = nil,
+         sharedTiles: SharedTiles? = nil) {
         self.index = index
         self.deltas = deltas
         self.plain = plain
@@ -125,6 +127,7 @@
             lastAccepted += repeatElement(.min, count: max(0, known.count - lastAccepted.count))
         }
         tiles = TileCache(budget: tileBudget)
+        tiles.shared = sharedTiles
         shareEighths = min(8, share)
         self.margin = margin
         self.maxAccuracy = maxAccuracy

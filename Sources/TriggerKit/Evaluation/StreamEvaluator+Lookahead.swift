@@ -57,8 +57,11 @@
         let fences = fenceShare.map { makeFenceAhead(share: $0) } ?? (plain ? nil : makeFenceAhead(share: 6))
         guard plain || fences != nil else { return nil }
         lookaheadDevices.removeAll()
+        // The leaf tiles either thread builds are offered to the other (each keeps a copy).
+        let shared = plain ? SharedTiles(budget: tileCache.budget) : nil
+        if tileCache.shared == nil { tileCache.shared = shared }
         return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,
-                            deltas: dwellMillis == 0, plain: plain, fences: fences)
+                            deltas: dwellMillis == 0, plain: plain, fences: fences, sharedTiles: tileCache.shared ?? shared)
     }
 
     /// The fences with rules for a new lookahead: a copy of their state now, with every

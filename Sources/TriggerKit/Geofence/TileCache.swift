@@ -23,6 +23,9 @@ struct TileCache {
     private(set) var clears = 0
     /// Tiles built (for tests and benchmarks).
     private(set) var builds = 0
+    /// Leaf tiles shared with the other thread deciding fixes (see ``SharedTiles``); let go
+    /// for good once regions change (``drop(overlapping:storedAt:)``).
+    var shared: SharedTiles?
 
     /// Bit set in the keys of leaf tiles (a prefix tile of the same cell may differ).
     private static let leafBit: UInt64 = 1 << 63
@@ -59,6 +62,8 @@ struct TileCache {
     /// - Complexity: O(tiles held in the box's cells at ``bucketLevel``, and the coarser ones).
     @discardableResult
     mutating func drop(overlapping box: RegionIndex.Box, storedAt level: Int) -> Int {
+        // The other thread's tiles describe the regions as they were.
+        shared = nil
         let pad = 1e-7
         guard !box.allLongitudes, box.minLon - pad > -180, box.maxLon + pad < 180, box.minLat >= -90, box.maxLat <= 90 else {
             let n = tiles.count
@@ -114,6 +119,7 @@ struct TileCache {
         let iy = RegionIndex.cellIndex(latitude + 90, scale: scale)
         let leafKey = RegionIndex.cellKey(level: level, ix: ix, iy: iy) | Self.leafBit
         if let t = tiles[leafKey] { return t }
+        if let t = shared?.tile(leafKey) { return store(t, under: leafKey) }
         let m = margin >= 0 ? min(margin, index.maximumMargin) : 0
         let finer = mask & ~((UInt32(2) << UInt32(level)) - 1)
         let t: Tile
@@ -125,6 +131,7 @@ struct TileCache {
             let prefix = prefixTile(level: level, ix: ix, iy: iy, mask: mask, index: index, margin: m)
             t = index.withNearEdges(finer == 0 ? prefix : index.leafTile(prefix: prefix, ix: ix, iy: iy, finer: finer, margin: m))
         }
+        shared?.offer(t, under: leafKey)
         return store(t, under: leafKey)
     }
 

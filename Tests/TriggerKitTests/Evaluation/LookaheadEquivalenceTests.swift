@@ -14,7 +14,7 @@ import Testing
     static func run(requests: String, lines: [String], options: StreamOptions, ahead: Bool, lookaheadBudget: Int = 16 << 20,
                     evaluatorBudget: Int? = nil, share: UInt64 = FixLookahead.eighths,
                     varyingShare: Bool = false, deltas: Bool? = nil,
-                    skipping: Bool = true) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int) {
+                    skipping: Bool = true) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int, sharedTaken: Int) {
         let h = StreamHarness(requests: requests, options: options)
         let evaluator = h.evaluator
         evaluator.skipsStableFixes = skipping
@@ -27,9 +27,11 @@ import Testing
         if ahead {
             lookahead = evaluator.makeLookahead()
             #expect(lookahead != nil)
+            // Sharing its leaf tiles with the evaluator, as `run`'s does (the evaluator takes
+            // the lookahead's tiles for the devices it decides itself).
             lookahead = FixLookahead(index: evaluator.regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy,
                                      slotBudget: lookaheadBudget, tileBudget: lookaheadBudget < 1_000 ? 16 : 4 << 20, share: share,
-                                     deltas: deltas ?? (options.dwell == 0))
+                                     deltas: deltas ?? (options.dwell == 0), sharedTiles: evaluator.tileCache.shared)
         }
         let bytes = lines.map { Array($0.utf8) }
         var readerScanner = LineScanner()
@@ -46,7 +48,8 @@ import Testing
         }
         var evaluation = LineEvaluation(evaluator)
         for k in bytes.indices { bytes[k].withUnsafeBufferPointer { evaluation.evaluate(line: k, $0, geometry: geometry[k], hits: hits) } }
-        return (evaluation.writer.text, evaluation.errors, evaluator.snapshot(), geometry.count { $0?.isDecided == true })
+        return (evaluation.writer.text, evaluation.errors, evaluator.snapshot(), geometry.count { $0?.isDecided == true },
+                evaluator.tileCache.shared?.takenCount ?? 0)
     }
 
     /// A device id the lookahead decides (by default it takes the ids hashing into 5/8).
@@ -92,6 +95,8 @@ import Testing
         // The share moving (devices passing between the threads) changes nothing.
         let moving = Self.run(requests: requests, lines: lines, options: options, ahead: true, varyingShare: true)
         #expect(moving.decided > lines.count / 8)
+        // The evaluator took tiles the lookahead had built (a copy of each), not building them again.
+        #expect(moving.sharedTaken > 0)
         #expect(moving.output == one.output)
         #expect(moving.errors == one.errors)
         #expect(moving.state == one.state)
