@@ -194,10 +194,11 @@ enum PipelinedLineReader {
     private static func read(fd: Int32, _ exchange: Exchange, lookahead: FixLookahead?) {
         var scanner = LineScanner()
         var lookahead = lookahead
-        // Every device's geometry decided here to begin with (one owner: one tile cache, one
-        // set of neighbourhoods); the share moves only when the caller's thread has nothing to
-        // do, not even scanning.
-        lookahead?.share = 8
+        // Every device's geometry decided here to begin with (one owner: one set of
+        // neighbourhoods), or three quarters with polygons, where geometry is most of the work
+        // (see ``FixLookahead/startingShare``); the share moves only when the caller's thread
+        // has nothing to do, not even scanning.
+        if let start = lookahead?.startingShare { lookahead?.share = start }
         var carry: [UInt8] = []  // an unfinished line, moved to the next chunk
         var balance = ShareBalance()
         var pending: Chunk?  // read and offered, not yet decided
