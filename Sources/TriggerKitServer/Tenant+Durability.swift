@@ -54,8 +54,8 @@ extension Tenant {
             ?? TriggerCenter(configuration: configuration, clock: clock)
         let tenant = Tenant(id: id, limits: limits, center: center, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
         tenant.devices.withLock { $0.formUnion(devices) }
-        // Replayed in batches of rows, each batch in one step on the center's actor (a hop
-        // per row cost more than many a row's work).
+        // Replayed in batches of rows, each batch in one step on the center's actor (one hop
+        // for many rows; nothing else reaches the tenant before it opens).
         var replayed = 0
         var k = 0
         while k < journal.count {

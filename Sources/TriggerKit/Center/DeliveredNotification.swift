@@ -34,7 +34,7 @@ public struct DeliveredNotification: Sendable, Hashable, Codable {
         set { id = .text(newValue) }
     }
 
-    /// The request, shared by all deliveries of one fire (immutable).
+    /// The request, one box shared by the deliveries of one request (immutable).
     var shared: SharedRequest
     /// The id as computed (its bits) or as given (text).
     var id: EventIDText

@@ -1,8 +1,9 @@
 import Synchronization
 
 // Leaf tiles built on one of `run`'s two threads, for the other. Devices are shared out
-// between the threads by their ids, and each roams the whole area, so each thread's own
-// cache built nearly every tile the other built too: a fifth of the work on 10,000 polygons.
+// between the threads by their ids, and each roams the whole area, so the two threads' own
+// caches built many of the same tiles (tile building is about a fifth of the work on 10,000
+// polygons; sharing them made that run 1.09x faster).
 
 /// Leaf tiles built by either thread that decides fixes (``FixLookahead`` and its evaluator),
 /// offered to the other. Only the building is shared: a thread takes its own copy of a tile
