@@ -128,7 +128,7 @@ extension CenterSnapshot {
         }
         // A delivery takes at least 4 + 8 + 3 + 4 + 4 + 8 + 1 bytes.
         guard let n = r.count(elementSize: 32) else { throw SnapshotError(reason: "damaged delivered history") }
-        var shared: [Int32: SharedRequest] = [:]
+        var boxes = RequestBoxes(requests)
         var out: [DeliveredNotification] = []
         out.reserveCapacity(n)
         for k in 0..<n {
@@ -137,11 +137,7 @@ extension CenterSnapshot {
             guard let position = r.int(Int32.self) else { throw damaged }
             let request: SharedRequest
             if position >= 0 {
-                guard Int(position) < requests.count else { throw SnapshotError(reason: "a delivery names request \(position), out of range") }
-                if let s = shared[position] { request = s } else {
-                    request = SharedRequest(requests[Int(position)])
-                    shared[position] = request
-                }
+                request = try boxes.box(Int(position))
             } else {
                 guard position == -1, let length = r.count(elementSize: 1), let bytes = r.span(length),
                       let own = try? NotificationRequest(contractRecord: bytes.bindMemory(to: UInt8.self)) else { throw damaged }

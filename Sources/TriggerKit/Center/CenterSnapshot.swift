@@ -111,17 +111,13 @@ extension CenterSnapshot {
     /// The delivered history from its stored form: deliveries of one request share it, as
     /// they did in the center.
     static func delivered(from stored: [Delivery], requests: [NotificationRequest]) throws(SnapshotError) -> [DeliveredNotification] {
-        var shared: [Int: SharedRequest] = [:]
+        var boxes = RequestBoxes(requests)
         var out: [DeliveredNotification] = []
         out.reserveCapacity(stored.count)
         for d in stored {
             let request: SharedRequest
             if let i = d.requestIndex {
-                guard requests.indices.contains(i) else { throw SnapshotError(reason: "a delivery names request \(i), out of range") }
-                if let s = shared[i] { request = s } else {
-                    request = SharedRequest(requests[i])
-                    shared[i] = request
-                }
+                request = try boxes.box(i)
             } else if let r = d.request {
                 request = SharedRequest(r)
             } else {
@@ -131,6 +127,24 @@ extension CenterSnapshot {
                                              region: d.region, presentation: d.presentation, fireCount: d.fireCount, id: .text(d.eventId)))
         }
         return out
+    }
+}
+
+/// The requests of restored deliveries, one box per position in a snapshot's requests, made
+/// at its first delivery: deliveries of one request share it, as they did in the center.
+struct RequestBoxes {
+    private let requests: [NotificationRequest]
+    private var made: [Int: SharedRequest] = [:]
+
+    init(_ requests: [NotificationRequest]) { self.requests = requests }
+
+    /// The box of request `i`; a position out of range is a damaged snapshot.
+    mutating func box(_ i: Int) throws(SnapshotError) -> SharedRequest {
+        if let s = made[i] { return s }
+        guard requests.indices.contains(i) else { throw SnapshotError(reason: "a delivery names request \(i), out of range") }
+        let s = SharedRequest(requests[i])
+        made[i] = s
+        return s
     }
 }
 
