@@ -28,7 +28,9 @@ import Foundation
         // Existence is all that matters here: the native answer settles it at native speed;
         // only when it finds nothing does Foundation's exact answer decide.
         let ref = Timestamp.millis(reference)
-        if schedule.nextFire(afterMillis: ref, consultingFoundation: false) != nil || schedule.nextFire(afterMillis: ref) != nil { return nil }
+        // (Another calendar's answer is Foundation's either way: asked once.)
+        if schedule.nextFire(afterMillis: ref, consultingFoundation: false) != nil { return nil }
+        if schedule.foreign == nil, schedule.nextFire(afterMillis: ref) != nil { return nil }
         return "no date after \(Timestamp.string(millis: Timestamp.millis(reference))) matches \(describe(c)): the trigger can never fire"
     }
 

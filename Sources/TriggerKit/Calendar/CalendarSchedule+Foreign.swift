@@ -8,11 +8,15 @@ final class ForeignCalendarSchedule: Sendable {
     /// Why the components never match, described; `nil` when Foundation is asked. Found once:
     /// the range check alone is fourteen queries to Foundation, more than many a date search.
     let neverMatches: String?
+    /// What the calendar's ranges allow (``ForeignCalendarBounds``); nil if Foundation did not
+    /// report them.
+    let bounds: ForeignCalendarBounds?
 
     init(calendar: Calendar, components: DateComponents) {
         self.calendar = calendar
         self.components = components
-        neverMatches = Self.neverMatches(calendar: calendar, components: components)
+        bounds = ForeignCalendarBounds.shared(calendar)
+        neverMatches = Self.neverMatches(calendar: calendar, components: components) ?? bounds?.neverMatches(components)
     }
 
     /// Components Foundation loops on for ever, or searches at length, and that never match.
@@ -45,6 +49,8 @@ final class ForeignCalendarSchedule: Sendable {
 
     func next(afterMillis ref: Int64) -> Int64? {
         guard neverMatches == nil else { return nil }
+        if let bounds, RequestLimits.isSupported(millis: ref),
+           bounds.isPast(components, calendar: calendar, ref: Timestamp.date(millis: ref)) { return nil }
         return Self.next(calendar: calendar, components: components, afterMillis: ref)
     }
 

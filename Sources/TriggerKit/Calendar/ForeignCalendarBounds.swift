@@ -1,0 +1,113 @@
+import Foundation
+import Synchronization
+
+// Component sets in other calendars that can never match, proved from the calendar's own
+// ranges instead of searched for. Foundation's `nextDate` answers such sets by searching, and
+// some searches take seconds: a Chinese `era` 2500 with a `weekOfYear` (8 s), or a
+// `weekdayOrdinal` 5 with `dayOfYear` 39 (6-12 s). In `serve`, one such add held its tenant
+// (and a thread of the server's pool) that long. The contract answers "can never match" at
+// once (`notificationInvalidNoDate`).
+//
+// Every rule here is a necessary condition for a day to match, derived from ranges Foundation
+// reports for the calendar (shortest and longest month, days and weeks of a year, the era and
+// year of the last supported instant): a rule never refuses a set some day matches.
+
+/// What a calendar's own ranges say about which component sets can match (see the file's notes).
+struct ForeignCalendarBounds: Sendable {
+    /// The shortest and longest month (days).
+    let shortestMonth: Int
+    let longestMonth: Int
+    /// The fewest days in a year.
+    let shortestYear: Int
+    /// The largest `weekOfYear`.
+    let maximumWeek: Int
+    /// The era and year of the last supported instant (year 9999 in the Gregorian calendar).
+    let lastEra: Int
+    let lastYear: Int
+    /// Whether the calendar has a single era (a `year` alone then names one year).
+    let singleEra: Bool
+
+    /// The bounds of `calendar` (its identifier, week rules and zone), made once per such
+    /// calendar: a few questions to Foundation, some slow (the Chinese calendar's year 9999).
+    /// At most one entry per calendar, week rule and zone: a few thousand.
+    static func shared(_ calendar: Calendar) -> ForeignCalendarBounds? {
+        let key = "\(calendar.identifier) \(calendar.firstWeekday) \(calendar.minimumDaysInFirstWeek) \(calendar.timeZone.identifier)"
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let made = ForeignCalendarBounds(calendar)
+        cache.withLock { $0[key] = made }
+        return made
+    }
+    private static let cache = Mutex<[String: ForeignCalendarBounds?]>([:])
+
+    init?(_ calendar: Calendar) {
+        guard let shortest = calendar.minimumRange(of: .day), let longest = calendar.maximumRange(of: .day),
+              let year = calendar.minimumRange(of: .dayOfYear), let weeks = calendar.maximumRange(of: .weekOfYear),
+              let eras = calendar.maximumRange(of: .era) else { return nil }
+        let last = calendar.dateComponents([.era, .year], from: Timestamp.date(millis: RequestLimits.latestMillis))
+        guard let era = last.era, let y = last.year else { return nil }
+        shortestMonth = shortest.upperBound - 1
+        longestMonth = longest.upperBound - 1
+        shortestYear = year.upperBound - 1
+        maximumWeek = weeks.upperBound - 1
+        lastEra = era
+        lastYear = y
+        singleEra = eras.count == 1
+    }
+
+    /// Why `c` can never match a supported date, or nil.
+    func neverMatches(_ c: DateComponents) -> String? {
+        if let era = c.era, era > lastEra { return "era \(era) begins after the last supported date (year 9999)" }
+        if let y = c.year, c.era == lastEra || (c.era == nil && singleEra), y > lastYear {
+            return "year \(y) begins after the last supported date (year 9999)"
+        }
+        guard let d = c.dayOfYear else { return nil }
+        if let day = c.day, !dayOfMonth(of: d, canBeIn: day...day) {
+            return "day \(day) is never day \(d) of a year"
+        }
+        if let o = c.weekdayOrdinal, o >= 1, !dayOfMonth(of: d, canBeIn: (7 * (o - 1) + 1)...(7 * o)) {
+            return "weekdayOrdinal \(o) (days \(7 * (o - 1) + 1)-\(7 * o) of a month) is never day \(d) of a year"
+        }
+        if let w = c.weekOfYear, !week(w, canHoldDayOfYear: d) {
+            return "weekOfYear \(w) never holds day \(d) of a year"
+        }
+        return nil
+    }
+
+    /// Whether `c` can match only before `ref` (its era, or year of a single-era calendar, is
+    /// past): one question to Foundation, against searches that can take seconds.
+    func isPast(_ c: DateComponents, calendar: Calendar, ref: Date) -> Bool {
+        guard c.era != nil || (singleEra && c.year != nil) else { return false }
+        let now = calendar.dateComponents([.era, .year], from: ref)
+        guard let era = now.era, let year = now.year else { return false }
+        if let e = c.era, e != era { return e < era }
+        if let y = c.year { return y < year }
+        return false
+    }
+
+    /// Whether day `d` of a year can be a day of its month in `days`: it is `d` less the
+    /// lengths of the k months before it, each between the shortest and longest month.
+    func dayOfMonth(of d: Int, canBeIn days: ClosedRange<Int>) -> Bool {
+        guard d >= 1, shortestMonth >= 1 else { return true }
+        var k = 0
+        while k * shortestMonth < d {
+            // The day of the month after k whole months: from d - k * longest to d - k * shortest.
+            let lo = max(1, d - k * longestMonth), hi = min(longestMonth, d - k * shortestMonth)
+            if lo <= hi && lo <= days.upperBound && hi >= days.lowerBound { return true }
+            k += 1
+        }
+        return false
+    }
+
+    /// Whether week `w` of a week-year can hold day `d` of a year: weeks are 7 days and the
+    /// first may start up to 6 days before or after the year (its number then 0 or 1), so day
+    /// `d` is in week (d - 1) / 7 to (d + 5) / 7 + 1; within the first week it may be in the
+    /// previous week-year's last weeks, and within a week of the shortest year's end in the
+    /// next one's first.
+    func week(_ w: Int, canHoldDayOfYear d: Int) -> Bool {
+        guard d >= 1 else { return true }
+        if (d - 1) / 7 <= w && w <= (d + 5) / 7 + 1 { return true }
+        if d <= 7 && w >= shortestYear / 7 - 1 { return true }
+        if d >= shortestYear - 7 && w <= 1 { return true }
+        return false
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// Component sets in other calendars that can never match are refused from the calendar's
+/// ranges, without Foundation's search. `make fuzz` (seed 1) found sets that Foundation
+/// searched for 6-12 s before answering nil; in `serve`, each such add held its tenant that long.
+@Suite("Other calendars: sets that never match, proved")
+struct ForeignCalendarBoundsTests {
+    static let utc = TimeZone(identifier: "UTC")!
+
+    static func calendar(_ id: Calendar.Identifier, _ zone: String = "UTC") -> Calendar {
+        var c = Calendar(identifier: id)
+        c.timeZone = TimeZone(identifier: zone)!
+        return c
+    }
+
+    static func trigger(_ id: Calendar.Identifier, zone: String = "UTC", _ fill: (inout DateComponents) -> Void) -> CalendarTrigger {
+        var c = DateComponents()
+        c.calendar = calendar(id, zone)
+        c.timeZone = TimeZone(identifier: zone)!
+        fill(&c)
+        return CalendarTrigger(dateMatching: c, repeats: false)
+    }
+
+    static let reference = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
+
+    /// The fuzz's cases and their kin: each refused before Foundation is asked (the schedule
+    /// knows at once), with the rule that proves it.
+    @Test(arguments: [
+        ("chinese era 2500, weekOfYear 32", trigger(.chinese, zone: "Antarctica/Troll") { $0.era = 2500; $0.weekOfYear = 32 }, "era 2500"),
+        ("chinese weekdayOrdinal 5, dayOfYear 39", trigger(.chinese, zone: "Europe/Dublin") { $0.weekdayOrdinal = 5; $0.dayOfYear = 39 }, "weekdayOrdinal 5"),
+        ("hebrew dayOfYear 4, weekOfYear 16", trigger(.hebrew) { $0.dayOfYear = 4; $0.weekOfYear = 16 }, "weekOfYear 16"),
+        ("islamic dayOfYear 40, day 1", trigger(.islamic) { $0.dayOfYear = 40; $0.day = 1 }, "day 1"),
+        ("chinese era 211, year 37", trigger(.chinese) { $0.era = 211; $0.year = 37 }, "year 37"),
+        ("persian year 9400", trigger(.persian) { $0.year = 9400 }, "year 9400"),
+    ])
+    func provedAtOnce(_ name: String, _ t: CalendarTrigger, _ rule: String) throws {
+        let schedule = CalendarSchedule(t, floatingTimeZone: Self.utc)
+        let why = try #require(schedule.neverFiresReason, "\(name)")
+        #expect(why.contains(rule), "\(name): \(why)")
+        let before = CalendarFallbacks.count(.otherCalendar)
+        #expect(schedule.nextFire(afterMillis: Timestamp.millis(Self.reference)) == nil)
+        #expect(CalendarFallbacks.count(.otherCalendar) - before <= 1)  // recorded, not searched
+        let request = NotificationRequest(identifier: "x", content: NotificationContent(title: "x"), trigger: .calendar(t),
+                                          addedAt: Self.reference)
+        #expect(throws: RequestError.self) { try RequestValidation.validate(request, options: ValidationOptions()) }
+    }
+
+    /// An era (or a single-era calendar's year) before the reference's: no later date, told
+    /// without a search.
+    @Test func aPastEraHasNoNextDate() throws {
+        let heisei = CalendarSchedule(Self.trigger(.japanese) { $0.era = 235; $0.month = 5 }, floatingTimeZone: Self.utc)
+        #expect(heisei.neverFiresReason == nil)
+        #expect(heisei.nextFire(afterMillis: Timestamp.millis(Self.reference)) == nil)
+        let hebrew = CalendarSchedule(Self.trigger(.hebrew) { $0.year = 5700; $0.month = 1 }, floatingTimeZone: Self.utc)
+        #expect(hebrew.nextFire(afterMillis: Timestamp.millis(Self.reference)) == nil)
+        // The current era still fires (Reiwa, May): Foundation's answer.
+        let reiwa = CalendarSchedule(Self.trigger(.japanese) { $0.era = 236; $0.month = 5 }, floatingTimeZone: Self.utc)
+        let next = try #require(reiwa.nextFire(afterMillis: Timestamp.millis(Self.reference)))
+        let c = Self.calendar(.japanese).dateComponents([.era, .month, .day], from: Timestamp.date(millis: next))
+        #expect(c.era == 236 && c.month == 5 && c.day == 1)
+    }
+
+    /// Sets some day matches are not refused: the rules are necessary conditions only.
+    @Test func possibleSetsStillFire() throws {
+        let matching = [
+            Self.trigger(.chinese) { $0.dayOfYear = 39; $0.day = 10 },
+            Self.trigger(.hebrew) { $0.dayOfYear = 4; $0.weekOfYear = 1 },
+            Self.trigger(.islamic) { $0.dayOfYear = 35; $0.weekdayOrdinal = 1 },
+        ]
+        for t in matching {
+            let schedule = CalendarSchedule(t, floatingTimeZone: Self.utc)
+            #expect(schedule.neverFiresReason == nil)
+            #expect(schedule.nextFire(afterMillis: Timestamp.millis(Self.reference)) != nil)
+        }
+    }
+
+    /// Soundness, day by day: over 40 years in each calendar, the components every real day
+    /// has (its era and year, day of the year with its day of the month, weekday ordinal and
+    /// week) are never refused.
+    @Test(arguments: [Calendar.Identifier.chinese, .hebrew, .islamic, .persian, .coptic, .japanese, .indian])
+    func everyRealDayPasses(_ id: Calendar.Identifier) throws {
+        let cal = Self.calendar(id)
+        let bounds = try #require(ForeignCalendarBounds(cal))
+        var date = Date(timeIntervalSince1970: 1_577_836_800)  // 2020-01-01
+        var refused: [String] = []
+        for _ in 0..<(40 * 366) {
+            let today = date
+            date += 86_400
+            let c = cal.dateComponents([.era, .year, .day, .weekdayOrdinal, .weekOfYear, .dayOfYear], from: today)
+            // Foundation's Chinese calendar names a few days day 0 (2057-09-28), outside its own
+            // range for the field: such values are refused by the range check, as the contract says.
+            guard let day = c.day, cal.maximumRange(of: .day)?.contains(day) == true else { continue }
+            let sets: [DateComponents] = [
+                DateComponents(era: c.era, year: c.year),
+                { var s = DateComponents(); s.dayOfYear = c.dayOfYear; s.day = c.day; return s }(),
+                { var s = DateComponents(); s.dayOfYear = c.dayOfYear; s.weekdayOrdinal = c.weekdayOrdinal; return s }(),
+                { var s = DateComponents(); s.dayOfYear = c.dayOfYear; s.weekOfYear = c.weekOfYear; return s }(),
+            ]
+            for s in sets { if let why = bounds.neverMatches(s) { refused.append("\(today): \(why)") } }
+        }
+        #expect(refused.isEmpty, "\(refused.prefix(5))")
+    }
+}
