@@ -258,7 +258,8 @@ public actor TriggerCenter {
     ///
     /// `limit` is at most ``RequestLimits/maximumQueryCount``. Each later fire of a trigger in
     /// another calendar than the Gregorian (Chinese, Hebrew, Islamic...) is Foundation's to
-    /// find, at 0.3 ms to over 100 ms, so one call computes at most 128 of them (and at most
+    /// find, at 0.3 ms to over 100 ms, so one call computes at most 128 of them, none past
+    /// 20 years after the first fire listed (and at most
     /// 1,000 later fires Foundation answers in the Gregorian calendar, at 0.07-0.1 ms: dates
     /// past a zone's table, `era` or `nanosecond` beside a month-relative field); the list
     /// then ends at the fire that spent the last one, and may be shorter than `limit`. What

@@ -176,20 +176,29 @@ import Foundation
     }
 
     /// Later fires of other-calendar triggers that one query of the center computes at most
-    /// (``TriggerCenter/upcomingFires(limit:device:)``): at most seconds whatever the triggers.
+    /// (``TriggerCenter/upcomingFires(limit:device:)``): 40 ms for a daily Chinese trigger;
+    /// rare patterns are bounded by ``otherCalendarHorizon`` first.
     static let otherCalendarRepeatBudget = 128
+    /// How far past the query's first fire later fires of other-calendar triggers are
+    /// computed (ms): 20 years. Foundation searches such a calendar at about 4 ms per year
+    /// (a Chinese "fifth Monday of the eighth month" took 28-48 ms a fire, 7-12 years
+    /// apart), so 128 fires of a rare pattern cost seconds (33 s for that one in
+    /// `OtherCalendarBoundsTests` without this bound); within 20 years, 0.2 s.
+    static let otherCalendarHorizon: Int64 = 20 * 366 * 86_400_000
     /// Later fires of Gregorian triggers that Foundation answers
     /// (``TimeRule/isAnsweredByFoundation(after:)``, 0.07-0.1 ms each) one such query computes
     /// at most: about 0.1 s.
     static let foundationRepeatBudget = 1_000
 
     /// ``soonest(_:)`` computing at most `otherCalendarBudget` later fires of triggers in
-    /// other calendars, and at most `foundationBudget` later fires that Foundation answers in
+    /// other calendars, none after a fire more than `otherCalendarHorizon` ms past the first
+    /// one listed, and at most `foundationBudget` later fires that Foundation answers in
     /// the Gregorian calendar. When a budget is spent the list ends at the fire that spent it
     /// (that trigger's next fire is not known, so nothing after it may be listed): it may
     /// be shorter than `k`, and `cut` says so. What it lists is always the true beginning of
     /// the sequence.
-    func soonest(_ k: Int, otherCalendarBudget: Int, foundationBudget: Int = .max) -> (fires: [ScheduledFire], cut: Bool) {
+    func soonest(_ k: Int, otherCalendarBudget: Int, otherCalendarHorizon: Int64 = .max,
+                 foundationBudget: Int = .max) -> (fires: [ScheduledFire], cut: Bool) {
         guard k > 0, !queue.isEmpty else { return ([], false) }
         let nodes = queue.nodes
         // Frontier items: a heap node (index >= 0) or a later fire of an emitted trigger (-1).
@@ -241,8 +250,9 @@ import Foundation
             guard live, out.count < k else { continue }
             if entries[slot].rule.isOtherCalendar {
                 // This trigger's next fire is not known past here, so nothing later may be
-                // listed: the list ends.
-                guard budget > 0 else { return (out, true) }
+                // listed: the list ends. (Supported dates are within 4e14 ms of each other:
+                // the difference cannot overflow.)
+                guard budget > 0, item.fire.date - out[0].date <= otherCalendarHorizon else { return (out, true) }
                 budget -= 1
             } else if entries[slot].rule.isAnsweredByFoundation(after: item.fire.date) {
                 guard gregorianBudget > 0 else { return (out, true) }
