@@ -24,8 +24,8 @@ public struct CenterConfiguration: Sendable, Hashable {
     /// coalesced into one delivery per request; younger ones come one by one. Bounds the work
     /// of one step. A coalesced delivery counts at most 100,000 fires of a calendar trigger
     /// (1,000 of those Foundation answers in the Gregorian calendar, at about 0.1 ms each; 64
-    /// in other calendars, each Foundation's to find at up to 100 ms or more): past that, its
-    /// count is that number.
+    /// in other calendars, each Foundation's to find at up to 100 ms or more, and none more
+    /// than 20 years after the first): past that, its count is that number.
     public var catchUpWindow: TimeInterval = 3600
     /// Delivered notifications kept per device (the oldest is dropped past it).
     public var deliveredLimitPerDevice = 100

@@ -180,11 +180,11 @@ import Foundation
     /// rare patterns are bounded by ``otherCalendarHorizon`` first.
     static let otherCalendarRepeatBudget = 128
     /// How far past the query's first fire later fires of other-calendar triggers are
-    /// computed (ms): 20 years. Foundation searches such a calendar at about 4 ms per year
-    /// (a Chinese "fifth Monday of the eighth month" took 28-48 ms a fire, 7-12 years
-    /// apart), so 128 fires of a rare pattern cost seconds (33 s for that one in
-    /// `OtherCalendarBoundsTests` without this bound); within 20 years, 0.2 s.
-    static let otherCalendarHorizon: Int64 = 20 * 366 * 86_400_000
+    /// computed (ms): ``TimeRule/otherCalendarHorizon``, 20 years. Foundation searches such a
+    /// calendar at about 4 ms per year (a Chinese "fifth Monday of the eighth month" took
+    /// 28-48 ms a fire, 7-12 years apart), so 128 fires of a rare pattern cost seconds (33 s
+    /// for that one in `OtherCalendarBoundsTests` without this bound); within 20 years, 0.2 s.
+    static let otherCalendarHorizon = TimeRule.otherCalendarHorizon
     /// Later fires of Gregorian triggers that Foundation answers
     /// (``TimeRule/isAnsweredByFoundation(after:)``, 0.07-0.1 ms each) one such query computes
     /// at most: about 0.1 s.

@@ -99,11 +99,18 @@ import Foundation
     /// ones) 0.07-0.1 ms each, so they stop at
     /// ``foundationCoalescingCap``; in other calendars 0.3 ms (a daily Chinese trigger today)
     /// to over 100 ms (a rare Chinese pattern far from today) each, so they stop at
-    /// ``otherCalendarCoalescingCap``, which keeps a step's catch-up within seconds whatever
-    /// the trigger.
+    /// ``otherCalendarCoalescingCap``, and at the first fire more than
+    /// ``otherCalendarHorizon`` after the first one counted.
     static let coalescingCap = 100_000
     static let foundationCoalescingCap = 1_000
     static let otherCalendarCoalescingCap = 64
+    /// How far past a first fire later fires of another calendar are walked (ms): 20 years.
+    /// Foundation searches such a calendar at about 4 ms per year today, more far in the past
+    /// (a Chinese "fifth Monday of the eighth month" from year 2: about 120 ms a fire, 7 years
+    /// apart): 64 of them held one catch-up step for 7.6 s (`make fuzz`, seed 1, case 48445).
+    /// Also bounds ``FireSchedule/soonest(_:otherCalendarBudget:otherCalendarHorizon:foundationBudget:)``
+    /// in the center's queries.
+    static let otherCalendarHorizon: Int64 = 20 * 366 * 86_400_000
 
     /// Whether the rule's dates come from another calendar than the Gregorian (Chinese,
     /// Hebrew, Islamic...), each answered by Foundation at up to 100 ms or more.
@@ -143,20 +150,23 @@ import Foundation
         var last = first
         var count = 1
         var cap = Self.coalescingCap
+        var horizon = Int64.max
         if case .calendar(let s, _, _) = self {
             if s.foreign != nil {
                 cap = Self.otherCalendarCoalescingCap
+                horizon = Self.otherCalendarHorizon
             } else if first >= s.nativeEnd || s.patternIsAnsweredByFoundation {
                 cap = Self.foundationCoalescingCap
             }
         }
-        while count < cap {
+        // (Supported dates are within 4e14 ms of each other: the difference cannot overflow.)
+        while count < cap, last - first <= horizon {
             guard let n = fire(after: last) else { return (last, count, nil) }
             if n >= limit { return (last, count, n) }
             last = n
             count += 1
         }
-        // At the cap: jump to the first fire at or after the limit.
+        // At the cap or the horizon: jump to the first fire at or after the limit.
         return (last, count, nextFire(strictlyAfter: limit - 1))
     }
 

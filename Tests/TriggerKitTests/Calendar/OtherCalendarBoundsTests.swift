@@ -90,6 +90,24 @@ struct OtherCalendarBoundsTests {
         #expect(unbounded == fires)
     }
 
+    /// Catching up the rare pattern from year 2 asked Foundation for 64 fires at about 120 ms
+    /// each: 7.6 s in one step (`make fuzz`, seed 1, case 48445). Fires more than 20 years
+    /// after the first are not walked: the step jumps to the fire after the limit.
+    @Test func coalescingARarePatternStopsAtTheHorizon() throws {
+        var c = DateComponents(calendar: Calendar(identifier: .chinese), timeZone: Self.utc, month: 8, weekday: 2, weekdayOrdinal: 5)
+        c.calendar?.timeZone = Self.utc
+        let trigger = NotificationTrigger.calendar(CalendarTrigger(dateMatching: c, repeats: true))
+        let rule = try #require(TimeRule(trigger, addedAt: Self.t0, floatingTimeZone: Self.utc))
+        let first = try #require(rule.firstFire)
+        let limit = first + 400 * 366 * 86_400_000
+        let (last, count, next) = rule.coalesce(from: first, before: limit)
+        // A fire every 7-12 years: the first 20 years' few, and the one past them.
+        #expect(count >= 2 && count <= 5, "\(count)")
+        #expect(last - first > TimeRule.otherCalendarHorizon)  // the first fire past it, counted
+        #expect(rule.fires(after: first, count: count - 1).last == last)
+        #expect(next == rule.nextFire(strictlyAfter: limit - 1))
+    }
+
     @Test func coalescingCountsAtMost64FiresOfAnotherCalendar() throws {
         let rule = try #require(TimeRule(Self.chineseDaily().trigger, addedAt: Self.t0, floatingTimeZone: Self.utc))
         let first = try #require(rule.firstFire)
