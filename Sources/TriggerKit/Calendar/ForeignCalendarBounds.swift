@@ -9,7 +9,7 @@ import Synchronization
 // it. The contract answers "can never match" at once (`notificationInvalidNoDate`).
 //
 // Every rule here is a necessary condition for a day to match, derived from ranges Foundation
-// reports for the calendar (shortest and longest month, days and weeks of a year, the era and
+// reports for the calendar (shortest and longest month, shortest and longest year, the era and
 // year of the last supported instant): a rule never refuses a set some day matches.
 
 /// What a calendar's own ranges say about which component sets can match (see the file's notes).
@@ -17,8 +17,9 @@ struct ForeignCalendarBounds: Sendable {
     /// The shortest and longest month (days).
     let shortestMonth: Int
     let longestMonth: Int
-    /// The fewest days in a year.
+    /// The fewest and most days in a year.
     let shortestYear: Int
+    let longestYear: Int
     /// The era and year of the last supported instant (year 9999 in the Gregorian calendar).
     let lastEra: Int
     let lastYear: Int
@@ -39,12 +40,14 @@ struct ForeignCalendarBounds: Sendable {
 
     init?(_ calendar: Calendar) {
         guard let shortest = calendar.minimumRange(of: .day), let longest = calendar.maximumRange(of: .day),
-              let year = calendar.minimumRange(of: .dayOfYear), let eras = calendar.maximumRange(of: .era) else { return nil }
+              let year = calendar.minimumRange(of: .dayOfYear), let years = calendar.maximumRange(of: .dayOfYear),
+              let eras = calendar.maximumRange(of: .era) else { return nil }
         let last = calendar.dateComponents([.era, .year], from: Timestamp.date(millis: RequestLimits.latestMillis))
         guard let era = last.era, let y = last.year else { return nil }
         shortestMonth = shortest.upperBound - 1
         longestMonth = longest.upperBound - 1
         shortestYear = year.upperBound - 1
+        longestYear = years.upperBound - 1
         lastEra = era
         lastYear = y
         singleEra = eras.count == 1
@@ -56,17 +59,38 @@ struct ForeignCalendarBounds: Sendable {
         if let y = c.year, c.era == lastEra || (c.era == nil && singleEra), y > lastYear {
             return "year \(y) begins after the last supported date (year 9999)"
         }
-        guard let d = c.dayOfYear else { return nil }
-        if let day = c.day, !dayOfMonth(of: d, canBeIn: day...day) {
-            return "day \(day) is never day \(d) of a year"
+        // The fields that place a day within its year: some day of a year must fit them all.
+        var fields: [String] = []
+        if let d = c.dayOfYear { fields.append("dayOfYear \(d)") }
+        if let m = c.month { fields.append("month \(m)") }
+        if let w = c.weekOfYear { fields.append("weekOfYear \(w)") }
+        var inMonth: ClosedRange<Int>?
+        if let day = c.day {
+            inMonth = day...day
+            fields.append("day \(day)")
         }
-        if let o = c.weekdayOrdinal, o >= 1, !dayOfMonth(of: d, canBeIn: (7 * (o - 1) + 1)...(7 * o)) {
-            return "weekdayOrdinal \(o) (days \(7 * (o - 1) + 1)-\(7 * o) of a month) is never day \(d) of a year"
+        if let o = c.weekdayOrdinal, o >= 1 {
+            let days = (7 * (o - 1) + 1)...(7 * o)
+            inMonth = inMonth.map { $0.clamped(to: days) } ?? days
+            fields.append("weekdayOrdinal \(o) (days \(days.lowerBound)-\(days.upperBound) of a month)")
         }
-        if let w = c.weekOfYear, !week(w, canHoldDayOfYear: d) {
-            return "weekOfYear \(w) never holds day \(d) of a year"
+        guard fields.count >= 2 else { return nil }
+        if let inMonth, let day = c.day, !inMonth.contains(day) {
+            return "\(fields.joined(separator: " with ")): no day of a month is both"
         }
-        return nil
+        let candidates = c.dayOfYear.map { $0...$0 } ?? 1...longestYear
+        for d in candidates where fits(d, month: c.month, weekOfYear: c.weekOfYear, inMonth: inMonth) { return nil }
+        return "no day of a year fits \(fields.joined(separator: " with "))"
+    }
+
+    /// Whether day `d` of a year can be in month `month`, in week `weekOfYear`, and on a day
+    /// of its month in `inMonth` (each nil: any), by the necessary conditions below.
+    func fits(_ d: Int, month: Int?, weekOfYear: Int?, inMonth: ClosedRange<Int>?) -> Bool {
+        // Months before month m: m - 1, one more where a leap month comes first (Chinese),
+        // one fewer where a month number is skipped (Hebrew's 6 in a common year).
+        let before = month.map { Swift.max(0, $0 - 2)...Swift.max(0, $0) } ?? 0...Int.max
+        if let w = weekOfYear, !week(w, canHoldDayOfYear: d) { return false }
+        return dayOfMonth(of: d, canBeIn: inMonth ?? 1...longestMonth, monthsBefore: before)
     }
 
     /// Whether `c` can match only before `ref` (its era, or year of a single-era calendar, is
@@ -80,12 +104,13 @@ struct ForeignCalendarBounds: Sendable {
         return false
     }
 
-    /// Whether day `d` of a year can be a day of its month in `days`: it is `d` less the
-    /// lengths of the k months before it, each between the shortest and longest month.
-    func dayOfMonth(of d: Int, canBeIn days: ClosedRange<Int>) -> Bool {
+    /// Whether day `d` of a year can be a day of its month in `days`, after a number of
+    /// months in `monthsBefore`: it is `d` less the lengths of the k months before it, each
+    /// between the shortest and longest month.
+    func dayOfMonth(of d: Int, canBeIn days: ClosedRange<Int>, monthsBefore: ClosedRange<Int> = 0...Int.max) -> Bool {
         guard d >= 1, shortestMonth >= 1 else { return true }
-        var k = 0
-        while k * shortestMonth < d {
+        var k = monthsBefore.lowerBound
+        while k <= monthsBefore.upperBound && k * shortestMonth < d {
             // The day of the month after k whole months: from d - k * longest to d - k * shortest.
             let lo = max(1, d - k * longestMonth), hi = min(longestMonth, d - k * shortestMonth)
             if lo <= hi && lo <= days.upperBound && hi >= days.lowerBound { return true }
