@@ -5,8 +5,9 @@ final class ForeignCalendarSchedule: Sendable {
     let calendar: Calendar
     let components: DateComponents
 
-    /// Why the components never match, described; `nil` when Foundation is asked. Found once:
-    /// the range check alone is fourteen queries to Foundation, more than many a date search.
+    /// Why the components never match, described; `nil` when Foundation is asked. Found once,
+    /// from the calendar's ranges (asked of Foundation once per calendar: fourteen queries,
+    /// more than many a date search).
     let neverMatches: String?
     /// What the calendar's ranges allow (``ForeignCalendarBounds``); nil if Foundation did not
     /// report them.
@@ -16,30 +17,26 @@ final class ForeignCalendarSchedule: Sendable {
         self.calendar = calendar
         self.components = components
         bounds = ForeignCalendarBounds.shared(calendar)
-        neverMatches = Self.neverMatches(calendar: calendar, components: components) ?? bounds?.neverMatches(components)
+        let widest = bounds?.widest ?? ForeignCalendarBounds.widestRanges(calendar)
+        neverMatches = Self.neverMatches(calendar: calendar, components: components, widest: widest)
+            ?? bounds?.neverMatches(components)
     }
 
     /// Components Foundation loops on for ever, or searches at length, and that never match.
-    private static func neverMatches(calendar: Calendar, components: DateComponents) -> String? {
+    private static func neverMatches(calendar: Calendar, components: DateComponents,
+                                     widest: [Calendar.Component: Range<Int>]) -> String? {
         if let o = components.weekdayOrdinal, o >= 6 { return "weekdayOrdinal \(o) never occurs in a month" }
         if components.quarter != nil { return "quarter never matches" }
         if components.weekOfMonth == 0 { return CalendarPattern.Impossibility.weekZeroNotSearched.description }
         // A value outside the calendar's widest range for its field never matches; Foundation
         // would search for it at length (a Chinese era 2500 took seconds).
-        return outOfRangeField(calendar: calendar, components: components)
+        return outOfRangeField(calendar: calendar, components: components, widest: widest)
     }
 
-    private static func outOfRangeField(calendar: Calendar, components: DateComponents) -> String? {
-        let fields: [(Calendar.Component, Int?, String)] = [
-            (.era, components.era, "era"), (.year, components.year, "year"), (.month, components.month, "month"),
-            (.day, components.day, "day"), (.hour, components.hour, "hour"), (.minute, components.minute, "minute"),
-            (.second, components.second, "second"), (.weekday, components.weekday, "weekday"),
-            (.weekdayOrdinal, components.weekdayOrdinal, "weekdayOrdinal"), (.weekOfMonth, components.weekOfMonth, "weekOfMonth"),
-            (.weekOfYear, components.weekOfYear, "weekOfYear"), (.yearForWeekOfYear, components.yearForWeekOfYear, "yearForWeekOfYear"),
-            (.nanosecond, components.nanosecond, "nanosecond"), (.dayOfYear, components.dayOfYear, "dayOfYear"),
-        ]
-        for (component, value, name) in fields {
-            guard let v = value, let range = calendar.maximumRange(of: component) else { continue }
+    private static func outOfRangeField(calendar: Calendar, components: DateComponents,
+                                        widest: [Calendar.Component: Range<Int>]) -> String? {
+        for (component, name) in ForeignCalendarBounds.fields {
+            guard let v = components.value(for: component), let range = widest[component] else { continue }
             // Years are open-ended in every calendar; only their sign is checked.
             if component == .year || component == .yearForWeekOfYear { if v < range.lowerBound { return "\(name) \(v) is outside \(calendar.identifier)'s range" } ; continue }
             if !range.contains(v) { return "\(name) \(v) is outside \(range.lowerBound)...\(range.upperBound - 1) in the \(calendar.identifier) calendar" }

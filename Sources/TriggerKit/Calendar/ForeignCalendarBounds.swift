@@ -25,9 +25,27 @@ struct ForeignCalendarBounds: Sendable {
     let lastYear: Int
     /// Whether the calendar has a single era (a `year` alone then names one year).
     let singleEra: Bool
+    /// Foundation's widest range of each field a trigger can set (``fields``): the range
+    /// check of every trigger in this calendar reads them here, not from Foundation.
+    let widest: [Calendar.Component: Range<Int>]
+
+    /// The fields a trigger can set, with their names in the contract.
+    static let fields: [(Calendar.Component, String)] = [
+        (.era, "era"), (.year, "year"), (.month, "month"), (.day, "day"), (.hour, "hour"), (.minute, "minute"),
+        (.second, "second"), (.weekday, "weekday"), (.weekdayOrdinal, "weekdayOrdinal"), (.weekOfMonth, "weekOfMonth"),
+        (.weekOfYear, "weekOfYear"), (.yearForWeekOfYear, "yearForWeekOfYear"), (.nanosecond, "nanosecond"),
+        (.dayOfYear, "dayOfYear"),
+    ]
+
+    /// Foundation's widest range of each of ``fields`` in `calendar` (fourteen questions).
+    static func widestRanges(_ calendar: Calendar) -> [Calendar.Component: Range<Int>] {
+        var ranges: [Calendar.Component: Range<Int>] = [:]
+        for (component, _) in fields { ranges[component] = calendar.maximumRange(of: component) }
+        return ranges
+    }
 
     /// The bounds of `calendar` (its identifier, week rules and zone), made once per such
-    /// calendar: a few questions to Foundation, some slow (the Chinese calendar's year 9999).
+    /// calendar: about twenty questions to Foundation, some slow (the Chinese calendar's year 9999).
     /// At most one entry per calendar, week rule and zone: a few thousand.
     static func shared(_ calendar: Calendar) -> ForeignCalendarBounds? {
         let key = "\(calendar.identifier) \(calendar.firstWeekday) \(calendar.minimumDaysInFirstWeek) \(calendar.timeZone.identifier)"
@@ -39,9 +57,11 @@ struct ForeignCalendarBounds: Sendable {
     private static let cache = Mutex<[String: ForeignCalendarBounds?]>([:])
 
     init?(_ calendar: Calendar) {
-        guard let shortest = calendar.minimumRange(of: .day), let longest = calendar.maximumRange(of: .day),
-              let year = calendar.minimumRange(of: .dayOfYear), let years = calendar.maximumRange(of: .dayOfYear),
-              let eras = calendar.maximumRange(of: .era) else { return nil }
+        let widest = Self.widestRanges(calendar)
+        guard let shortest = calendar.minimumRange(of: .day), let longest = widest[.day],
+              let year = calendar.minimumRange(of: .dayOfYear), let years = widest[.dayOfYear],
+              let eras = widest[.era] else { return nil }
+        self.widest = widest
         let last = calendar.dateComponents([.era, .year], from: Timestamp.date(millis: RequestLimits.latestMillis))
         guard let era = last.era, let y = last.year else { return nil }
         shortestMonth = shortest.upperBound - 1

@@ -232,7 +232,7 @@ final class LiveEngine {
     /// The `limit` soonest fires, optionally only those a device gets. Without a device
     /// O(k log k); with one, the walk widens until it has `limit` or runs out (bounded by
     /// ``RequestLimits/maximumQueryCount`` fires looked at, and by
-    /// ``FireSchedule/otherCalendarRepeatBudget``, ``FireSchedule/otherCalendarHorizon`` and
+    /// ``FireSchedule/otherCalendarRepeatBudget``, ``TimeRule/otherCalendarHorizon`` and
     /// ``FireSchedule/foundationRepeatBudget``).
     func soonestFires(limit: Int, device: String?) -> [(identifier: String, device: String?, date: Int64)] {
         let e = current
@@ -240,7 +240,7 @@ final class LiveEngine {
         var k = limit
         while true {
             let (fires, cut) = s.soonest(k, otherCalendarBudget: FireSchedule.otherCalendarRepeatBudget,
-                                        otherCalendarHorizon: FireSchedule.otherCalendarHorizon,
+                                        otherCalendarHorizon: TimeRule.otherCalendarHorizon,
                                         foundationBudget: FireSchedule.foundationRepeatBudget)
             let out = fires.compactMap { f -> (identifier: String, device: String?, date: Int64)? in
                 let r = e.requests[Int(s.entries[Int(f.slot)].request)]

@@ -177,14 +177,8 @@ import Foundation
 
     /// Later fires of other-calendar triggers that one query of the center computes at most
     /// (``TriggerCenter/upcomingFires(limit:device:)``): 40 ms for a daily Chinese trigger;
-    /// rare patterns are bounded by ``otherCalendarHorizon`` first.
+    /// rare patterns are bounded by ``TimeRule/otherCalendarHorizon`` first.
     static let otherCalendarRepeatBudget = 128
-    /// How far past the query's first fire later fires of other-calendar triggers are
-    /// computed (ms): ``TimeRule/otherCalendarHorizon``, 20 years. Foundation searches such a
-    /// calendar at about 4 ms per year (a Chinese "fifth Monday of the eighth month" took
-    /// 28-48 ms a fire, 7-12 years apart), so 128 fires of a rare pattern cost seconds (33 s
-    /// for that one in `OtherCalendarBoundsTests` without this bound); within 20 years, 0.2 s.
-    static let otherCalendarHorizon = TimeRule.otherCalendarHorizon
     /// Later fires of Gregorian triggers that Foundation answers
     /// (``TimeRule/isAnsweredByFoundation(after:)``, 0.07-0.1 ms each) one such query computes
     /// at most: about 0.1 s.

@@ -76,14 +76,14 @@ struct OtherCalendarBoundsTests {
         let requests = [rare, Self.gregorianYearly("g")]
         let schedule = FireSchedule(requests: requests, defaultAddedAt: Self.t0, floatingTimeZone: Self.utc)
         let (fires, cut) = schedule.soonest(1_000, otherCalendarBudget: FireSchedule.otherCalendarRepeatBudget,
-                                            otherCalendarHorizon: FireSchedule.otherCalendarHorizon)
+                                            otherCalendarHorizon: TimeRule.otherCalendarHorizon)
         #expect(cut)
         let rareFires = fires.filter { requests[Int(schedule.entries[Int($0.slot)].request)].identifier == "rare" }
         // A fire every 7-12 years: a handful within the horizon, and the one past it that
         // ended the list.
         #expect(rareFires.count >= 2 && rareFires.count <= 5, "\(rareFires.count)")
         let first = try #require(fires.first).date
-        #expect(rareFires.dropLast().allSatisfy { $0.date - first <= FireSchedule.otherCalendarHorizon })
+        #expect(rareFires.dropLast().allSatisfy { $0.date - first <= TimeRule.otherCalendarHorizon })
         #expect(fires.last == rareFires.last)
         // The true beginning of the sequence: the same fires as without the horizon.
         let (unbounded, _) = schedule.soonest(fires.count, otherCalendarBudget: .max)
