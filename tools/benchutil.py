@@ -72,3 +72,22 @@ def run_measured(cmd, stdin_path, out_path, timeout):
 def count_lines(path):
     with open(path, "rb") as fh:
         return sum(1 for _ in fh)
+
+
+def start_serve(binary, args, timeout=120):
+    """Starts `binary serve --port 0 ARGS`; returns (process, port, seconds from exec to its
+    "listening" line), then drains its log so the server never blocks on a full pipe.
+    (None, None, None) when it did not start within `timeout` seconds (it is killed)."""
+    t = time.perf_counter()
+    p = subprocess.Popen([binary, "serve", "--port", "0"] + args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        line = p.stderr.readline().decode()
+        if not line:
+            break
+        if "listening on http://127.0.0.1:" in line:
+            took = time.perf_counter() - t
+            subprocess.Popen(["cat"], stdin=p.stderr, stdout=subprocess.DEVNULL)
+            return p, int(line.rsplit(":", 1)[1]), took
+    p.kill()
+    return None, None, None

@@ -16,34 +16,16 @@ import argparse
 import hashlib
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
 
+from benchutil import start_serve
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOKEN = "foreign-calendar-token"
-
-
-def start(binary, data):
-    p = subprocess.Popen([binary, "serve", "--data-dir", data, "--port", "0", "--clock", "stream",
-                          "--start", "2026-11-23T08:00:00Z", "--tenant", "t=" + hashlib.sha256(TOKEN.encode()).hexdigest()],
-                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        line = p.stderr.readline()
-        if not line:
-            break
-        m = re.search(r"listening on http://127.0.0.1:(\d+)", line)
-        if m:
-            # Drain the log so the server never blocks on a full pipe.
-            subprocess.Popen(["cat"], stdin=p.stderr, stdout=subprocess.DEVNULL)
-            return p, m.group(1)
-    p.kill()
-    sys.exit("serve did not start")
 
 
 def call(port, method, path, body=None):
@@ -66,7 +48,10 @@ def request(identifier, matching, repeats=False):
 
 def measure(label, binary):
     data = tempfile.mkdtemp(prefix="tk-foreign-")
-    p, port = start(binary, data)
+    p, port, _ = start_serve(binary, ["--data-dir", data, "--clock", "stream", "--start", "2026-11-23T08:00:00Z",
+                                      "--tenant", "t=" + hashlib.sha256(TOKEN.encode()).hexdigest()])
+    if p is None:
+        sys.exit("serve did not start")
     try:
         for name, matching in [("era 2500, weekOfYear 32", {"calendar": "chinese", "era": 2500, "weekOfYear": 32, "timeZone": "Antarctica/Troll"}),
                                ("weekdayOrdinal 5, dayOfYear 39", {"calendar": "chinese", "weekdayOrdinal": 5, "dayOfYear": 39, "timeZone": "Europe/Dublin"})]:

@@ -29,6 +29,8 @@ import sys
 import tempfile
 import time
 
+from benchutil import start_serve
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T0 = 1795766400  # 2026-11-23T04:00:00Z
 TOKEN = "restart-token"
@@ -40,22 +42,11 @@ def iso(sec):
 
 def start(binary, data):
     """Starts serve on `data`; returns (process, port, seconds to its listening line)."""
-    t = time.perf_counter()
-    p = subprocess.Popen([binary, "serve", "--port", "0", "--data-dir", data, "--clock", "stream", "--start", iso(T0),
-                          "--tenant", "t=" + hashlib.sha256(TOKEN.encode()).hexdigest()],
-                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        line = p.stderr.readline().decode()
-        if not line:
-            break
-        if "listening on http://127.0.0.1:" in line:
-            took = time.perf_counter() - t
-            # Drain the log so the server never blocks on a full pipe.
-            subprocess.Popen(["cat"], stdin=p.stderr, stdout=subprocess.DEVNULL)
-            return p, int(line.rsplit(":", 1)[1]), took
-    p.kill()
-    sys.exit("serve did not start")
+    p, port, took = start_serve(binary, ["--data-dir", data, "--clock", "stream", "--start", iso(T0),
+                                         "--tenant", "t=" + hashlib.sha256(TOKEN.encode()).hexdigest()])
+    if p is None:
+        sys.exit("serve did not start")
+    return p, port, took
 
 
 def fill(binary, data, adds, fixes):
