@@ -83,7 +83,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.get("stats") { _, context -> Response in
         let tenant = try context.current
-        let s = await tenant.center.statistics
+        let s = await tenant.withCenter { $0.statistics }
         return jsonResponse(.object([
             "delivered": .number(Double(s.delivered)), "suppressed": .number(Double(s.suppressed)),
             "fixes": .number(Double(s.fixes)), "staleFixes": .number(Double(s.staleFixes)),
@@ -94,7 +94,8 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.get("webhooks/dead") { _, context -> Response in
         let tenant = try context.current
-        let rows = try tenant.store.deadLetters(limit: 1000)
+        let store = tenant.store
+        let rows = try await tenant.thread.run { () throws -> [TenantStore.DeadLetter] in try store.deadLetters(limit: 1000) }
         return jsonResponse(.object(["dead": .array(rows.map { r in
             .object(["url": .string(r.url), "fromEvent": .number(Double(r.fromSeq)), "toEvent": .number(Double(r.toSeq)),
                      "attempts": .number(Double(r.attempts)), "reason": .string(r.reason),
@@ -117,12 +118,13 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
             }
             after = v
         } else if request.uri.queryParameters.get("from") == "now" {
-            after = (try? tenant.store.lastEventSeq()) ?? 0
+            let store = tenant.store
+            after = await tenant.thread.run { (try? store.lastEventSeq()) ?? 0 }
         }
         // Subscribe first, then replay the outbox: nothing falls between the two.
         let live = tenant.hub.subscribe(device: device)
         let resumeAfter = after
-        let store = tenant.store
+        let store = tenant.store, thread = tenant.thread
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
@@ -138,12 +140,13 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                 sent += 1
             }
             try await writer.write(ByteBuffer(string: ": triggerkit events\n\n"))
-            let oldest = (try? store.oldestEvent()) ?? 0
+            let oldest = await thread.run { (try? store.oldestEvent()) ?? 0 }
             if resumeAfter > 0, oldest > resumeAfter + 1 {
                 try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(resumeAfter + 1),\"to\":\(oldest - 1)}\n\n"))
             }
             while sent < limit {
-                let rows = (try? store.events(after: last, device: device, limit: min(1000, limit - sent))) ?? []
+                let after = last, count = min(1000, limit - sent)
+                let rows = await thread.run { (try? store.events(after: after, device: device, limit: count)) ?? [] }
                 if rows.isEmpty { break }
                 for r in rows { try await send(r.seq, r.body) }
             }

@@ -61,7 +61,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
             tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
             throw APIError(request: error)
         }
-        let replaced = await tenant.center.request(withIdentifier: r.identifier) != nil
+        let replaced = await tenant.withCenter { $0.request(withIdentifier: r.identifier) != nil }
         let outcomes = await tenant.apply([.add(r)])
         if let e = outcomeError(outcomes) {
             tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
@@ -76,13 +76,13 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.get("requests") { request, context -> Response in
         let tenant = try context.current
         let device = request.uri.queryParameters.get("device")
-        let list = await tenant.center.pendingRequests(device: device)
+        let list = await tenant.withCenter { $0.pendingRequests(device: device) }
         return jsonResponse(.object(["requests": .array(list.map(\.json))]))
     }
     v1.get("requests/:id") { _, context -> Response in
         let tenant = try context.current
         let id = try parameter(context, "id")
-        guard let r = await tenant.center.request(withIdentifier: id) else {
+        guard let r = await tenant.withCenter({ $0.request(withIdentifier: id) }) else {
             throw APIError(.notFound, "notFound", "no request \"\(id)\"")
         }
         return jsonResponse(r.json)
@@ -90,7 +90,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.delete("requests/:id") { _, context -> Response in
         let tenant = try context.current
         let id = try parameter(context, "id")
-        guard await tenant.center.request(withIdentifier: id) != nil else {
+        guard await tenant.withCenter({ $0.request(withIdentifier: id) != nil }) else {
             throw APIError(.notFound, "notFound", "no request \"\(id)\"")
         }
         if let e = outcomeError(await tenant.apply([.remove([id])])) { throw e }
@@ -99,10 +99,10 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.get("requests/:id/next") { _, context -> Response in
         let tenant = try context.current
         let id = try parameter(context, "id")
-        guard await tenant.center.request(withIdentifier: id) != nil else {
+        guard await tenant.withCenter({ $0.request(withIdentifier: id) != nil }) else {
             throw APIError(.notFound, "notFound", "no request \"\(id)\"")
         }
-        let next = await tenant.center.nextTriggerDate(forIdentifier: id)
+        let next = await tenant.withCenter { $0.nextTriggerDate(forIdentifier: id) }
         return jsonResponse(.object(["identifier": .string(id), "next": next.map(dateString) ?? .null]))
     }
     v1.get("upcoming") { request, context -> Response in
@@ -114,7 +114,8 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
         guard (1...maximumUpcoming).contains(limit) else {
             throw APIError(.badRequest, "invalidRequest", "limit must be in 1...\(maximumUpcoming)")
         }
-        let fires = await tenant.center.upcomingFires(limit: limit, device: request.uri.queryParameters.get("device"))
+        let device: String? = request.uri.queryParameters.get("device").map { String($0) }
+        let fires = await tenant.withCenter { $0.upcomingFires(limit: limit, device: device) }
         return jsonResponse(.object(["fires": .array(fires.map { f in
             var o: [String: JSONValue] = ["identifier": .string(f.identifier), "date": dateString(f.date)]
             if let d = f.device { o["device"] = .string(d) }
@@ -125,7 +126,8 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: delivered
     v1.get("delivered") { request, context -> Response in
         let tenant = try context.current
-        let list = await tenant.center.deliveredNotifications(device: request.uri.queryParameters.get("device"))
+        let device: String? = request.uri.queryParameters.get("device").map { String($0) }
+        let list = await tenant.withCenter { $0.deliveredNotifications(device: device) }
         return rawArrayResponse(key: "delivered", items: list.map { d in
             var w = JSONWriter()
             d.write(to: &w)
@@ -147,7 +149,8 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: settings and categories
     v1.get("devices/:device/settings") { _, context -> Response in
         let tenant = try context.current
-        return jsonResponse(await tenant.center.notificationSettings(forDevice: try parameter(context, "device")).json)
+        let device = try parameter(context, "device")
+        return jsonResponse(await tenant.withCenter { $0.notificationSettings(forDevice: device) }.json)
     }
     v1.put("devices/:device/settings") { request, context -> Response in
         let tenant = try context.current
@@ -164,7 +167,8 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.get("categories") { _, context -> Response in
         let tenant = try context.current
-        return jsonResponse(.object(["categories": .array(await tenant.center.notificationCategories().map(\.json))]))
+        let categories = await tenant.withCenter { $0.notificationCategories() }
+        return jsonResponse(.object(["categories": .array(categories.map(\.json))]))
     }
     v1.put("categories") { request, context -> Response in
         let tenant = try context.current

@@ -70,15 +70,16 @@ public enum TriggerKitServer {
         for t in configuration.tenants {
             let limits = t.limits ?? configuration.limits
             let store = try TenantStore(path: configuration.dataDirectory + "/\(t.id).sqlite", outboxLimit: limits.outboxEvents)
+            let thread = TenantThread(tenant: t.id)
             let hooks = (t.webhooks ?? []).isEmpty ? nil : WebhookDispatcher(
-                tenant: t.id, webhooks: t.webhooks ?? [], store: store, metrics: metrics,
+                tenant: t.id, webhooks: t.webhooks ?? [], store: store, thread: thread, metrics: metrics,
                 baseDelay: tuning.webhookBaseDelay, maxAttempts: tuning.webhookMaxAttempts, timeout: tuning.webhookTimeout)
             if let hooks { dispatchers.append(hooks) }
             let tenant = try await Tenant.open(id: t.id, limits: limits, configuration: centerConfig, store: store,
-                                               mode: configuration.clock, start: start, metrics: metrics, webhooks: hooks)
+                                               thread: thread, mode: configuration.clock, start: start, metrics: metrics, webhooks: hooks)
             state.tenants.append(tenant)
             for h in t.tokenHashes { state.tenantsByTokenHash[h] = tenant }
-            let held = await tenant.center.requestCount
+            let held = await tenant.withCenter { $0.requestCount }
             logger.info("tenant ready", metadata: ["tenant": "\(t.id)", "requests": "\(held)"])
         }
         let background = BackgroundService(tenants: state.tenants, dispatchers: dispatchers, snapshotEvery: configuration.snapshotEvery, logger: logger)

@@ -16,28 +16,32 @@ extension Tenant {
             return true
         }
         guard due, failure == nil else { return }
-        let store = self.store
-        let taken: (seq: Int64, snapshot: CenterSnapshot)? = await center.atomically { c in
-            guard let seq = try? store.lastJournalSeq() else { return nil }
-            return (seq, c.snapshot())
-        }
-        guard let taken else { return }
-        do {
-            let started = ContinuousClock.now
-            let body = try taken.snapshot.serialized()
-            try store.saveSnapshot(body, journalSeq: taken.seq)
-            Logger(label: "triggerkit.serve").info("snapshot saved", metadata: [
-                "tenant": "\(id)", "bytes": "\(body.count)", "requests": "\(taken.snapshot.requests.count)",
-                "delivered": "\(taken.snapshot.delivered.count)", "seconds": "\(ContinuousClock.now - started)"])
-        } catch {
-            Logger(label: "triggerkit.serve").error("snapshot failed", metadata: ["tenant": "\(id)", "error": "\(error)"])
+        // On the tenant's thread: encoding a million requests takes seconds, and the write
+        // waits for the disk.
+        await thread.run {
+            let store = self.store
+            let taken: (seq: Int64, snapshot: CenterSnapshot)? = await withCenter { c in
+                guard let seq = try? store.lastJournalSeq() else { return nil }
+                return (seq, c.snapshot())
+            }
+            guard let taken else { return }
+            do {
+                let started = ContinuousClock.now
+                let body = try taken.snapshot.serialized()
+                try store.saveSnapshot(body, journalSeq: taken.seq)
+                Logger(label: "triggerkit.serve").info("snapshot saved", metadata: [
+                    "tenant": "\(id)", "bytes": "\(body.count)", "requests": "\(taken.snapshot.requests.count)",
+                    "delivered": "\(taken.snapshot.delivered.count)", "seconds": "\(ContinuousClock.now - started)"])
+            } catch {
+                Logger(label: "triggerkit.serve").error("snapshot failed", metadata: ["tenant": "\(id)", "error": "\(error)"])
+            }
         }
     }
 
     /// Restores the tenant from its store: the snapshot, then the journal after it, replayed
     /// at its recorded times (events already in the outbox are not sent again).
-    static func open(id: String, limits: TenantLimits, configuration: CenterConfiguration, store: TenantStore, mode: ClockMode,
-                     start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
+    static func open(id: String, limits: TenantLimits, configuration: CenterConfiguration, store: TenantStore, thread: TenantThread,
+                     mode: ClockMode, start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
         let snapshot = try store.loadSnapshot()
         let journal = try store.journal(after: snapshot?.journalSeq ?? 0)
         // The clock resumes where the data left it (never at today's date for a stream-clock
@@ -52,7 +56,7 @@ extension Tenant {
         // The snapshot is given up to the center (its request list moves there uncopied).
         let center = try restored.take().map { try TriggerCenter(restoring: $0, configuration: configuration, clock: clock) }
             ?? TriggerCenter(configuration: configuration, clock: clock)
-        let tenant = Tenant(id: id, limits: limits, center: center, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
+        let tenant = Tenant(id: id, limits: limits, center: center, thread: thread, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
         tenant.devices.withLock { $0.formUnion(devices) }
         // Replayed in batches of rows, each batch in one step on the center's actor (one hop
         // for many rows; nothing else reaches the tenant before it opens).
@@ -96,7 +100,7 @@ extension Tenant {
     /// and sent). Returns their ``replayWeight(_:)``. Each row is read just before it is
     /// applied (a batch of fix rows read at once took a quarter longer: out of cache).
     private func replay(_ rows: ArraySlice<TenantStore.JournalRow>) async -> Int {
-        let (events, weight) = await center.atomically { c in
+        let (events, weight) = await withCenter { c in
             var events: [RecordedEvent] = []
             var weight = 0
             for row in rows {

@@ -42,17 +42,23 @@ enum TenantOutcome: Sendable {
     case rejected(APIError)
 }
 
-/// A tenant: its center, clock, durable store and live event hub.
+/// A tenant: its center, clock, durable store, live event hub and thread.
 ///
 /// Every input goes through ``apply(_:)``: inside one ``TriggerCenter/atomically(_:)`` step
 /// the inputs are applied, then the accepted ones and the events they caused are written to
 /// the journal and outbox in one SQLite transaction, then the events go to the SSE hub and
 /// webhooks. So the journal's order is the center's order, and nothing is acknowledged
 /// before it is durable.
+///
+/// The center is reached only through ``withCenter(_:)``, and the store's reads and writes
+/// through ``thread``: both run on the tenant's own queue (``TenantThread``), so a tenant
+/// whose work takes seconds delays only its own calls.
 final class Tenant: Sendable {
     let id: String
     let limits: TenantLimits
-    let center: TriggerCenter
+    private let center: TriggerCenter
+    /// Where the center's and the store's work runs.
+    let thread: TenantThread
     let clock: ServerClock
     let store: TenantStore
     let hub: EventHub
@@ -74,11 +80,12 @@ final class Tenant: Sendable {
     static let journalKindTick = 2
     static let journalKindAdd = 3
 
-    init(id: String, limits: TenantLimits, center: TriggerCenter, clock: ServerClock, store: TenantStore,
+    init(id: String, limits: TenantLimits, center: TriggerCenter, thread: TenantThread, clock: ServerClock, store: TenantStore,
          mode: ClockMode, metrics: ServerMetrics, webhooks: WebhookDispatcher?) {
         self.id = id
         self.limits = limits
         self.center = center
+        self.thread = thread
         self.clock = clock
         self.store = store
         self.hub = EventHub(bufferLimit: limits.sseBufferEvents)
@@ -89,12 +96,18 @@ final class Tenant: Sendable {
 
     var failure: String? { failed.withLock { $0 } }
 
+    /// Runs `body` on the center's actor, on the tenant's thread, with no other call
+    /// interleaved (``TriggerCenter/atomically(_:)``).
+    func withCenter<T: Sendable>(_ body: @Sendable (isolated TriggerCenter) -> T) async -> T {
+        await thread.run { await center.atomically(body) }
+    }
+
     /// Applies inputs in order; returns one outcome per input.
     func apply(_ inputs: [TenantInput]) async -> [TenantOutcome] {
         if let why = failure {
             return inputs.map { _ in .rejected(APIError(.serviceUnavailable, "storeFailed", "the tenant's store failed (\(why)); restart the server")) }
         }
-        let result = await center.atomically { c in self.step(inputs, on: c, replaying: false) }
+        let result = await withCenter { c in self.step(inputs, on: c, replaying: false) }
         if let error = result.error { failed.withLock { $0 = error } }
         publish(result.events)
         sinceSnapshot.withLock { $0 += Self.replayWeight(inputs) }
@@ -262,7 +275,7 @@ final class Tenant: Sendable {
     func runTicks() async {
         guard mode == .wall else { return }
         while !Task.isCancelled {
-            let next = await center.upcomingFires(limit: 1).first?.date
+            let next = await withCenter { $0.upcomingFires(limit: 1).first?.date }
             let now = Date()
             let wait = next.map { max(0, min(1, $0.timeIntervalSince(now))) } ?? 1
             if wait > 0 { try? await Task.sleep(for: .milliseconds(Int64(wait * 1000) + 1)) }

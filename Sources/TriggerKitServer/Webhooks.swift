@@ -19,6 +19,8 @@ import NIOHTTP1
 final class WebhookDispatcher: Sendable {
     let webhooks: [WebhookConfiguration]
     let store: TenantStore
+    /// The tenant's thread: the store is read and written there.
+    let thread: TenantThread
     let tenant: String
     let metrics: ServerMetrics
     let baseDelay: Double
@@ -26,11 +28,12 @@ final class WebhookDispatcher: Sendable {
     let timeout: Double
     let batchLimit = 100
 
-    init(tenant: String, webhooks: [WebhookConfiguration], store: TenantStore, metrics: ServerMetrics,
+    init(tenant: String, webhooks: [WebhookConfiguration], store: TenantStore, thread: TenantThread, metrics: ServerMetrics,
          baseDelay: Double = 0.5, maxAttempts: Int = 8, timeout: Double = 10) {
         self.tenant = tenant
         self.webhooks = webhooks
         self.store = store
+        self.thread = thread
         self.metrics = metrics
         self.baseDelay = baseDelay
         self.maxAttempts = max(1, maxAttempts)
@@ -51,9 +54,11 @@ final class WebhookDispatcher: Sendable {
 
     private func deliver(_ hook: WebhookConfiguration, client: HTTPClient) async {
         let log = Logger(label: "triggerkit.webhooks")
-        var cursor = (try? store.webhookCursor(url: hook.url)) ?? 0
+        let store = self.store
+        var cursor = await thread.run { (try? store.webhookCursor(url: hook.url)) ?? 0 }
         while !Task.isCancelled {
-            guard let rows = try? store.events(after: cursor, device: nil, limit: batchLimit),
+            let after = cursor, limit = batchLimit
+            guard let rows = await thread.run({ try? store.events(after: after, device: nil, limit: limit) }),
                   let firstSeq = rows.first?.seq, let last = rows.last?.seq else {
                 try? await Task.sleep(for: .milliseconds(Int64(idlePoll * 1000)))
                 continue
@@ -96,12 +101,15 @@ final class WebhookDispatcher: Sendable {
             if Task.isCancelled && !delivered { return }
             if delivered {
                 metrics.webhook(tenant: tenant, result: "ok")
-                try? store.setWebhookCursor(url: hook.url, seq: last)
+                await thread.run { _ = try? store.setWebhookCursor(url: hook.url, seq: last) }
             } else {
                 metrics.webhook(tenant: tenant, result: "dead")
                 log.warning("webhook batch dead-lettered", metadata: ["tenant": "\(tenant)", "url": "\(hook.url)", "reason": "\(lastError)"])
-                try? store.deadLetter(url: hook.url, from: firstSeq, to: last, attempts: attempt, reason: lastError,
-                                      at: Timestamp.millis(Date()), body: body)
+                let attempts = attempt, reason = lastError, batch = body
+                await thread.run {
+                    _ = try? store.deadLetter(url: hook.url, from: firstSeq, to: last, attempts: attempts, reason: reason,
+                                              at: Timestamp.millis(Date()), body: batch)
+                }
             }
             cursor = last
         }

@@ -147,9 +147,9 @@ struct ServeAPITests {
             #expect(bad.status == 400)
             // Nothing else changed: two requests, the one settings default, no categories.
             let acme = try #require(state.tenants.first { $0.id == "acme" })
-            #expect(await acme.center.requestCount == 2)
-            #expect(await acme.center.notificationCategories().isEmpty)
-            #expect(await acme.center.statistics.fixes == 2)
+            #expect(await acme.withCenter { $0.requestCount } == 2)
+            #expect(await acme.withCenter { $0.notificationCategories() }.isEmpty)
+            #expect(await acme.withCenter { $0.statistics }.fixes == 2)
         }
     }
 
@@ -223,7 +223,7 @@ struct ServeAPITests {
             #expect(results.map { $0.objectValue?["status"]?.numberValue ?? 0 } == [200, 422, 422, 200])
             #expect(results[1].objectValue?["error"]?.objectValue?["code"] == .string("invalidTrigger"))
             let acme = try #require(state.tenants.first { $0.id == "acme" })
-            #expect(await acme.center.requestCount == 2)
+            #expect(await acme.withCenter { $0.requestCount } == 2)
         }
     }
 
