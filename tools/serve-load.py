@@ -115,30 +115,45 @@ def main():
         events = [0]
         stop = threading.Event()
 
+        reconnects = [0]
+
         def sse():
-            s = socket.create_connection(("127.0.0.1", port))
-            s.sendall(f"GET /v1/events?from=now HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
-            buf = b""
-            s.settimeout(1)
-            while not stop.is_set():
-                try:
-                    chunk = s.recv(1 << 20)
-                except socket.timeout:
-                    continue
-                if not chunk:
+            # A stream more than the tenant's SSE buffer behind is closed by the server; the
+            # reader resumes with Last-Event-ID, as clients are told to (at most 1,000 times).
+            last = None
+            while not stop.is_set() and reconnects[0] <= 1000:
+                s = socket.create_connection(("127.0.0.1", port))
+                resume = f"Last-Event-ID: {last}\r\n" if last is not None else ""
+                where = "" if last is not None else "?from=now"
+                s.sendall(f"GET /v1/events{where} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n{resume}\r\n".encode())
+                buf = b""
+                s.settimeout(1)
+                closed = False
+                while not stop.is_set():
+                    try:
+                        chunk = s.recv(1 << 20)
+                    except socket.timeout:
+                        continue
+                    if not chunk:
+                        closed = True
+                        break
+                    now = time.time()
+                    buf += chunk
+                    while b"\n\n" in buf:
+                        frame, buf = buf.split(b"\n\n", 1)
+                        for line in frame.split(b"\n"):
+                            if line.startswith(b"id: "):
+                                last = int(line[4:])
+                            elif line.startswith(b"data: ") and b"event: delivered" in frame:
+                                events[0] += 1
+                                j = line[6:]
+                                if b'"event"' in j:
+                                    e = json.loads(j)
+                                    arrivals.setdefault((e.get("device"), e["date"]), now)
+                s.close()
+                if not closed:
                     break
-                now = time.time()
-                buf += chunk
-                while b"\n\n" in buf:
-                    frame, buf = buf.split(b"\n\n", 1)
-                    for line in frame.split(b"\n"):
-                        if line.startswith(b"data: "):
-                            events[0] += 1
-                            j = line[6:]
-                            if b'"event"' in j:
-                                e = json.loads(j)
-                                arrivals.setdefault((e.get("device"), e["date"]), now)
-            s.close()
+                reconnects[0] += 1
 
         reader = threading.Thread(target=sse, daemon=True)
         reader.start()
@@ -210,6 +225,9 @@ def main():
             last = events[0]
             time.sleep(1)
         stop.set()
+        sc = conn()
+        sc.request("GET", "/v1/stats", headers=auth)
+        stats = json.loads(sc.getresponse().read())
         status = open(f"/proc/{server.pid}/status").read()
         rss = int([l for l in status.splitlines() if l.startswith("VmRSS")][0].split()[1]) / 1024
         hwm = int([l for l in status.splitlines() if l.startswith("VmHWM")][0].split()[1]) / 1024
@@ -227,8 +245,11 @@ def main():
         print(f"| fixes posted | {posted:,} in {post_s:.1f} s ({accepted:,} accepted) |")
         print(f"| **fixes/s** | **{posted / post_s:,.0f}** |")
         print(f"| batch round trip p50 / p99 | {pct(bt, 0.5):.1f} / {pct(bt, 0.99):.1f} ms |")
-        print(f"| events on SSE | {events[0]:,} ({len(lat):,} location events matched to their fix) |")
+        print(f"| events on SSE | {events[0]:,} ({len(lat):,} location events matched to their fix; "
+              f"{reconnects[0]} resumes with Last-Event-ID) |")
         print(f"| fix posted -> event on SSE, p50 / p99 / max | {pct(lat, 0.5):.1f} / {pct(lat, 0.99):.1f} / {pct(lat, 1.0):.1f} ms |")
+        print(f"| tenant's counters (`GET /v1/stats`) | delivered {stats['delivered']:,}, suppressed {stats['suppressed']:,}, "
+              f"stale fixes {stats['staleFixes']:,}, clock {stats['clock']} |")
         print(f"| server memory, resident at end / peak | {rss:,.0f} / {hwm:,.0f} MiB |")
     finally:
         server.terminate()

@@ -100,7 +100,7 @@ extension Tenant {
     /// and sent). Returns their ``replayWeight(_:)``. Each row is read just before it is
     /// applied (a batch of fix rows read at once took a quarter longer: out of cache).
     private func replay(_ rows: ArraySlice<TenantStore.JournalRow>) async -> Int {
-        let (events, weight) = await withCenter { c in
+        let weight = await withCenter { c in
             var events: [RecordedEvent] = []
             var weight = 0
             for row in rows {
@@ -109,9 +109,9 @@ extension Tenant {
                 self.clock.advance(to: Timestamp.date(millis: row.at))
                 events += self.step(inputs, on: c, replaying: true).events
             }
-            return (events, weight)
+            self.publish(events)  // (in order: see ``apply(_:)``)
+            return weight
         }
-        publish(events)
         return weight
     }
 

@@ -107,9 +107,14 @@ final class Tenant: Sendable {
         if let why = failure {
             return inputs.map { _ in .rejected(APIError(.serviceUnavailable, "storeFailed", "the tenant's store failed (\(why)); restart the server")) }
         }
-        let result = await withCenter { c in self.step(inputs, on: c, replaying: false) }
+        let result = await withCenter { c in
+            let result = self.step(inputs, on: c, replaying: false)
+            // Published while the center is held, so live streams get events in the order
+            // recorded (an event stream skips one older than the last it sent).
+            self.publish(result.events)
+            return result
+        }
         if let error = result.error { failed.withLock { $0 = error } }
-        publish(result.events)
         sinceSnapshot.withLock { $0 += Self.replayWeight(inputs) }
         return result.outcomes
     }
