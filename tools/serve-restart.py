@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """How long `triggerkit serve` takes to come back after kill -9 with a full journal.
 
-  python3 tools/serve-restart.py [--adds 50000] [--fixes 0] [--runs 3] [--triggerkit PATH] [--baseline OLD]
+  python3 tools/serve-restart.py [--adds 50000] [--fixes 0] [--tenants 1] [--runs 3] [--triggerkit PATH] [--baseline OLD]
 
 For each binary (and --baseline, in turn): starts the server on a fresh data directory
-(--clock stream, one tenant, the default --snapshot-every, so nothing is snapshotted), adds
---adds requests (POST /v1/requests in arrays of 1,000: one journal row per request) and posts
---fixes fixes (NDJSON batches of 2,000, 1,000 devices), then kills it with SIGKILL and times
+(--clock stream, --tenants tenants, the default --snapshot-every, so nothing is snapshotted),
+adds --adds requests to each tenant (POST /v1/requests in arrays of 1,000: one journal row per
+request) and posts --fixes fixes to each (NDJSON batches of 2,000, 1,000 devices), then kills it with SIGKILL and times
 `serve` started again on that directory, from exec to its "listening" line: the snapshot
 (none) and the journal replayed. Each binary restarts the journal it wrote itself, --runs
 times (the directory copied afresh each time); medians are printed, and the ratio.
@@ -40,22 +40,36 @@ def iso(sec):
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(int(sec))) + "Z"
 
 
-def start(binary, data):
+def token(k):
+    return TOKEN if k == 0 else f"{TOKEN}-{k}"
+
+
+def start(binary, data, tenants):
     """Starts serve on `data`; returns (process, port, seconds to its listening line)."""
-    p, port, took = start_serve(binary, ["--data-dir", data, "--clock", "stream", "--start", iso(T0),
-                                         "--tenant", "t=" + hashlib.sha256(TOKEN.encode()).hexdigest()])
+    args = ["--data-dir", data, "--clock", "stream", "--start", iso(T0)]
+    for k in range(tenants):
+        args += ["--tenant", (f"t{k}" if k else "t") + "=" + hashlib.sha256(token(k).encode()).hexdigest()]
+    p, port, took = start_serve(binary, args)
     if p is None:
         sys.exit("serve did not start")
     return p, port, took
 
 
-def fill(binary, data, adds, fixes):
-    """Journals `adds` requests and `fixes` fixes, then kills the server; returns the adds' seconds."""
-    p, port, _ = start(binary, data)
+def fill(binary, data, adds, fixes, tenants):
+    """Journals `adds` requests and `fixes` fixes per tenant, then kills the server; returns the adds' seconds."""
+    p, port, _ = start(binary, data, tenants)
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-    auth = {"Authorization": "Bearer " + TOKEN}
-    chunk = []
     t = time.perf_counter()
+    for k in range(tenants):
+        fill_tenant(c, {"Authorization": "Bearer " + token(k)}, adds, fixes)
+    add_s = time.perf_counter() - t
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    return add_s
+
+
+def fill_tenant(c, auth, adds, fixes):
+    chunk = []
     for i in range(adds):
         chunk.append({"identifier": f"r{i}", "content": {"title": "arrived", "body": "hello"}, "addedAt": iso(T0),
                       "trigger": {"type": "location", "repeats": True, "region": {
@@ -68,7 +82,6 @@ def fill(binary, data, adds, fixes):
             if r.status != 200:
                 sys.exit(f"adds: {r.status} {body[:200]}")
             chunk = []
-    add_s = time.perf_counter() - t
     sent = 0
     while sent < fixes:
         lines = []
@@ -83,15 +96,13 @@ def fill(binary, data, adds, fixes):
         if r.status != 200:
             sys.exit(f"fixes: {r.status}")
         sent += 2000
-    p.send_signal(signal.SIGKILL)
-    p.wait()
-    return add_s
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--adds", type=int, default=50_000)
     ap.add_argument("--fixes", type=int, default=0)
+    ap.add_argument("--tenants", type=int, default=1, help="tenants, each filled with --adds and --fixes")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--triggerkit", default=os.path.join(ROOT, ".build", "release", "triggerkit"))
     ap.add_argument("--baseline", help="another triggerkit binary, measured in turn")
@@ -104,18 +115,19 @@ def main():
         adds, filled = {}, {}
         for name, binary in binaries.items():
             filled[name] = os.path.join(work, name)
-            adds[name] = fill(binary, filled[name], a.adds, a.fixes)
+            adds[name] = fill(binary, filled[name], a.adds, a.fixes, a.tenants)
         times = {name: [] for name in binaries}
         for _ in range(a.runs):
             for name, binary in binaries.items():
                 copy = filled[name] + "-run"
                 shutil.rmtree(copy, ignore_errors=True)
                 shutil.copytree(filled[name], copy)
-                p, _, took = start(binary, copy)
+                p, _, took = start(binary, copy, a.tenants)
                 times[name].append(took)
                 p.send_signal(signal.SIGKILL)
                 p.wait()
-        print(f"# serve restart after kill -9: {a.adds} journaled adds, {a.fixes} journaled fixes, {a.runs} runs each, medians\n")
+        print(f"# serve restart after kill -9: {a.tenants} tenant(s), each with {a.adds} journaled adds and {a.fixes} journaled fixes, "
+              f"{a.runs} runs each, medians\n")
         print("| binary | restart (to listening) | runs | adds over HTTP |")
         print("|---|---:|---|---:|")
         for name in binaries:

@@ -67,6 +67,7 @@ public enum TriggerKitServer {
         let start = configuration.start
         var state = ServerState(tenantsByTokenHash: [:], tenants: [], metrics: metrics)
         var dispatchers: [WebhookDispatcher] = []
+        var opening: [TenantOpening] = []
         for t in configuration.tenants {
             let limits = t.limits ?? configuration.limits
             let store = try TenantStore(path: configuration.dataDirectory + "/\(t.id).sqlite", outboxLimit: limits.outboxEvents)
@@ -75,8 +76,11 @@ public enum TriggerKitServer {
                 tenant: t.id, webhooks: t.webhooks ?? [], store: store, thread: thread, metrics: metrics,
                 baseDelay: tuning.webhookBaseDelay, maxAttempts: tuning.webhookMaxAttempts, timeout: tuning.webhookTimeout)
             if let hooks { dispatchers.append(hooks) }
-            let tenant = try await Tenant.open(id: t.id, limits: limits, configuration: centerConfig, store: store,
-                                               thread: thread, mode: configuration.clock, start: start, metrics: metrics, webhooks: hooks)
+            opening.append(TenantOpening(id: t.id, limits: limits, store: store, thread: thread, webhooks: hooks))
+        }
+        let tenants = try await openTenants(opening, configuration: centerConfig, mode: configuration.clock, start: start,
+                                            metrics: metrics)
+        for (t, tenant) in zip(configuration.tenants, tenants) {
             state.tenants.append(tenant)
             for h in t.tokenHashes { state.tenantsByTokenHash[h] = tenant }
             let held = await tenant.withCenter { $0.requestCount }
@@ -90,6 +94,45 @@ public enum TriggerKitServer {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         return (app, background, state)
+    }
+}
+
+/// A tenant's parts, made before it is restored.
+struct TenantOpening: Sendable {
+    var id: String
+    var limits: TenantLimits
+    var store: TenantStore
+    var thread: TenantThread
+    var webhooks: WebhookDispatcher?
+}
+
+extension TriggerKitServer {
+    /// Restores the tenants (``Tenant/open(id:limits:configuration:store:thread:mode:start:metrics:webhooks:)``)
+    /// side by side, each on its own thread, as many at a time as the machine has cores (each
+    /// holds its snapshot's bytes and its journal while it restores); in the given order.
+    static func openTenants(_ opening: [TenantOpening], configuration: CenterConfiguration, mode: ClockMode, start: Date?,
+                            metrics: ServerMetrics) async throws -> [Tenant] {
+        var tenants = [Tenant?](repeating: nil, count: opening.count)
+        let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        try await withThrowingTaskGroup(of: (Int, Tenant).self) { group in
+            var next = 0
+            func startNext() {
+                let i = next, o = opening[i]
+                next += 1
+                group.addTask {
+                    (i, try await o.thread.run {
+                        try await Tenant.open(id: o.id, limits: o.limits, configuration: configuration, store: o.store, thread: o.thread,
+                                              mode: mode, start: start, metrics: metrics, webhooks: o.webhooks)
+                    })
+                }
+            }
+            while next < min(width, opening.count) { startNext() }
+            while let (i, tenant) = try await group.next() {
+                tenants[i] = tenant
+                if next < opening.count { startNext() }
+            }
+        }
+        return tenants.map { $0! }
     }
 }
 

@@ -99,7 +99,12 @@ final class Tenant: Sendable {
     /// Runs `body` on the center's actor, on the tenant's thread, with no other call
     /// interleaved (``TriggerCenter/atomically(_:)``).
     func withCenter<T: Sendable>(_ body: @Sendable (isolated TriggerCenter) -> T) async -> T {
-        await thread.run { await center.atomically(body) }
+        await thread.run {
+            await center.atomically { c in
+                assert(self.thread.isCurrent, "tenant \(self.id)'s center ran off its thread")
+                return body(c)
+            }
+        }
     }
 
     /// Applies inputs in order; returns one outcome per input.

@@ -18,10 +18,16 @@ import Dispatch
 final class TenantThread: TaskExecutor, @unchecked Sendable {
     // @unchecked: the queue is thread-safe and never replaced.
     private let queue: DispatchQueue
+    /// Marks the queue, so code can tell it runs there (``isCurrent``).
+    nonisolated(unsafe) private static let mark = DispatchSpecificKey<ObjectIdentifier>()
 
     init(tenant: String) {
         queue = DispatchQueue(label: "triggerkit.tenant.\(tenant)")
+        queue.setSpecific(key: Self.mark, value: ObjectIdentifier(self))
     }
+
+    /// Whether the caller runs on this queue.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.mark) == ObjectIdentifier(self) }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -32,6 +38,13 @@ final class TenantThread: TaskExecutor, @unchecked Sendable {
     /// Runs `body` with this thread preferred: its own code, and any default actor it calls
     /// (the tenant's center), run on the tenant's queue; the caller resumes where it was.
     func run<T: Sendable, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
-        try await withTaskExecutorPreference(self, operation: body)
+        try await withTaskExecutorPreference(self) { () async throws(E) -> T in
+            // Onto the queue first. The preference alone moves a task at its next suspension,
+            // and entering an idle actor is not one: the actor runs on the thread the task is
+            // on. Measured with Swift 6.3 on Linux, a center called straight away ran on the
+            // caller's cooperative thread in most builds; after the yield, always on the queue.
+            await Task.yield()
+            return try await body()
+        }
     }
 }

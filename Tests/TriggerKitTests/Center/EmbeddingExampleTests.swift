@@ -46,3 +46,44 @@ struct EmbeddingExampleTests {
         #expect(await center.pendingRequests().map(\.identifier) == ["office"])
     }
 }
+
+// --- EmbeddingTheCenter.md's own-thread snippet: the executor ---
+final class QueueExecutor: TaskExecutor, @unchecked Sendable {
+    let queue: DispatchQueue
+    init(label: String) { queue = DispatchQueue(label: label) }
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job), executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+
+    /// Runs `body` on this queue, and any default actor it calls (a center) with it.
+    func run<T: Sendable, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
+        try await withTaskExecutorPreference(self) { () async throws(E) -> T in
+            await Task.yield()  // onto the queue before `body` enters the center
+            return try await body()
+        }
+    }
+}
+
+/// Marks the queue the snippet's center should run on.
+nonisolated(unsafe) private let queueMark = DispatchSpecificKey<String>()
+
+@Suite("Embedding: a center on its own thread")
+struct OwnThreadExampleTests {
+    /// The guide's snippet compiles and does what it says: the center's code runs on the
+    /// preferred queue, and without the preference it does not.
+    @Test func theGuidesSnippetRunsTheCenterOnItsQueue() async throws {
+        let center = TriggerCenter(configuration: CenterConfiguration(), clock: ManualClock(Date(timeIntervalSince1970: 1_795_770_000)))
+        let fix = LocationFix(device: "phone-1", date: Date(timeIntervalSince1970: 1_795_770_000), latitude: 40.75, longitude: -73.99)
+        // --- snippet begins ---
+        let thread = QueueExecutor(label: "center.acme")
+        let fired = try await thread.run { try await center.receive(fix) }
+        // --- snippet ends ---
+        #expect(fired.isEmpty)
+        thread.queue.setSpecific(key: queueMark, value: "center.acme")
+        let there = await thread.run { await center.atomically { _ in DispatchQueue.getSpecific(key: queueMark) } }
+        let elsewhere = await center.atomically { _ in DispatchQueue.getSpecific(key: queueMark) }
+        #expect(there == "center.acme")
+        #expect(elsewhere == nil)
+    }
+}

@@ -61,6 +61,11 @@ private final class Gate: Sendable {
             #expect(a.status == 200)
             #expect(gate.started == busy)
             #expect(answeredWhileHeld, "the probe tenant answered only after the busy tenants let go")
+            // And each tenant's center ran on its own queue, not another's.
+            for t in state.tenants {
+                #expect(await t.withCenter { _ in t.thread.isCurrent })
+                #expect(!t.thread.isCurrent)
+            }
         }
     }
 
