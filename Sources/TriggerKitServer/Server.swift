@@ -66,20 +66,14 @@ public enum TriggerKitServer {
         }
         let start = configuration.start
         var state = ServerState(tenantsByTokenHash: [:], tenants: [], metrics: metrics)
-        var dispatchers: [WebhookDispatcher] = []
-        var opening: [TenantOpening] = []
-        for t in configuration.tenants {
-            let limits = t.limits ?? configuration.limits
-            let store = try TenantStore(path: configuration.dataDirectory + "/\(t.id).sqlite", outboxLimit: limits.outboxEvents)
-            let thread = TenantThread(tenant: t.id)
-            let hooks = (t.webhooks ?? []).isEmpty ? nil : WebhookDispatcher(
-                tenant: t.id, webhooks: t.webhooks ?? [], store: store, thread: thread, metrics: metrics,
-                baseDelay: tuning.webhookBaseDelay, maxAttempts: tuning.webhookMaxAttempts, timeout: tuning.webhookTimeout)
-            if let hooks { dispatchers.append(hooks) }
-            opening.append(TenantOpening(id: t.id, limits: limits, store: store, thread: thread, webhooks: hooks))
+        let opening = configuration.tenants.map { t in
+            TenantOpening(id: t.id, limits: t.limits ?? configuration.limits, webhooks: t.webhooks ?? [],
+                          path: configuration.dataDirectory + "/\(t.id).sqlite")
         }
-        let tenants = try await openTenants(opening, configuration: centerConfig, mode: configuration.clock, start: start,
-                                            metrics: metrics)
+        let opened = try await openTenants(opening, configuration: centerConfig, mode: configuration.clock, start: start,
+                                           metrics: metrics, tuning: tuning)
+        let tenants = opened.map(\.tenant)
+        let dispatchers = opened.compactMap(\.webhooks)
         for (t, tenant) in zip(configuration.tenants, tenants) {
             state.tenants.append(tenant)
             for h in t.tokenHashes { state.tenantsByTokenHash[h] = tenant }
@@ -97,42 +91,64 @@ public enum TriggerKitServer {
     }
 }
 
-/// A tenant's parts, made before it is restored.
+/// What a tenant is opened from.
 struct TenantOpening: Sendable {
     var id: String
     var limits: TenantLimits
-    var store: TenantStore
-    var thread: TenantThread
-    var webhooks: WebhookDispatcher?
+    var webhooks: [WebhookConfiguration]
+    /// Its SQLite file.
+    var path: String
+}
+
+/// A tenant that could not be opened at start, and why (the server does not start).
+struct TenantOpenError: Error, CustomStringConvertible {
+    var tenant: String
+    var underlying: any Error
+    var description: String { "tenant \(tenant): \(underlying)" }
 }
 
 extension TriggerKitServer {
-    /// Restores the tenants (``Tenant/open(id:limits:configuration:store:thread:mode:start:metrics:webhooks:)``)
-    /// side by side, each on its own thread, as many at a time as the machine has cores (each
-    /// holds its snapshot's bytes and its journal while it restores); in the given order.
+    /// Restores at most this many tenants at a time (each holds its snapshot's bytes and its
+    /// journal's rows while it restores), and never more than there are cores.
+    static let restoreWidth = 4
+
+    /// Opens the tenants' stores and restores them
+    /// (``Tenant/open(id:limits:configuration:store:thread:mode:start:metrics:webhooks:)``) side by side,
+    /// each on its own thread (``restoreWidth`` at a time); in the given order. The first
+    /// failure stops the start, naming its tenant (``TenantOpenError``).
     static func openTenants(_ opening: [TenantOpening], configuration: CenterConfiguration, mode: ClockMode, start: Date?,
-                            metrics: ServerMetrics) async throws -> [Tenant] {
-        var tenants = [Tenant?](repeating: nil, count: opening.count)
-        let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        try await withThrowingTaskGroup(of: (Int, Tenant).self) { group in
+                            metrics: ServerMetrics, tuning: Tuning) async throws -> [(tenant: Tenant, webhooks: WebhookDispatcher?)] {
+        var opened = [(tenant: Tenant, webhooks: WebhookDispatcher?)?](repeating: nil, count: opening.count)
+        let width = min(restoreWidth, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        try await withThrowingTaskGroup(of: (Int, Tenant, WebhookDispatcher?).self) { group in
             var next = 0
             func startNext() {
                 let i = next, o = opening[i]
                 next += 1
                 group.addTask {
-                    (i, try await o.thread.run {
-                        try await Tenant.open(id: o.id, limits: o.limits, configuration: configuration, store: o.store, thread: o.thread,
-                                              mode: mode, start: start, metrics: metrics, webhooks: o.webhooks)
-                    })
+                    let thread = TenantThread(tenant: o.id)
+                    return try await thread.run { () async throws(TenantOpenError) -> (Int, Tenant, WebhookDispatcher?) in
+                        do {
+                            let store = try TenantStore(path: o.path, outboxLimit: o.limits.outboxEvents)
+                            let hooks = o.webhooks.isEmpty ? nil : WebhookDispatcher(
+                                tenant: o.id, webhooks: o.webhooks, store: store, thread: thread, metrics: metrics,
+                                baseDelay: tuning.webhookBaseDelay, maxAttempts: tuning.webhookMaxAttempts, timeout: tuning.webhookTimeout)
+                            let tenant = try await Tenant.open(id: o.id, limits: o.limits, configuration: configuration, store: store,
+                                                               thread: thread, mode: mode, start: start, metrics: metrics, webhooks: hooks)
+                            return (i, tenant, hooks)
+                        } catch {
+                            throw TenantOpenError(tenant: o.id, underlying: error)
+                        }
+                    }
                 }
             }
             while next < min(width, opening.count) { startNext() }
-            while let (i, tenant) = try await group.next() {
-                tenants[i] = tenant
+            while let (i, tenant, hooks) = try await group.next() {
+                opened[i] = (tenant, hooks)
                 if next < opening.count { startNext() }
             }
         }
-        return tenants.map { $0! }
+        return opened.map { $0! }
     }
 }
 

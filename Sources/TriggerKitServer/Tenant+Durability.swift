@@ -8,7 +8,7 @@ import Logging
 extension Tenant {
     /// Saves a snapshot when enough was journaled since the last one (or always, at
     /// shutdown). The center is held only while its snapshot value is taken; encoding and
-    /// writing happen beside it, so ingestion goes on meanwhile.
+    /// writing happen beside it, on ``background``, so ingestion goes on meanwhile.
     func snapshotIfDue(force: Bool = false, every: Int) async {
         let due = sinceSnapshot.withLock { n -> Bool in
             guard force ? n > 0 : n >= every else { return false }
@@ -16,15 +16,16 @@ extension Tenant {
             return true
         }
         guard due, failure == nil else { return }
-        // On the tenant's thread: encoding a million requests takes seconds, and the write
-        // waits for the disk.
-        await thread.run {
-            let store = self.store
-            let taken: (seq: Int64, snapshot: CenterSnapshot)? = await withCenter { c in
-                guard let seq = try? store.lastJournalSeq() else { return nil }
-                return (seq, c.snapshot())
-            }
-            guard let taken else { return }
+        let store = self.store
+        let taken: (seq: Int64, snapshot: CenterSnapshot)? = await withCenter { c in
+            guard let seq = try? store.lastJournalSeq() else { return nil }
+            return (seq, c.snapshot())
+        }
+        guard let taken else { return }
+        // Encoded and written on the tenant's second queue: seconds for a million requests,
+        // during which its own thread goes on taking input.
+        await background.run {
+            assert(!self.thread.isCurrent, "tenant \(self.id)'s snapshot encoded on its own thread")
             do {
                 let started = ContinuousClock.now
                 let body = try taken.snapshot.serialized()

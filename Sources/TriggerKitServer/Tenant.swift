@@ -59,6 +59,9 @@ final class Tenant: Sendable {
     private let center: TriggerCenter
     /// Where the center's and the store's work runs.
     let thread: TenantThread
+    /// Where snapshots are encoded and written, beside ``thread`` (a snapshot of a million
+    /// requests takes seconds).
+    let background: TenantThread
     let clock: ServerClock
     let store: TenantStore
     let hub: EventHub
@@ -86,6 +89,7 @@ final class Tenant: Sendable {
         self.limits = limits
         self.center = center
         self.thread = thread
+        self.background = TenantThread(tenant: id + ".snapshots")
         self.clock = clock
         self.store = store
         self.hub = EventHub(bufferLimit: limits.sseBufferEvents)
