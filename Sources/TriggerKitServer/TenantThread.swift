@@ -19,7 +19,7 @@ final class TenantThread: TaskExecutor, @unchecked Sendable {
     // @unchecked: the queue is thread-safe and never replaced.
     private let queue: DispatchQueue
     /// Marks the queue, so code can tell it runs there (``isCurrent``).
-    nonisolated(unsafe) private static let mark = DispatchSpecificKey<ObjectIdentifier>()
+    private static let mark = DispatchSpecificKey<ObjectIdentifier>()
 
     init(tenant: String) {
         queue = DispatchQueue(label: "triggerkit.tenant.\(tenant)")

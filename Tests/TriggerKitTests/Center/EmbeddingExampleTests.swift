@@ -66,7 +66,7 @@ final class QueueExecutor: TaskExecutor, @unchecked Sendable {
 }
 
 /// Marks the queue the snippet's center should run on.
-nonisolated(unsafe) private let queueMark = DispatchSpecificKey<String>()
+private let queueMark = DispatchSpecificKey<String>()
 
 @Suite("Embedding: a center on its own thread")
 struct OwnThreadExampleTests {
