@@ -52,7 +52,8 @@ enum TenantOutcome: Sendable {
 ///
 /// The center is reached only through ``withCenter(_:)``, and the store's reads and writes
 /// through ``thread``: both run on the tenant's own queue (``TenantThread``), so a tenant
-/// whose work takes seconds delays only its own calls.
+/// whose work takes seconds delays only its own calls. Snapshots are encoded and written on
+/// a second queue, ``background``.
 final class Tenant: Sendable {
     let id: String
     let limits: TenantLimits
