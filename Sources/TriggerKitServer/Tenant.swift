@@ -114,19 +114,26 @@ final class Tenant: Sendable {
 
     /// Applies inputs in order; returns one outcome per input.
     func apply(_ inputs: [TenantInput]) async -> [TenantOutcome] {
-        if let why = failure {
-            return inputs.map { _ in .rejected(APIError(.serviceUnavailable, "storeFailed", "the tenant's store failed (\(why)); restart the server")) }
-        }
-        let result = await withCenter { c in
+        if let refused = refusedAfterFailure(inputs) { return refused }
+        let (outcomes, applied) = await withCenter { c -> ([TenantOutcome], Bool) in
+            // Asked again on the center: an apply that was waiting for it when a store write
+            // failed must not change it either (the journal would never hold its change).
+            if let refused = self.refusedAfterFailure(inputs) { return (refused, false) }
             let result = self.step(inputs, on: c, replaying: false)
+            if let error = result.error { self.failed.withLock { $0 = error } }
             // Published while the center is held, so live streams get events in the order
             // recorded (an event stream skips one older than the last it sent).
             self.publish(result.events)
-            return result
+            return (result.outcomes, true)
         }
-        if let error = result.error { failed.withLock { $0 = error } }
-        sinceSnapshot.withLock { $0 += Self.replayWeight(inputs) }
-        return result.outcomes
+        if applied { sinceSnapshot.withLock { $0 += Self.replayWeight(inputs) } }
+        return outcomes
+    }
+
+    /// Every input refused (503) once the store failed; nil while it has not.
+    private func refusedAfterFailure(_ inputs: [TenantInput]) -> [TenantOutcome]? {
+        guard let why = failure else { return nil }
+        return inputs.map { _ in .rejected(APIError(.serviceUnavailable, "storeFailed", "the tenant's store failed (\(why)); restart the server")) }
     }
 
     /// What inputs cost to replay, in fix units (``ServerConfiguration/snapshotEvery``): a

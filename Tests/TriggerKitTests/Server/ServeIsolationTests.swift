@@ -123,4 +123,40 @@ private final class Gate: Sendable {
             #expect(error.description.hasPrefix("tenant bolt: "))
         }
     }
+
+    /// After its store fails, a tenant changes nothing more: an apply already waiting for the
+    /// center when the write failed is refused too, instead of changing the center with what
+    /// the journal will never hold.
+    @Test(.timeLimit(.minutes(1))) func nothingWaitingChangesTheCenterAfterTheStoreFailed() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { _, state in
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            func add(_ id: String) throws -> TenantInput {
+                var warnings: [String] = []
+                return .add(try NotificationRequest(json: try JSONValue.parse(Sample.every(id, 60)), warnings: &warnings))
+            }
+            let first = try add("x1"), second = try add("x2")
+            // The center held; two applies wait for it; then the store breaks under them.
+            let gate = Gate()
+            DispatchQueue.global().asyncAfter(deadline: .now() + 20) { gate.open() }
+            let holder = Task.detached { await acme.withCenter { _ in gate.wait() } }
+            while gate.started < 1 { try await Task.sleep(for: .milliseconds(2)) }
+            let a = Task.detached { await acme.apply([first]) }
+            try await Task.sleep(for: .milliseconds(50))
+            let b = Task.detached { await acme.apply([second]) }
+            try await Task.sleep(for: .milliseconds(50))
+            try await acme.store.queue.write { db in try db.execute(sql: "DROP TABLE journal") }
+            gate.open()
+            await holder.value
+            let outcomes = [await a.value, await b.value]
+            for o in outcomes {
+                guard case .rejected(let e)? = o.first else { Issue.record("accepted after the store failed: \(o)"); continue }
+                #expect(e.code == "storeFailed")
+            }
+            // One step ran into the failure; the one behind it changed nothing.
+            let held = await acme.withCenter { c in ["x1", "x2"].filter { c.request(withIdentifier: $0) != nil } }
+            #expect(held.count == 1, "the center holds \(held)")
+        }
+    }
 }
