@@ -11,63 +11,38 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
         let tenant = try context.current
         let started = ContinuousClock.now
         let body = try await readBody(request, limit: tenant.limits.maxBodyBytes)
-        var inputs: [TenantInput] = []
-        var lines: [Int] = []
-        var errors: [JSONValue] = []
-        var lineNo = 0
-        var fixes: [(t: Date, index: Int, input: TenantInput, line: Int)] = []
-        for raw in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            lineNo += 1
-            var slice = raw
-            if slice.last == 0x0D { slice = slice.dropLast() }
-            if slice.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            do throws(APIError) {
-                // The reader checks the UTF-8 of what it keeps (the device id); the journal keeps
-                // the line verbatim, so the whole line must be valid.
-                guard slice.allSatisfy({ $0 < 0x80 }) || String(validating: slice, as: UTF8.self) != nil else {
-                    throw APIError(.badRequest, "invalidLine", "not valid UTF-8")
+        // Parsed, applied and answered on the tenant's thread (``Tenant/work(_:)``).
+        return try await tenant.work { () async throws -> Response in
+            let batch = FixBatch(body, on: tenant.thread)
+            let outcomes = batch.inputs.isEmpty ? [] : await tenant.applyHere(batch.inputs)
+            var accepted = 0
+            var errors = batch.errors
+            var stale: [JSONValue] = []
+            for (i, o) in outcomes.enumerated() {
+                switch o {
+                case .rejected(let e):
+                    if e.status == .serviceUnavailable { throw e }
+                    errors.append(.object(["line": .number(Double(batch.lines[i])), "code": .string(e.code), "message": .string(e.message)]))
+                case .stale:
+                    accepted += 1
+                    stale.append(.number(Double(batch.lines[i])))
+                default:
+                    accepted += 1
                 }
-                switch try FixReader.parse(slice) {
-                case .fix(let f): fixes.append((f.date, fixes.count, .fix(f, line: slice), lineNo))
-                case .clock(let d): fixes.append((d, fixes.count, .clock(d), lineNo))
-                }
-            } catch {
-                errors.append(.object(["line": .number(Double(lineNo)), "code": .string(error.code), "message": .string(error.message)]))
             }
+            stale.sort { ($0.numberValue ?? 0) < ($1.numberValue ?? 0) }
+            errors.sort { ($0.objectValue?["line"]?.numberValue ?? 0) < ($1.objectValue?["line"]?.numberValue ?? 0) }
+            tenant.metrics.fixes(tenant: tenant.id, accepted: accepted, rejected: errors.count)
+            let elapsed = ContinuousClock.now - started
+            tenant.metrics.fixBatch(tenant: tenant.id, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            return jsonResponse(.object(["accepted": .number(Double(accepted)), "rejected": .number(Double(errors.count)),
+                                         "errors": .array(errors), "stale": .array(stale)]),
+                                status: accepted == 0 && !errors.isEmpty ? .badRequest : .ok)
         }
-        // One batch is evaluated in order of t (stable: equal times keep their order).
-        fixes.sort { $0.t != $1.t ? $0.t < $1.t : $0.index < $1.index }
-        for f in fixes {
-            inputs.append(f.input)
-            lines.append(f.line)
-        }
-        let outcomes = inputs.isEmpty ? [] : await tenant.apply(inputs)
-        var accepted = 0
-        var stale: [JSONValue] = []
-        for (i, o) in outcomes.enumerated() {
-            switch o {
-            case .rejected(let e):
-                if e.status == .serviceUnavailable { throw e }
-                errors.append(.object(["line": .number(Double(lines[i])), "code": .string(e.code), "message": .string(e.message)]))
-            case .stale:
-                accepted += 1
-                stale.append(.number(Double(lines[i])))
-            default:
-                accepted += 1
-            }
-        }
-        stale.sort { ($0.numberValue ?? 0) < ($1.numberValue ?? 0) }
-        errors.sort { ($0.objectValue?["line"]?.numberValue ?? 0) < ($1.objectValue?["line"]?.numberValue ?? 0) }
-        tenant.metrics.fixes(tenant: tenant.id, accepted: accepted, rejected: errors.count)
-        let elapsed = ContinuousClock.now - started
-        tenant.metrics.fixBatch(tenant: tenant.id, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        return jsonResponse(.object(["accepted": .number(Double(accepted)), "rejected": .number(Double(errors.count)),
-                                     "errors": .array(errors), "stale": .array(stale)]),
-                            status: accepted == 0 && !errors.isEmpty ? .badRequest : .ok)
     }
     v1.post("clock") { request, context -> Response in
         let tenant = try context.current
-        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        let json = try await readJSON(request, tenant: tenant)
         guard case .object(let o) = json, let t = o["t"] else { throw APIError(.unprocessableContent, "invalidClock", "send {\"t\": date}") }
         var ms: Int64?
         switch t {

@@ -5,7 +5,8 @@ import NIOCore
 @_spi(Engine) import TriggerKit
 
 /// `POST /v1/requests` with a JSON array: each request added (or refused) on its own, in
-/// order, in one step; the answer lists each one's result.
+/// order, in one step; the answer lists each one's result. Runs on the tenant's thread
+/// (``Tenant/work(_:)``).
 func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response {
     var results: [JSONValue?] = Array(repeating: nil, count: items.count)
     var inputs: [TenantInput] = []
@@ -21,7 +22,7 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
                                   "error": .object(["code": .string(e.code), "message": .string(e.message)])])
         }
     }
-    let outcomes = inputs.isEmpty ? [] : await tenant.apply(inputs)
+    let outcomes = inputs.isEmpty ? [] : await tenant.applyHere(inputs)
     var accepted = 0
     for (k, o) in outcomes.enumerated() {
         let i = positions[k]
@@ -51,33 +52,37 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: requests
     v1.post("requests") { request, context -> Response in
         let tenant = try context.current
-        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
-        if case .array(let items) = json { return try await addRequests(items, tenant: tenant) }
-        var warnings: [String] = []
-        let r: NotificationRequest
-        do throws(RequestError) {
-            r = try NotificationRequest(json: json, warnings: &warnings)
-        } catch {
-            tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
-            throw APIError(request: error)
+        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+        // Decoded, applied and answered on the tenant's thread (``Tenant/work(_:)``).
+        return try await tenant.work { () async throws -> Response in
+            let json = try decodeJSON(bytes, on: tenant.thread)
+            if case .array(let items) = json { return try await addRequests(items, tenant: tenant) }
+            var warnings: [String] = []
+            let r: NotificationRequest
+            do throws(RequestError) {
+                r = try NotificationRequest(json: json, warnings: &warnings)
+            } catch {
+                tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
+                throw APIError(request: error)
+            }
+            let replaced = await tenant.centerHere { $0.request(withIdentifier: r.identifier) != nil }
+            let outcomes = await tenant.applyHere([.add(r)])
+            if let e = outcomeError(outcomes) {
+                tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
+                throw e
+            }
+            tenant.metrics.requests(tenant: tenant.id, accepted: 1, rejected: 0)
+            if case .ok(let w)? = outcomes.first { warnings += w }
+            return jsonResponse(.object(["identifier": .string(r.identifier), "replaced": .bool(replaced),
+                                         "warnings": .array(warnings.map(JSONValue.string))]),
+                                status: replaced ? .ok : .created)
         }
-        let replaced = await tenant.withCenter { $0.request(withIdentifier: r.identifier) != nil }
-        let outcomes = await tenant.apply([.add(r)])
-        if let e = outcomeError(outcomes) {
-            tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
-            throw e
-        }
-        tenant.metrics.requests(tenant: tenant.id, accepted: 1, rejected: 0)
-        if case .ok(let w)? = outcomes.first { warnings += w }
-        return jsonResponse(.object(["identifier": .string(r.identifier), "replaced": .bool(replaced),
-                                     "warnings": .array(warnings.map(JSONValue.string))]),
-                            status: replaced ? .ok : .created)
     }
     v1.get("requests") { request, context -> Response in
         let tenant = try context.current
         let device = request.uri.queryParameters.get("device")
-        let list = await tenant.withCenter { $0.pendingRequests(device: device) }
-        return jsonResponse(.object(["requests": .array(list.map(\.json))]))
+        // Rendered on the tenant's thread: a million requests take it a while.
+        return await tenant.withCenter { c in jsonResponse(.object(["requests": .array(c.pendingRequests(device: device).map(\.json))])) }
     }
     v1.get("requests/:id") { _, context -> Response in
         let tenant = try context.current
@@ -115,25 +120,27 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
             throw APIError(.badRequest, "invalidRequest", "limit must be in 1...\(maximumUpcoming)")
         }
         let device: String? = request.uri.queryParameters.get("device").map { String($0) }
-        let fires = await tenant.withCenter { $0.upcomingFires(limit: limit, device: device) }
-        return jsonResponse(.object(["fires": .array(fires.map { f in
-            var o: [String: JSONValue] = ["identifier": .string(f.identifier), "date": dateString(f.date)]
-            if let d = f.device { o["device"] = .string(d) }
-            return .object(o)
-        })]))
+        return await tenant.withCenter { c in
+            jsonResponse(.object(["fires": .array(c.upcomingFires(limit: limit, device: device).map { f in
+                var o: [String: JSONValue] = ["identifier": .string(f.identifier), "date": dateString(f.date)]
+                if let d = f.device { o["device"] = .string(d) }
+                return .object(o)
+            })]))
+        }
     }
 
     // MARK: delivered
     v1.get("delivered") { request, context -> Response in
         let tenant = try context.current
         let device: String? = request.uri.queryParameters.get("device").map { String($0) }
-        let list = await tenant.withCenter { $0.deliveredNotifications(device: device) }
-        return rawArrayResponse(key: "delivered", items: list.map { d in
-            var w = JSONWriter()
-            d.write(to: &w)
-            w.bytes.removeLast()
-            return w.bytes
-        })
+        return await tenant.withCenter { c in
+            rawArrayResponse(key: "delivered", items: c.deliveredNotifications(device: device).map { d in
+                var w = JSONWriter()
+                d.write(to: &w)
+                w.bytes.removeLast()
+                return w.bytes
+            })
+        }
     }
     v1.delete("delivered/:id") { _, context -> Response in
         let tenant = try context.current
@@ -155,7 +162,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.put("devices/:device/settings") { request, context -> Response in
         let tenant = try context.current
         let device = try parameter(context, "device")
-        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        let json = try await readJSON(request, tenant: tenant)
         let settings: NotificationSettings
         do throws(SettingsError) {
             settings = try NotificationSettings(json: json)
@@ -172,7 +179,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.put("categories") { request, context -> Response in
         let tenant = try context.current
-        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        let json = try await readJSON(request, tenant: tenant)
         let list: [NotificationCategory]
         do throws(SettingsError) {
             list = try NotificationCategory.list(json: json)
@@ -184,7 +191,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.post("responses") { request, context -> Response in
         let tenant = try context.current
-        let json = try await readJSON(request, limit: tenant.limits.maxBodyBytes)
+        let json = try await readJSON(request, tenant: tenant)
         guard case .object(let o) = json, case .string(let id)? = o["identifier"], case .string(let action)? = o["action"] else {
             throw APIError(.unprocessableContent, "invalidResponse", "a response needs \"identifier\" and \"action\" (strings); \"device\" is optional")
         }

@@ -47,9 +47,16 @@ struct BearerAuth: RouterMiddleware {
 let lastEventIDField = HTTPField.Name("Last-Event-ID")!
 
 /// Reads the whole body within the tenant's limit (413 beyond it) as a JSON value (400 for
-/// invalid UTF-8 or JSON).
-func readJSON(_ request: Request, limit: Int) async throws -> JSONValue {
-    let bytes = try await readBody(request, limit: limit)
+/// invalid UTF-8 or JSON), decoded on the tenant's thread (``Tenant/work(_:)``).
+func readJSON(_ request: Request, tenant: Tenant) async throws -> JSONValue {
+    let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+    return try await tenant.work { try decodeJSON(bytes, on: tenant.thread) }
+}
+
+/// A body as a JSON value (400 for invalid UTF-8 or JSON), decoded on `thread`, the tenant's
+/// (checked in debug builds).
+func decodeJSON(_ bytes: [UInt8], on thread: TenantThread) throws(APIError) -> JSONValue {
+    assert(thread.isCurrent, "a body decoded off its tenant's thread")
     guard String(validating: bytes, as: UTF8.self) != nil else { throw APIError.badJSON("the body is not valid UTF-8") }
     let parsed: Result<JSONValue, JSONSyntaxError> = bytes.withUnsafeBufferPointer { b in
         do throws(JSONSyntaxError) { return .success(try JSONValue.parse(b)) } catch { return .failure(error) }

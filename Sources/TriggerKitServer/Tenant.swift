@@ -104,18 +104,37 @@ final class Tenant: Sendable {
     /// Runs `body` on the center's actor, on the tenant's thread, with no other call
     /// interleaved (``TriggerCenter/atomically(_:)``).
     func withCenter<T: Sendable>(_ body: @Sendable (isolated TriggerCenter) -> T) async -> T {
-        await thread.run {
-            await center.atomically { c in
-                assert(self.thread.isCurrent, "tenant \(self.id)'s center ran off its thread")
-                return body(c)
-            }
+        await thread.run { await centerHere(body) }
+    }
+
+    /// Runs a route's own work on the tenant's thread: decoding the body it read, applying
+    /// it (``applyHere(_:)``, ``centerHere(_:)``), rendering the answer. The cooperative pool
+    /// only moves the bytes, so a tenant that sends 8 MiB bodies or asks for a million
+    /// requests spends its own thread's time on them, not the time of the threads every
+    /// tenant's calls run on.
+    func work<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await thread.run(body)
+    }
+
+    /// ``withCenter(_:)`` from code already on the tenant's thread (inside ``work(_:)``): no
+    /// second trip through its queue.
+    func centerHere<T: Sendable>(_ body: @Sendable (isolated TriggerCenter) -> T) async -> T {
+        assert(thread.isCurrent, "tenant \(id)'s center reached from off its thread")
+        return await center.atomically { c in
+            assert(self.thread.isCurrent, "tenant \(self.id)'s center ran off its thread")
+            return body(c)
         }
     }
 
     /// Applies inputs in order; returns one outcome per input.
     func apply(_ inputs: [TenantInput]) async -> [TenantOutcome] {
+        await thread.run { await applyHere(inputs) }
+    }
+
+    /// ``apply(_:)`` from code already on the tenant's thread (inside ``work(_:)``).
+    func applyHere(_ inputs: [TenantInput]) async -> [TenantOutcome] {
         if let refused = refusedAfterFailure(inputs) { return refused }
-        let (outcomes, applied) = await withCenter { c -> ([TenantOutcome], Bool) in
+        let (outcomes, applied) = await centerHere { c -> ([TenantOutcome], Bool) in
             // Asked again on the center: an apply that was waiting for it when a store write
             // failed must not change it either (the journal would never hold its change).
             if let refused = self.refusedAfterFailure(inputs) { return (refused, false) }
