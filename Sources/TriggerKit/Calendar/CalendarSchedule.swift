@@ -145,11 +145,21 @@ import Foundation
     func isAnsweredByFoundation(afterMillis ref: Int64) -> Bool {
         if foreign != nil { return true }
         if pattern.impossibilityBox != nil || !RequestLimits.isSupported(millis: ref) { return false }
-        guard zone.covers(ref), ref < zone.nativeEnd,
-              pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= zone.lastYear,
-              pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < zone.lastYear
-        else { return true }
-        return patternIsAnsweredByFoundation
+        return !isNative(afterMillis: ref) || patternIsAnsweredByFoundation
+    }
+
+    /// Whether a Gregorian fire after `ref` is Foundation's to find because the zone's table
+    /// does not reach it (before 1900, past the table's end, or a `year` past it).
+    func isOutsideTables(afterMillis ref: Int64) -> Bool {
+        foreign == nil && !isNative(afterMillis: ref) && pattern.impossibilityBox == nil && RequestLimits.isSupported(millis: ref)
+    }
+
+    /// Whether the zone's table reaches the fire after `ref`.
+    @inline(__always)
+    private func isNative(afterMillis ref: Int64) -> Bool {
+        zone.covers(ref) && ref < zone.nativeEnd
+            && (pattern.year == CalendarPattern.unset32 || Int(pattern.year) <= zone.lastYear)
+            && (pattern.yearForWeekOfYear == CalendarPattern.unset32 || Int(pattern.yearForWeekOfYear) < zone.lastYear)
     }
 
     /// Whether the pattern alone sends every fire to Foundation wherever the tables reach: it

@@ -95,9 +95,9 @@ import Foundation
     /// Most date steps one coalescing walks for a calendar rule: beyond it the count stops
     /// (and the coalesced fire is dated at the last fire counted); intervals are counted
     /// exactly by arithmetic. Steps answered by Foundation cost more: in the Gregorian
-    /// calendar (dates past a zone's table, `era` and `nanosecond` fields with month-relative
-    /// ones) 0.07-0.1 ms each, so they stop at
-    /// ``foundationCoalescingCap``; in other calendars 0.3 ms (a daily Chinese trigger today)
+    /// calendar (dates outside a zone's table, before 1900 or past its end, and `era` and
+    /// `nanosecond` fields with month-relative ones) 0.03-0.1 ms each, so those steps stop at
+    /// ``foundationCoalescingCap`` (native steps after or before them count on); in other calendars 0.3 ms (a daily Chinese trigger today)
     /// to over 100 ms (a rare Chinese pattern far from today) each, so they stop at
     /// ``otherCalendarCoalescingCap``, and at the first fire more than
     /// ``otherCalendarHorizon`` after the first one counted.
@@ -153,16 +153,28 @@ import Foundation
         var count = 1
         var cap = Self.coalescingCap
         var horizon = Int64.max
+        // Gregorian steps Foundation answers (outside the zone's table, before 1900 or past
+        // its end, or every step of a pattern it alone answers) count against its bound
+        // wherever the walk is; native steps count only against ``coalescingCap``.
+        var schedule: CalendarSchedule?
+        var foundationSteps = 0
         if case .calendar(let s, _, _) = self {
             if s.foreign != nil {
                 cap = Self.otherCalendarCoalescingCap
                 horizon = Self.otherCalendarHorizon
-            } else if first >= s.nativeEnd || s.patternIsAnsweredByFoundation {
+            } else if s.patternIsAnsweredByFoundation {
                 cap = Self.foundationCoalescingCap
+            } else {
+                schedule = s
             }
         }
         // (Supported dates are within 4e14 ms of each other: the difference cannot overflow.)
         while count < cap, last - first <= horizon {
+            if let schedule, schedule.isOutsideTables(afterMillis: last) {
+                // As many fires as a walk of Foundation's steps alone counts (the first is given).
+                if foundationSteps == Self.foundationCoalescingCap - 1 { break }
+                foundationSteps += 1
+            }
             guard let n = fire(after: last) else { return (last, count, nil) }
             if n >= limit { return (last, count, n) }
             last = n

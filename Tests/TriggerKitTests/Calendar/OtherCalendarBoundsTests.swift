@@ -206,6 +206,52 @@ struct OtherCalendarBoundsTests {
         await center.shutdown()
     }
 
+    /// Before a zone's table (1900) Foundation answers every Gregorian fire too, at about
+    /// 0.03 ms each, but a catch-up counted such fires to the native bound (100,000): a
+    /// repeating trigger added in year 1 held the first line of a stream dated 9999 for 3.2 s
+    /// (`make fuzz`, seed 1, case 30825). The steps Foundation answers are counted against its
+    /// bound wherever the walk is; the native steps after them still count to the native one.
+    @Test func catchUpBeforeTheZoneTablesCountsFoundationsFiresToItsBound() throws {
+        let casablanca = try #require(TimeZone(identifier: "Africa/Casablanca"))
+        func daily(addedAt: String) throws -> TimeRule {
+            let r = NotificationRequest(identifier: "old", content: NotificationContent(title: "x"),
+                                        trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: casablanca, hour: 1, minute: 31),
+                                                                           repeats: true)),
+                                        addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis(addedAt))))
+            let schedule = FireSchedule(requests: [r], defaultAddedAt: Self.t0, floatingTimeZone: Self.utc)
+            return schedule.entries[0].rule
+        }
+        // Every step from 1800 on is Foundation's until 1900: the count stops at its bound,
+        // at the 1,000th fire, and the walk jumps to the fire after the limit.
+        let early = try daily(addedAt: "1800-01-01T00:00:00Z")
+        let first = try #require(early.firstFire)
+        #expect(early.isAnsweredByFoundation(after: first))
+        let summary = early.coalesce(from: first, before: Self.t0)
+        #expect(summary.count == TimeRule.foundationCoalescingCap)
+        #expect(summary.last == early.fires(after: first - 1, count: TimeRule.foundationCoalescingCap).last)
+        #expect(try #require(summary.next) >= Self.t0)
+        // A walk that starts a month before the table: its 31 Foundation steps count against
+        // that bound, its native ones do not (about 1,856 fires up to 1905).
+        let late = try daily(addedAt: "1899-12-01T00:00:00Z")
+        let lateFirst = try #require(late.firstFire)
+        let limit = try #require(Timestamp.parseMillis("1905-01-01T00:00:00Z"))
+        let lateSummary = late.coalesce(from: lateFirst, before: limit)
+        #expect(lateSummary.count == late.fires(after: lateFirst - 1, count: 5_000).filter { $0 < limit }.count)
+        #expect(lateSummary.count > TimeRule.foundationCoalescingCap)
+
+        // Through a stream, as `make fuzz` found it: one line, one coalesced event.
+        let r = NotificationRequest(identifier: "r25", content: NotificationContent(title: "x"),
+                                    trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: casablanca, hour: 1, minute: 31,
+                                                                                                    weekdayOrdinal: 2), repeats: true)),
+                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("0001-01-01T00:00:00Z"))))
+        let e = StreamEvaluator(requests: [r], options: StreamOptions())
+        var out: [FiredEvent] = []
+        let line = Array(#"{"device": "d0", "t": "9999-12-31T23:59:59.999Z", "lat": 59.999, "lon": -73.9857}"#.utf8)
+        try e.process(try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }, into: &out)
+        #expect(out.count == 1)
+        #expect(out.first?.count == TimeRule.foundationCoalescingCap)
+    }
+
     /// Which Gregorian triggers Foundation answers: month-relative fields are re-enacted
     /// natively unless an `era` or a `nanosecond` comes with them; without such fields those
     /// two are native.

@@ -47,18 +47,25 @@ struct Worker {
             if set.requests.isEmpty { record(.rejected(set.diagnostics.first?.code?.rawValue ?? "noRequest")) } else { record(.accepted) }
         case 3:
             let reqs = (0..<Int(r.next() % 4)).map { _ in Make.request(&r, index: index) }
-            if ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data("stream \(reqs.map(\.trigger))\n".utf8)) }
+            if ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data("stream \(reqs.map(\.trigger))\n".utf8))
+                for q in reqs { var w = JSONWriter(); w.value(q.json); FileHandle.standardError.write(Data(w.bytes + [0x0A])) } }
             var options = StreamOptions(margin: r.chance(3) ? 15 : 0, dwell: r.chance(3) ? 20 : 0)
             if r.chance(3) { options.catchUp = .coalesced }
+            if ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data("options \(options)\n".utf8)) }
             let e = StreamEvaluator(requests: reqs, options: options)
             var out: [FiredEvent] = []
+            let trace = ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil
             for _ in 0..<20 {
                 let line = Make.line(&r)
+                let started = ContinuousClock.now
                 do throws(StreamLineError) {
                     let parsed = try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }
                     try e.process(parsed, into: &out)
                     record(.accepted)
                 } catch { record(.rejected("streamLine")) }
+                if trace {
+                    FileHandle.standardError.write(Data("line \(String(decoding: line.prefix(300), as: UTF8.self)): \(out.count) events, \(ContinuousClock.now - started)\n".utf8))
+                }
                 out.removeAll(keepingCapacity: true)
             }
         case 4:
