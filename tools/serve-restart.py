@@ -8,7 +8,8 @@ For each binary (and --baseline, in turn): starts the server on a fresh data dir
 adds --adds requests to each tenant (POST /v1/requests in arrays of 1,000: one journal row per
 request) and posts --fixes fixes to each (NDJSON batches of 2,000, 1,000 devices), then kills it with SIGKILL and times
 `serve` started again on that directory, from exec to its "listening" line: the snapshot
-(none) and the journal replayed. Each binary restarts the journal it wrote itself, --runs
+(none) and the journal replayed; and the restarted server's peak resident memory (VmHWM)
+at that line. Each binary restarts the journal it wrote itself, --runs
 times (the directory copied afresh each time); medians are printed, and the ratio.
 The default, 50,000 adds, is the longest journal the default --snapshot-every lets pile up
 from requests alone (a change counts as 100 fixes).
@@ -42,6 +43,15 @@ def iso(sec):
 
 def token(k):
     return TOKEN if k == 0 else f"{TOKEN}-{k}"
+
+
+def peak_mib(pid):
+    """The process's peak resident memory so far (VmHWM), MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def start(binary, data, tenants):
@@ -117,6 +127,7 @@ def main():
             filled[name] = os.path.join(work, name)
             adds[name] = fill(binary, filled[name], a.adds, a.fixes, a.tenants)
         times = {name: [] for name in binaries}
+        peaks = {name: [] for name in binaries}
         for _ in range(a.runs):
             for name, binary in binaries.items():
                 copy = filled[name] + "-run"
@@ -124,14 +135,16 @@ def main():
                 shutil.copytree(filled[name], copy)
                 p, _, took = start(binary, copy, a.tenants)
                 times[name].append(took)
+                peaks[name].append(peak_mib(p.pid))
                 p.send_signal(signal.SIGKILL)
                 p.wait()
         print(f"# serve restart after kill -9: {a.tenants} tenant(s), each with {a.adds} journaled adds and {a.fixes} journaled fixes, "
               f"{a.runs} runs each, medians\n")
-        print("| binary | restart (to listening) | runs | adds over HTTP |")
-        print("|---|---:|---|---:|")
+        print("| binary | restart (to listening) | runs | peak memory at listening | adds over HTTP |")
+        print("|---|---:|---|---:|---:|")
         for name in binaries:
-            print(f"| {name} | {statistics.median(times[name]):.2f} s | {', '.join('%.2f' % x for x in times[name])} | {adds[name]:.2f} s |")
+            print(f"| {name} | {statistics.median(times[name]):.2f} s | {', '.join('%.2f' % x for x in times[name])} | "
+                  f"{statistics.median(peaks[name]):.0f} MiB | {adds[name]:.2f} s |")
         if a.baseline:
             print(f"\nbaseline / triggerkit: restart {statistics.median(times['baseline']) / statistics.median(times['triggerkit']):.1f}x, "
                   f"adds {adds['baseline'] / adds['triggerkit']:.2f}x")

@@ -44,13 +44,14 @@ extension Tenant {
     static func open(id: String, limits: TenantLimits, configuration: CenterConfiguration, store: TenantStore, thread: TenantThread,
                      mode: ClockMode, start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
         let snapshot = try store.loadSnapshot()
-        let journal = try store.journal(after: snapshot?.journalSeq ?? 0)
+        // The journal is read a page at a time (``TenantStore/journal(after:rows:bytes:)``).
+        var page = try store.journal(after: snapshot?.journalSeq ?? 0)
         // The clock resumes where the data left it (never at today's date for a stream-clock
         // tenant restarted without --start); a fresh tenant starts at `start`, else now.
         var clockStart = start
         var restored = try snapshot.map { s throws(SnapshotError) in try CenterSnapshot(serialized: s.body) }
         if let restored, let t = restored.evaluator.streamTime { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: t)) }
-        if let first = journal.first { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: first.at)) }
+        if let first = page.first { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: first.at)) }
         let clock = ServerClock(start: clockStart ?? Date())
         var devices = Set<String>()
         for r in restored?.requests ?? [] { if let d = r.device { devices.insert(d) } }
@@ -59,14 +60,12 @@ extension Tenant {
             ?? TriggerCenter(configuration: configuration, clock: clock)
         let tenant = Tenant(id: id, limits: limits, center: center, thread: thread, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
         tenant.devices.withLock { $0.formUnion(devices) }
-        // Replayed in batches of rows, each batch in one step on the center's actor (one hop
-        // for many rows; nothing else reaches the tenant before it opens).
+        // Replayed a page at a time, each page in one step on the center's actor (one hop for
+        // many rows; nothing else reaches the tenant before it opens).
         var replayed = 0
-        var k = 0
-        while k < journal.count {
-            let rows = journal[k..<min(journal.count, k + replayBatchRows)]
-            k += rows.count
-            replayed += await tenant.replay(rows)
+        while let last = page.last {
+            replayed += await tenant.replay(page)
+            page = try store.journal(after: last.seq)
         }
         // The rows replayed are still in the journal after the snapshot: they count towards the
         // next one (else every restart would start counting again, and a server restarted
@@ -75,9 +74,6 @@ extension Tenant {
         if mode == .wall { clock.goLive() }
         return tenant
     }
-
-    /// Journal rows replayed in one step on the center's actor.
-    static let replayBatchRows = 1024
 
     /// What a journal row holds, as inputs to replay (none for a row that cannot be read).
     static func inputs(of row: TenantStore.JournalRow) -> [TenantInput] {
@@ -100,7 +96,7 @@ extension Tenant {
     /// (their events, already in the outbox, are ignored there; any that are not are recorded
     /// and sent). Returns their ``replayWeight(_:)``. Each row is read just before it is
     /// applied (a batch of fix rows read at once took a quarter longer: out of cache).
-    private func replay(_ rows: ArraySlice<TenantStore.JournalRow>) async -> Int {
+    private func replay(_ rows: [TenantStore.JournalRow]) async -> Int {
         let weight = await withCenter { c in
             var events: [RecordedEvent] = []
             var weight = 0

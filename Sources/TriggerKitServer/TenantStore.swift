@@ -97,12 +97,28 @@ final class TenantStore: Sendable {
         try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0 }
     }
 
-    func journal(after seq: Int64) throws -> [JournalRow] {
+    /// The journal's rows after `seq`, in order, a page at a time: at most `rows` of them, and
+    /// none after the one whose body brings the page to `bytes` (a page holds at least one row).
+    func journal(after seq: Int64, rows: Int = journalPageRows, bytes: Int = journalPageBytes) throws -> [JournalRow] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, at, kind, body FROM journal WHERE seq > ? ORDER BY seq", arguments: [seq])
-                .map { JournalRow(seq: $0["seq"], at: $0["at"], kind: $0["kind"], body: $0["body"]) }
+            var page: [JournalRow] = []
+            var total = 0
+            let cursor = try Row.fetchCursor(db, sql: "SELECT seq, at, kind, body FROM journal WHERE seq > ? ORDER BY seq LIMIT ?",
+                                             arguments: [seq, rows])
+            while total < bytes, let r = try cursor.next() {
+                let row = JournalRow(seq: r["seq"], at: r["at"], kind: r["kind"], body: r["body"])
+                total += row.body.count
+                page.append(row)
+            }
+            return page
         }
     }
+
+    /// A page of ``journal(after:rows:bytes:)``: a restart holds one page of the journal at a
+    /// time, not all of it (the default `--snapshot-every` lets 5,000,000 fixes pile up, about
+    /// 400 MB of journal).
+    static let journalPageRows = 1024
+    static let journalPageBytes = 16 << 20
 
     func lastJournalSeq() throws -> Int64 {
         try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") ?? 0 }

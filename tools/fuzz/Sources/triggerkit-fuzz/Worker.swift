@@ -162,9 +162,10 @@ struct Worker {
         let center = TriggerCenter(configuration: config, clock: clock)
         var now = start
         let trace = ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil
+        let traceStart = ContinuousClock.now
         for step in 0..<12 {
             let action = r.next() % 4
-            if trace { FileHandle.standardError.write(Data("step \(step) action \(action)\n".utf8)) }
+            if trace { FileHandle.standardError.write(Data("step \(step) action \(action) at \(ContinuousClock.now - traceStart)\n".utf8)) }
             switch action {
             case 0, 1:
                 let req = Make.request(&r, index: index * 100 + step)
@@ -187,6 +188,7 @@ struct Worker {
             if r.chance(6) { _ = await center.respond(NotificationResponse(requestIdentifier: "r\(r.next() % 50)", actionIdentifier: "cancel")) }
             if r.chance(6) { _ = await center.upcomingFires(limit: Int(truncatingIfNeeded: r.next())) }
         }
+        if trace { FileHandle.standardError.write(Data("steps done at \(ContinuousClock.now - traceStart)\n".utf8)) }
         let pending = await center.pendingRequests()
         await roundTrip(center, pending: pending, clock: clock, config: config, &r)
         await center.shutdown()
