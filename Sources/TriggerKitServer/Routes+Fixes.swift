@@ -42,19 +42,23 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.post("clock") { request, context -> Response in
         let tenant = try context.current
-        let json = try await readJSON(request, tenant: tenant)
-        guard case .object(let o) = json, let t = o["t"] else { throw APIError(.unprocessableContent, "invalidClock", "send {\"t\": date}") }
-        var ms: Int64?
-        switch t {
-        case .string(let s): ms = Timestamp.parseMillis(s)
-        case .number(let n) where n.isFinite && abs(n) < 1e12: ms = Int64((n * 1000).rounded())
-        default: ms = nil
+        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+        // Decoded, applied and answered on the tenant's thread in one trip (``Tenant/work(_:)``).
+        return try await tenant.work { () async throws -> Response in
+            let json = try decodeJSON(bytes, on: tenant.thread)
+            guard case .object(let o) = json, let t = o["t"] else { throw APIError(.unprocessableContent, "invalidClock", "send {\"t\": date}") }
+            var ms: Int64?
+            switch t {
+            case .string(let s): ms = Timestamp.parseMillis(s)
+            case .number(let n) where n.isFinite && abs(n) < 1e12: ms = Int64((n * 1000).rounded())
+            default: ms = nil
+            }
+            guard let ms, RequestLimits.isSupported(millis: ms) else {
+                throw APIError(.unprocessableContent, "invalidClock", "\"t\" must be an ISO 8601 date or seconds since 1970 within 0001-9999")
+            }
+            if let e = outcomeError(await tenant.applyHere([.clock(Timestamp.date(millis: ms))])) { throw e }
+            return jsonResponse(.object(["now": dateString(tenant.clock.now)]))
         }
-        guard let ms, RequestLimits.isSupported(millis: ms) else {
-            throw APIError(.unprocessableContent, "invalidClock", "\"t\" must be an ISO 8601 date or seconds since 1970 within 0001-9999")
-        }
-        if let e = outcomeError(await tenant.apply([.clock(Timestamp.date(millis: ms))])) { throw e }
-        return jsonResponse(.object(["now": dateString(tenant.clock.now)]))
     }
     v1.get("stats") { _, context -> Response in
         let tenant = try context.current

@@ -65,8 +65,10 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
                 tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
                 throw APIError(request: error)
             }
-            let replaced = await tenant.centerHere { $0.request(withIdentifier: r.identifier) != nil }
-            let outcomes = await tenant.applyHere([.add(r)])
+            // Whether it replaces one, seen in the same step that adds it.
+            let identifier = r.identifier
+            let (outcomes, looked) = await tenant.applyHere([.add(r)]) { $0.request(withIdentifier: identifier) != nil }
+            let replaced = looked ?? false
             if let e = outcomeError(outcomes) {
                 tenant.metrics.requests(tenant: tenant.id, accepted: 0, rejected: 1)
                 throw e
@@ -162,15 +164,19 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.put("devices/:device/settings") { request, context -> Response in
         let tenant = try context.current
         let device = try parameter(context, "device")
-        let json = try await readJSON(request, tenant: tenant)
-        let settings: NotificationSettings
-        do throws(SettingsError) {
-            settings = try NotificationSettings(json: json)
-        } catch {
-            throw APIError(.unprocessableContent, "invalidSettings", error.reason)
+        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+        // Decoded, applied and answered on the tenant's thread in one trip (``Tenant/work(_:)``).
+        return try await tenant.work { () async throws -> Response in
+            let json = try decodeJSON(bytes, on: tenant.thread)
+            let settings: NotificationSettings
+            do throws(SettingsError) {
+                settings = try NotificationSettings(json: json)
+            } catch {
+                throw APIError(.unprocessableContent, "invalidSettings", error.reason)
+            }
+            if let e = outcomeError(await tenant.applyHere([.settings(device: device, settings)])) { throw e }
+            return jsonResponse(settings.json)
         }
-        if let e = outcomeError(await tenant.apply([.settings(device: device, settings)])) { throw e }
-        return jsonResponse(settings.json)
     }
     v1.get("categories") { _, context -> Response in
         let tenant = try context.current
@@ -179,32 +185,40 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.put("categories") { request, context -> Response in
         let tenant = try context.current
-        let json = try await readJSON(request, tenant: tenant)
-        let list: [NotificationCategory]
-        do throws(SettingsError) {
-            list = try NotificationCategory.list(json: json)
-        } catch {
-            throw APIError(.unprocessableContent, "invalidCategories", error.reason)
+        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+        // Decoded, applied and answered on the tenant's thread in one trip (``Tenant/work(_:)``).
+        return try await tenant.work { () async throws -> Response in
+            let json = try decodeJSON(bytes, on: tenant.thread)
+            let list: [NotificationCategory]
+            do throws(SettingsError) {
+                list = try NotificationCategory.list(json: json)
+            } catch {
+                throw APIError(.unprocessableContent, "invalidCategories", error.reason)
+            }
+            if let e = outcomeError(await tenant.applyHere([.categories(list)])) { throw e }
+            return jsonResponse(.object(["categories": .array(list.map(\.json))]))
         }
-        if let e = outcomeError(await tenant.apply([.categories(list)])) { throw e }
-        return jsonResponse(.object(["categories": .array(list.map(\.json))]))
     }
     v1.post("responses") { request, context -> Response in
         let tenant = try context.current
-        let json = try await readJSON(request, tenant: tenant)
-        guard case .object(let o) = json, case .string(let id)? = o["identifier"], case .string(let action)? = o["action"] else {
-            throw APIError(.unprocessableContent, "invalidResponse", "a response needs \"identifier\" and \"action\" (strings); \"device\" is optional")
+        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+        // Decoded, applied and answered on the tenant's thread in one trip (``Tenant/work(_:)``).
+        return try await tenant.work { () async throws -> Response in
+            let json = try decodeJSON(bytes, on: tenant.thread)
+            guard case .object(let o) = json, case .string(let id)? = o["identifier"], case .string(let action)? = o["action"] else {
+                throw APIError(.unprocessableContent, "invalidResponse", "a response needs \"identifier\" and \"action\" (strings); \"device\" is optional")
+            }
+            var device: String?
+            if let d = o["device"] {
+                guard case .string(let s) = d else { throw APIError(.unprocessableContent, "invalidResponse", "\"device\" must be a string") }
+                device = s
+            }
+            let full = action == "default" ? NotificationResponse.defaultActionIdentifier
+                : action == "dismiss" ? NotificationResponse.dismissActionIdentifier : action
+            let outcomes = await tenant.applyHere([.respond(NotificationResponse(requestIdentifier: id, device: device, actionIdentifier: full))])
+            if let e = outcomeError(outcomes) { throw e }
+            guard case .responded(let outcome)? = outcomes.first else { throw APIError(.internalServerError, "internal", "no outcome") }
+            return jsonResponse(outcome.json)
         }
-        var device: String?
-        if let d = o["device"] {
-            guard case .string(let s) = d else { throw APIError(.unprocessableContent, "invalidResponse", "\"device\" must be a string") }
-            device = s
-        }
-        let full = action == "default" ? NotificationResponse.defaultActionIdentifier
-            : action == "dismiss" ? NotificationResponse.dismissActionIdentifier : action
-        let outcomes = await tenant.apply([.respond(NotificationResponse(requestIdentifier: id, device: device, actionIdentifier: full))])
-        if let e = outcomeError(outcomes) { throw e }
-        guard case .responded(let outcome)? = outcomes.first else { throw APIError(.internalServerError, "internal", "no outcome") }
-        return jsonResponse(outcome.json)
     }
 }

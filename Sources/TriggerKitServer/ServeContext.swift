@@ -46,15 +46,8 @@ struct BearerAuth: RouterMiddleware {
 
 let lastEventIDField = HTTPField.Name("Last-Event-ID")!
 
-/// Reads the whole body within the tenant's limit (413 beyond it) as a JSON value (400 for
-/// invalid UTF-8 or JSON), decoded on the tenant's thread (``Tenant/work(_:)``).
-func readJSON(_ request: Request, tenant: Tenant) async throws -> JSONValue {
-    let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
-    return try await tenant.work { try decodeJSON(bytes, on: tenant.thread) }
-}
-
-/// A body as a JSON value (400 for invalid UTF-8 or JSON), decoded on `thread`, the tenant's
-/// (checked in debug builds).
+/// A body (``readBody(_:limit:)``) as a JSON value (400 for invalid UTF-8 or JSON), decoded on
+/// `thread`, the tenant's, inside ``Tenant/work(_:)`` (checked in debug builds).
 func decodeJSON(_ bytes: [UInt8], on thread: TenantThread) throws(APIError) -> JSONValue {
     assert(thread.isCurrent, "a body decoded off its tenant's thread")
     guard String(validating: bytes, as: UTF8.self) != nil else { throw APIError.badJSON("the body is not valid UTF-8") }
@@ -67,6 +60,8 @@ func decodeJSON(_ bytes: [UInt8], on thread: TenantThread) throws(APIError) -> J
     }
 }
 
+/// Reads the whole body within the tenant's limit (413 beyond it), on the cooperative pool
+/// (it only moves bytes; decoding them is the tenant's work).
 func readBody(_ request: Request, limit: Int) async throws -> [UInt8] {
     do {
         let buffer = try await request.body.collect(upTo: limit)

@@ -44,15 +44,17 @@ enum TenantOutcome: Sendable {
 
 /// A tenant: its center, clock, durable store, live event hub and thread.
 ///
-/// Every input goes through ``apply(_:)``: inside one ``TriggerCenter/atomically(_:)`` step
-/// the inputs are applied, then the accepted ones and the events they caused are written to
+/// Every input goes through ``apply(_:)`` (or ``applyHere(_:)`` inside ``work(_:)``): inside one
+/// ``TriggerCenter/atomically(_:)`` step the inputs are applied, then the accepted ones and the events they caused are written to
 /// the journal and outbox in one SQLite transaction, then the events go to the SSE hub and
 /// webhooks. So the journal's order is the center's order, and nothing is acknowledged
 /// before it is durable.
 ///
-/// The center is reached only through ``withCenter(_:)``, and the store's reads and writes
-/// through ``thread``: both run on the tenant's own queue (``TenantThread``), so a tenant
-/// whose work takes seconds delays only its own calls. Snapshots are encoded and written on
+/// The center is reached only through ``withCenter(_:)`` (``centerHere(_:)`` inside
+/// ``work(_:)``), and the store's reads and writes through ``thread``: all run on the tenant's
+/// own queue (``TenantThread``), as do the decoding of the bodies it is sent and the rendering
+/// of its answers (``work(_:)``), so a tenant whose work takes seconds delays only its own
+/// calls. Snapshots are encoded and written on
 /// a second queue, ``background``.
 final class Tenant: Sendable {
     let id: String
@@ -116,8 +118,10 @@ final class Tenant: Sendable {
         try await thread.run(body)
     }
 
-    /// ``withCenter(_:)`` from code already on the tenant's thread (inside ``work(_:)``): no
-    /// second trip through its queue.
+    /// ``withCenter(_:)`` from code already on the tenant's thread (inside ``work(_:)``): it
+    /// does not first go to the back of the tenant's queue, as ``withCenter(_:)`` does. (The
+    /// code after it in the same ``work(_:)`` may still take its turn there again: a task
+    /// leaving the center's actor for its preferred executor is queued.)
     func centerHere<T: Sendable>(_ body: @Sendable (isolated TriggerCenter) -> T) async -> T {
         assert(thread.isCurrent, "tenant \(id)'s center reached from off its thread")
         return await center.atomically { c in
@@ -133,20 +137,29 @@ final class Tenant: Sendable {
 
     /// ``apply(_:)`` from code already on the tenant's thread (inside ``work(_:)``).
     func applyHere(_ inputs: [TenantInput]) async -> [TenantOutcome] {
-        if let refused = refusedAfterFailure(inputs) { return refused }
-        let (outcomes, applied) = await centerHere { c -> ([TenantOutcome], Bool) in
+        await applyHere(inputs, after: { _ in () }).outcomes
+    }
+
+    /// ``applyHere(_:)``, with `look` run on the center in the same step just before the
+    /// inputs are applied (nil when they were refused without reaching the center): what it
+    /// sees is what they were applied to.
+    func applyHere<T: Sendable>(_ inputs: [TenantInput], after look: @Sendable (isolated TriggerCenter) -> T) async
+        -> (outcomes: [TenantOutcome], looked: T?) {
+        if let refused = refusedAfterFailure(inputs) { return (refused, nil) }
+        let (outcomes, looked) = await centerHere { c -> ([TenantOutcome], T?) in
             // Asked again on the center: an apply that was waiting for it when a store write
             // failed must not change it either (the journal would never hold its change).
-            if let refused = self.refusedAfterFailure(inputs) { return (refused, false) }
+            if let refused = self.refusedAfterFailure(inputs) { return (refused, nil) }
+            let looked = look(c)
             let result = self.step(inputs, on: c, replaying: false)
             if let error = result.error { self.failed.withLock { $0 = error } }
             // Published while the center is held, so live streams get events in the order
             // recorded (an event stream skips one older than the last it sent).
             self.publish(result.events)
-            return (result.outcomes, true)
+            return (result.outcomes, looked)
         }
-        if applied { sinceSnapshot.withLock { $0 += Self.replayWeight(inputs) } }
-        return outcomes
+        if looked != nil { sinceSnapshot.withLock { $0 += Self.replayWeight(inputs) } }
+        return (outcomes, looked)
     }
 
     /// Every input refused (503) once the store failed; nil while it has not.

@@ -105,7 +105,7 @@ final class TenantStore: Sendable {
             var total = 0
             let cursor = try Row.fetchCursor(db, sql: "SELECT seq, at, kind, body FROM journal WHERE seq > ? ORDER BY seq LIMIT ?",
                                              arguments: [seq, rows])
-            while total < bytes, let r = try cursor.next() {
+            while page.isEmpty || total < bytes, let r = try cursor.next() {
                 let row = JournalRow(seq: r["seq"], at: r["at"], kind: r["kind"], body: r["body"])
                 total += row.body.count
                 page.append(row)

@@ -180,8 +180,9 @@ import Foundation
     /// rare patterns are bounded by ``TimeRule/otherCalendarHorizon`` first.
     static let otherCalendarRepeatBudget = 128
     /// Later fires of Gregorian triggers that Foundation answers
-    /// (``TimeRule/isAnsweredByFoundation(after:)``, 0.07-0.1 ms each) one such query computes
-    /// at most: about 0.1 s.
+    /// (``TimeRule/isAnsweredByFoundation(after:)``, 0.03-0.1 ms each, up to about 0.8 ms for
+    /// a month-relative pattern Foundation searches far for) one such query computes at most:
+    /// about 0.1 s, at worst about 1 s.
     static let foundationRepeatBudget = 1_000
 
     /// ``soonest(_:)`` computing at most `otherCalendarBudget` later fires of triggers in

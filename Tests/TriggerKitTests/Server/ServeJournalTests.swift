@@ -105,6 +105,7 @@ struct ServeJournalTests {
             let small = try store.journal(after: 0, rows: 100, bytes: rows[0].body.count + rows[1].body.count + rows[2].body.count - 1)
             #expect(small.map(\.seq) == [1, 2, 3], "the row that reaches the byte bound ends the page")
             #expect(try store.journal(after: 0, rows: 2, bytes: 1 << 30).count == 2)
+            #expect(try store.journal(after: 0, rows: 5, bytes: 0).map(\.seq) == [1], "a page holds at least one row")
         }
         try await serve.run { c, _ async throws in
             let listed = try await c.call(.get, "/v1/requests")
