@@ -97,9 +97,10 @@ import Foundation
     /// exactly by arithmetic. Steps answered by Foundation cost more: in the Gregorian
     /// calendar (dates outside a zone's table, before 1900 or past its end, and `era` and
     /// `nanosecond` fields with month-relative ones) 0.03-0.1 ms each, so those steps stop at
-    /// ``foundationCoalescingCap`` (native steps after or before them count on); in other calendars 0.3 ms (a daily Chinese trigger today)
-    /// to over 100 ms (a rare Chinese pattern far from today) each, so they stop at
-    /// ``otherCalendarCoalescingCap``, and at the first fire more than
+    /// ``foundationCoalescingCap`` (native steps after or before them count on); in other
+    /// calendars (with a date field: see ``CalendarSchedule/isTimeOfWeek(_:)``) 0.3 ms (a
+    /// daily Chinese trigger today) to over 100 ms (a rare Chinese pattern far from today)
+    /// each, so they stop at ``otherCalendarCoalescingCap``, and at the first fire more than
     /// ``otherCalendarHorizon`` after the first one counted.
     static let coalescingCap = 100_000
     static let foundationCoalescingCap = 1_000

@@ -12,8 +12,11 @@ struct OtherCalendarBoundsTests {
     static let t0: Int64 = 1_795_770_000_000  // 2026-11-27T09:00:00Z
     static let utc = TimeZone(identifier: "UTC")!
 
+    /// Daily at 22:17:00.000 in the Chinese calendar. The `nanosecond` keeps it Foundation's to
+    /// answer (0.3 ms a fire): with times of day alone it would be computed natively
+    /// (``CalendarSchedule/isTimeOfWeek(_:)``).
     static func chineseDaily(_ id: String = "cn", addedAt: Int64 = t0) -> NotificationRequest {
-        var c = DateComponents(calendar: Calendar(identifier: .chinese), timeZone: utc, hour: 22, minute: 17)
+        var c = DateComponents(calendar: Calendar(identifier: .chinese), timeZone: utc, hour: 22, minute: 17, nanosecond: 0)
         c.calendar?.timeZone = utc
         return NotificationRequest(identifier: id, content: NotificationContent(title: "x"),
                                    trigger: .calendar(CalendarTrigger(dateMatching: c, repeats: true)),

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// Triggers in another calendar (Chinese, Hebrew, Islamic, Buddhist, ...) whose components
+/// name only times of day and days of the week (`hour`, `minute`, `second`, `weekday`) match
+/// the same instants as in the Gregorian calendar, so they are computed natively
+/// (``CalendarSchedule/isTimeOfWeek(_:)``). Seeded differential test: chains of next dates
+/// against Foundation's own answers in each calendar, with the contract's policy, from
+/// references across 0001-9999 and next to daylight-saving changes.
+@Suite struct TimeOfWeekInOtherCalendarsTests {
+    static let calendars: [Calendar.Identifier] = [
+        .chinese, .hebrew, .islamic, .islamicUmmAlQura, .islamicCivil, .buddhist, .japanese, .persian, .indian, .coptic,
+        .ethiopicAmeteMihret, .republicOfChina,
+    ]
+    static let zones = ["America/New_York", "Australia/Lord_Howe", "America/Santiago", "Africa/Casablanca", "Asia/Tehran",
+                        "America/St_Johns", "Pacific/Apia", "UTC"].compactMap { TimeZone(identifier: $0) }
+
+    static func components(_ g: inout CalendarDifferentialTests.Rng) -> DateComponents {
+        var c = DateComponents()
+        repeat {
+            if g.next(2) == 0 { c.hour = g.next(24) }
+            if g.next(2) == 0 { c.minute = [0, 30, g.next(60)][g.next(3)] }
+            if g.next(3) == 0 { c.second = g.next(60) }
+            if g.next(3) == 0 { c.weekday = 1 + g.next(7) }
+        } while c.hour == nil && c.minute == nil && c.second == nil && c.weekday == nil
+        return c
+    }
+
+    /// References: random instants 1970-2096 and 0001-9999, and instants around the zone's
+    /// offset changes after 2020.
+    static func references(_ zone: TimeZone, _ g: inout CalendarDifferentialTests.Rng) -> [Int64] {
+        var refs = (0..<6).map { _ in Int64(g.next(4_000_000_000)) * 1000 }
+        refs += (0..<3).map { _ in RequestLimits.earliestMillis + Int64(g.next(315_000_000)) * 1_000_000 }
+        var d = Date(timeIntervalSince1970: 1_600_000_000)
+        for _ in 0..<3 {
+            guard let n = zone.nextDaylightSavingTimeTransition(after: d) else { break }
+            refs += [-3600, -1, 0, 1800].map { Timestamp.millis(n) + $0 * 1000 }
+            d = n
+        }
+        return refs
+    }
+
+    @Test(arguments: calendars)
+    func nextDatesAreFoundationsOwn(calendar id: Calendar.Identifier) {
+        var g = CalendarDifferentialTests.Rng(s: UInt64(Self.calendars.firstIndex(of: id) ?? 0) &+ 77)
+        var compared = 0
+        for zone in Self.zones {
+            var cal = Calendar(identifier: id)
+            cal.timeZone = zone
+            for ref in Self.references(zone, &g) {
+                var c = Self.components(&g)
+                c.calendar = cal
+                c.timeZone = zone
+                let s = CalendarSchedule(CalendarTrigger(dateMatching: c, repeats: true), floatingTimeZone: .gmt)
+                #expect(s.foreign == nil, "\(id) \(c) should be native")
+                var query = c
+                query.calendar = nil
+                query.timeZone = nil
+                var at = ref
+                // A chain of 3, as a repeating trigger steps (Foundation leads it).
+                for _ in 0..<3 {
+                    let mine = s.nextFire(afterMillis: at)
+                    let theirs = cal.nextDate(after: Timestamp.date(millis: at), matching: query,
+                                              matchingPolicy: .nextTimePreservingSmallerComponents, repeatedTimePolicy: .first,
+                                              direction: .forward).map(Timestamp.millis)
+                        .flatMap { RequestLimits.isSupported(millis: $0) ? $0 : nil }
+                    compared += 1
+                    #expect(mine == theirs, "\(id) \(zone.identifier) \(query) after \(Timestamp.string(millis: at))")
+                    guard let next = theirs else { break }
+                    at = next
+                }
+            }
+        }
+        #expect(compared > 100)
+    }
+
+    /// Any field beyond times of the week keeps Foundation's search in another calendar.
+    @Test func dateFieldsKeepTheOtherCalendar() {
+        let chinese = Calendar(identifier: .chinese)
+        for c in [DateComponents(calendar: chinese, day: 1, hour: 9), DateComponents(calendar: chinese, month: 8, weekday: 2),
+                  DateComponents(calendar: chinese, era: 78, hour: 9), DateComponents(calendar: chinese, minute: 2, nanosecond: 5),
+                  DateComponents(calendar: chinese, hour: 9, weekdayOrdinal: 2)] {
+            #expect(CalendarSchedule(CalendarTrigger(dateMatching: c, repeats: true), floatingTimeZone: .gmt).foreign != nil, "\(c)")
+        }
+        let hourly = CalendarSchedule(CalendarTrigger(dateMatching: DateComponents(calendar: chinese, minute: 5), repeats: true),
+                                      floatingTimeZone: .gmt)
+        #expect(hourly.foreign == nil)
+    }
+}
