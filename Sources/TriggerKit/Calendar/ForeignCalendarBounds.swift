@@ -25,6 +25,9 @@ struct ForeignCalendarBounds: Sendable {
     let lastYear: Int
     /// Whether the calendar has a single era (a `year` alone then names one year).
     let singleEra: Bool
+    /// The calendar's first day of the week (1 Sunday ... 7 Saturday): where its weeks of a
+    /// month begin.
+    let firstWeekday: Int
     /// Foundation's widest range of each field a trigger can set (``fields``): the range
     /// check of every trigger in this calendar reads them here, not from Foundation.
     let widest: [Calendar.Component: Range<Int>]
@@ -71,6 +74,7 @@ struct ForeignCalendarBounds: Sendable {
         lastEra = era
         lastYear = y
         singleEra = eras.count == 1
+        firstWeekday = calendar.firstWeekday
     }
 
     /// Why `c` can never match a supported date, or nil.
@@ -84,20 +88,33 @@ struct ForeignCalendarBounds: Sendable {
         if let d = c.dayOfYear { fields.append("dayOfYear \(d)") }
         if let m = c.month { fields.append("month \(m)") }
         if let w = c.weekOfYear { fields.append("weekOfYear \(w)") }
-        var inMonth: ClosedRange<Int>?
+        // The days of its month the day can be, from each field that bounds them; if no day
+        // is in all of those ranges, no day of a month is.
+        var lo = 1, hi = Int.max, monthFields = 0
+        func within(_ days: ClosedRange<Int>) {
+            lo = Swift.max(lo, days.lowerBound)
+            hi = Swift.min(hi, days.upperBound)
+            monthFields += 1
+        }
         if let day = c.day {
-            inMonth = day...day
+            within(day...day)
             fields.append("day \(day)")
         }
         if let o = c.weekdayOrdinal, o >= 1 {
             let days = (7 * (o - 1) + 1)...(7 * o)
-            inMonth = inMonth.map { $0.clamped(to: days) } ?? days
+            within(days)
             fields.append("weekdayOrdinal \(o) (days \(days.lowerBound)-\(days.upperBound) of a month)")
         }
-        guard fields.count >= 2 else { return nil }
-        if let inMonth, let day = c.day, !inMonth.contains(day) {
-            return "\(fields.joined(separator: " with ")): no day of a month is both"
+        if let w = c.weekOfMonth, w >= 1 {
+            let days = Self.days(ofWeekOfMonth: w, weekday: c.weekday, firstWeekday: firstWeekday)
+            within(days)
+            fields.append(c.weekday.map { "weekday \($0) in weekOfMonth \(w)" } ?? "weekOfMonth \(w)")
         }
+        guard fields.count >= 2 || (c.weekOfMonth != nil && c.weekday != nil) else { return nil }
+        if lo > hi {
+            return "\(fields.joined(separator: " with ")): no day of a month is \(monthFields == 2 ? "both" : "all of these")"
+        }
+        let inMonth = monthFields > 0 ? lo...hi : nil
         let candidates = c.dayOfYear.map { $0...$0 } ?? 1...longestYear
         for d in candidates where fits(d, month: c.month, weekOfYear: c.weekOfYear, inMonth: inMonth) { return nil }
         return "no day of a year fits \(fields.joined(separator: " with "))"
@@ -107,10 +124,24 @@ struct ForeignCalendarBounds: Sendable {
     /// of its month in `inMonth` (each nil: any), by the necessary conditions below.
     func fits(_ d: Int, month: Int?, weekOfYear: Int?, inMonth: ClosedRange<Int>?) -> Bool {
         // Months before month m: m - 1, one more where a leap month comes first (Chinese),
-        // one fewer where a month number is skipped (Hebrew's 6 in a common year).
-        let before = month.map { Swift.max(0, $0 - 2)...Swift.max(0, $0) } ?? 0...Int.max
+        // one fewer where a month number is skipped (Hebrew's 6 in a common year); month 1
+        // comes first in every calendar, so a later month has at least one before it.
+        let before = month.map { m in (m >= 2 ? Swift.max(1, m - 2) : 0)...Swift.max(0, m) } ?? 0...Int.max
         if let w = weekOfYear, !week(w, canHoldDayOfYear: d) { return false }
         return dayOfMonth(of: d, canBeIn: inMonth ?? 1...longestMonth, monthsBefore: before)
+    }
+
+    /// The days of a month that week `w` (>= 1) of it can hold, on weekday `weekday` if set:
+    /// the month's first day falls q = 0...6 days after the week's first day (`firstWeekday`),
+    /// and the partial week before day 8 - q is week 1, or week 0 when it is shorter than the
+    /// calendar's minimum days in a first week. So the day on weekday `wd`, at o = 0...6 days
+    /// into a week, is 7(w - 1) + 1 + o - q or 7w + 1 + o - q: within 7w - 12 + o ... 7w + 1 + o
+    /// whatever the month and the week rule (a necessary condition, as every rule here).
+    static func days(ofWeekOfMonth w: Int, weekday: Int?, firstWeekday: Int) -> ClosedRange<Int> {
+        guard let wd = weekday, (1...7).contains(wd) else { return Swift.max(1, 7 * w - 12)...(7 * w + 7) }
+        let o = ((wd - firstWeekday) % 7 + 7) % 7
+        let last = 7 * w + 1 + o
+        return Swift.min(last, Swift.max(1, 7 * w - 12 + o))...last
     }
 
     /// Whether `c` can match only before `ref` (its era, or year of a single-era calendar, is

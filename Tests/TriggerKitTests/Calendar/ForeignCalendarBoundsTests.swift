@@ -39,6 +39,16 @@ struct ForeignCalendarBoundsTests {
         ("chinese month 7, weekOfYear 7, dayOfYear 38", trigger(.chinese) { $0.month = 7; $0.weekOfYear = 7; $0.dayOfYear = 38; $0.second = 29 }, "month 7"),
         ("hebrew month 2, weekOfYear 40", trigger(.hebrew) { $0.month = 2; $0.weekOfYear = 40 }, "weekOfYear 40"),
         ("islamic day 12, weekdayOrdinal 5", trigger(.islamic) { $0.day = 12; $0.weekdayOrdinal = 5 }, "no day of a month"),
+        // `make fuzz` seed 7 case 105456: Foundation searched 6.1 s (day 29 is in month 1).
+        ("chinese month 2, dayOfYear 29", trigger(.chinese) { $0.month = 2; $0.dayOfYear = 29 }, "no day of a year"),
+        // Seed 6 case 105328: 3.0 s. Week 6 of a 30-day month holds at most its day 30, a
+        // Sunday when weeks begin on Sunday.
+        ("chinese weekday 2, weekOfMonth 6, weekOfYear 31", trigger(.chinese) { $0.weekday = 2; $0.weekOfMonth = 6; $0.weekOfYear = 31 },
+         "weekday 2 in weekOfMonth 6"),
+        ("hebrew weekday 3, weekOfMonth 6", trigger(.hebrew) { $0.weekday = 3; $0.weekOfMonth = 6 }, "weekday 3 in weekOfMonth 6"),
+        // Seed 6 case 12645: 4.1 s. Days 1-7 of a month are not in its week 6 (day 30 on).
+        ("chinese weekOfMonth 6, weekdayOrdinal 1", trigger(.chinese) { $0.weekOfMonth = 6; $0.weekdayOrdinal = 1; $0.minute = 31 },
+         "no day of a month is both"),
     ])
     func provedAtOnce(_ name: String, _ t: CalendarTrigger, _ rule: String) throws {
         let schedule = CalendarSchedule(t, floatingTimeZone: Self.utc)
@@ -83,16 +93,20 @@ struct ForeignCalendarBoundsTests {
     /// Soundness, day by day: over 40 years in each calendar, the components every real day
     /// has (its era and year, month, day of the year, day of the month, weekday ordinal and
     /// week, in pairs and triples and all together) are never refused.
-    @Test(arguments: [Calendar.Identifier.chinese, .hebrew, .islamic, .persian, .coptic, .japanese, .indian])
-    func everyRealDayPasses(_ id: Calendar.Identifier) throws {
-        let cal = Self.calendar(id)
+    @Test(arguments: [Calendar.Identifier.chinese, .hebrew, .islamic, .persian, .coptic, .japanese, .indian],
+          [(1, 1), (2, 4), (7, 3)])
+    func everyRealDayPasses(_ id: Calendar.Identifier, weekRule: (first: Int, minimumDays: Int)) throws {
+        var cal = Self.calendar(id)
+        cal.firstWeekday = weekRule.first
+        cal.minimumDaysInFirstWeek = weekRule.minimumDays
         let bounds = try #require(ForeignCalendarBounds(cal))
         var date = Date(timeIntervalSince1970: 1_577_836_800)  // 2020-01-01
         var refused: [String] = []
         for _ in 0..<(40 * 366) {
             let today = date
             date += 86_400
-            let c = cal.dateComponents([.era, .year, .month, .day, .weekdayOrdinal, .weekOfYear, .dayOfYear], from: today)
+            let c = cal.dateComponents([.era, .year, .month, .day, .weekday, .weekdayOrdinal, .weekOfMonth, .weekOfYear, .dayOfYear],
+                                       from: today)
             // Foundation's Chinese calendar names a few days day 0 (2057-09-28), outside its own
             // range for the field: such values are refused by the range check, as the contract says.
             guard let day = c.day, cal.maximumRange(of: .day)?.contains(day) == true else { continue }
@@ -105,6 +119,10 @@ struct ForeignCalendarBoundsTests {
                 { var s = DateComponents(); s.month = c.month; s.weekOfYear = c.weekOfYear; return s }(),
                 { var s = DateComponents(); s.month = c.month; s.day = c.day; s.weekdayOrdinal = c.weekdayOrdinal; return s }(),
                 { var s = DateComponents(); s.month = c.month; s.weekdayOrdinal = c.weekdayOrdinal; s.weekOfYear = c.weekOfYear; return s }(),
+                { var s = DateComponents(); s.weekday = c.weekday; s.weekOfMonth = c.weekOfMonth; return s }(),
+                { var s = DateComponents(); s.weekday = c.weekday; s.weekOfMonth = c.weekOfMonth; s.dayOfYear = c.dayOfYear; return s }(),
+                { var s = DateComponents(); s.weekOfMonth = c.weekOfMonth; s.day = c.day; return s }(),
+                { var s = DateComponents(); s.weekOfMonth = c.weekOfMonth; s.month = c.month; s.weekdayOrdinal = c.weekdayOrdinal; return s }(),
                 c,
             ]
             for s in sets { if let why = bounds.neverMatches(s) { refused.append("\(today): \(why)") } }
