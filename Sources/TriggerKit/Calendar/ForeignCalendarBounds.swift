@@ -28,6 +28,8 @@ struct ForeignCalendarBounds: Sendable {
     /// The calendar's first day of the week (1 Sunday ... 7 Saturday): where its weeks of a
     /// month begin.
     let firstWeekday: Int
+    /// The fewest days of a month's (or year's) first partial week for it to count as week 1.
+    let minimumDaysInFirstWeek: Int
     /// Foundation's widest range of each field a trigger can set (``fields``): the range
     /// check of every trigger in this calendar reads them here, not from Foundation.
     let widest: [Calendar.Component: Range<Int>]
@@ -75,6 +77,7 @@ struct ForeignCalendarBounds: Sendable {
         lastYear = y
         singleEra = eras.count == 1
         firstWeekday = calendar.firstWeekday
+        minimumDaysInFirstWeek = calendar.minimumDaysInFirstWeek
     }
 
     /// Why `c` can never match a supported date, or nil.
@@ -106,7 +109,7 @@ struct ForeignCalendarBounds: Sendable {
             fields.append("weekdayOrdinal \(o) (days \(days.lowerBound)-\(days.upperBound) of a month)")
         }
         if let w = c.weekOfMonth, w >= 1 {
-            let days = Self.days(ofWeekOfMonth: w, weekday: c.weekday, firstWeekday: firstWeekday)
+            let days = Self.days(ofWeekOfMonth: w, weekday: c.weekday, firstWeekday: firstWeekday, minimumDays: minimumDaysInFirstWeek)
             within(days)
             fields.append(c.weekday.map { "weekday \($0) in weekOfMonth \(w)" } ?? "weekOfMonth \(w)")
         }
@@ -131,17 +134,21 @@ struct ForeignCalendarBounds: Sendable {
         return dayOfMonth(of: d, canBeIn: inMonth ?? 1...longestMonth, monthsBefore: before)
     }
 
-    /// The days of a month that week `w` (>= 1) of it can hold, on weekday `weekday` if set:
-    /// the month's first day falls q = 0...6 days after the week's first day (`firstWeekday`),
-    /// and the partial week before day 8 - q is week 1, or week 0 when it is shorter than the
-    /// calendar's minimum days in a first week. So the day on weekday `wd`, at o = 0...6 days
-    /// into a week, is 7(w - 1) + 1 + o - q or 7w + 1 + o - q: within 7w - 12 + o ... 7w + 1 + o
-    /// whatever the month and the week rule (a necessary condition, as every rule here).
-    static func days(ofWeekOfMonth w: Int, weekday: Int?, firstWeekday: Int) -> ClosedRange<Int> {
-        guard let wd = weekday, (1...7).contains(wd) else { return Swift.max(1, 7 * w - 12)...(7 * w + 7) }
-        let o = ((wd - firstWeekday) % 7 + 7) % 7
-        let last = 7 * w + 1 + o
-        return Swift.min(last, Swift.max(1, 7 * w - 12 + o))...last
+    /// The days of a month that week `w` (>= 1) of it can hold, on weekday `weekday` if set.
+    /// The month's first day falls q = 0...6 days after the week's first day (`firstWeekday`),
+    /// so its first week is 7 - q days long: week 1 when that is at least `minimumDays` (q <=
+    /// 7 - minimumDays), else week 0. A day at o = 0...6 days into its week is then day
+    /// 7(w - 1) + 1 + o - q of the month, or 7w + 1 + o - q after a week 0; over the q each case
+    /// allows, 7w - 13 + minimumDays + o ... 7w - 6 + o, and (minimumDays >= 2 only)
+    /// 7w - 5 + o ... 7w - 7 + minimumDays + o. Without a weekday, any o. A necessary condition,
+    /// as every rule here.
+    static func days(ofWeekOfMonth w: Int, weekday: Int?, firstWeekday: Int, minimumDays: Int) -> ClosedRange<Int> {
+        let m = Swift.min(7, Swift.max(1, minimumDays))
+        let o: ClosedRange<Int> = weekday.flatMap { (1...7).contains($0) ? $0 : nil }
+            .map { let k = (($0 - firstWeekday) % 7 + 7) % 7; return k...k } ?? 0...6
+        let lower = 7 * w - 13 + m + o.lowerBound
+        let upper = (m >= 2 ? 7 * w - 7 + m : 7 * w - 6) + o.upperBound
+        return Swift.min(upper, Swift.max(1, lower))...upper
     }
 
     /// Whether `c` can match only before `ref` (its era, or year of a single-era calendar, is

@@ -49,6 +49,10 @@ struct ForeignCalendarBoundsTests {
         // Seed 6 case 12645: 4.1 s. Days 1-7 of a month are not in its week 6 (day 30 on).
         ("chinese weekOfMonth 6, weekdayOrdinal 1", trigger(.chinese) { $0.weekOfMonth = 6; $0.weekdayOrdinal = 1; $0.minute = 31 },
          "no day of a month is both"),
+        // Seed 9 cases 82576 and 69337: 5.8 s and 5.6 s. Day 20 of a year is day 20 of its
+        // first month, and week 2 of a month ends by its day 14 (weeks of at least 1 day).
+        ("chinese weekOfMonth 2, dayOfYear 20", trigger(.chinese) { $0.weekOfMonth = 2; $0.dayOfYear = 20 }, "no day of a year"),
+        ("chinese weekOfMonth 1, dayOfYear 13", trigger(.chinese) { $0.weekOfMonth = 1; $0.dayOfYear = 13 }, "no day of a year"),
     ])
     func provedAtOnce(_ name: String, _ t: CalendarTrigger, _ rule: String) throws {
         let schedule = CalendarSchedule(t, floatingTimeZone: Self.utc)
@@ -90,9 +94,10 @@ struct ForeignCalendarBoundsTests {
         }
     }
 
-    /// Soundness, day by day: over 40 years in each calendar, the components every real day
-    /// has (its era and year, month, day of the year, day of the month, weekday ordinal and
-    /// week, in pairs and triples and all together) are never refused.
+    /// Soundness, day by day: over 40 years in each calendar, under three week rules, the
+    /// components every real day has (its era and year, month, day of the year, day of the
+    /// month, weekday, weekday ordinal, week of the month and of the year, in pairs and
+    /// triples and all together) are never refused.
     @Test(arguments: [Calendar.Identifier.chinese, .hebrew, .islamic, .persian, .coptic, .japanese, .indian],
           [(1, 1), (2, 4), (7, 3)])
     func everyRealDayPasses(_ id: Calendar.Identifier, weekRule: (first: Int, minimumDays: Int)) throws {
@@ -122,6 +127,7 @@ struct ForeignCalendarBoundsTests {
                 { var s = DateComponents(); s.weekday = c.weekday; s.weekOfMonth = c.weekOfMonth; return s }(),
                 { var s = DateComponents(); s.weekday = c.weekday; s.weekOfMonth = c.weekOfMonth; s.dayOfYear = c.dayOfYear; return s }(),
                 { var s = DateComponents(); s.weekOfMonth = c.weekOfMonth; s.day = c.day; return s }(),
+                { var s = DateComponents(); s.weekOfMonth = c.weekOfMonth; s.dayOfYear = c.dayOfYear; return s }(),
                 { var s = DateComponents(); s.weekOfMonth = c.weekOfMonth; s.month = c.month; s.weekdayOrdinal = c.weekdayOrdinal; return s }(),
                 c,
             ]
