@@ -108,8 +108,8 @@ struct TenantOpenError: Error, CustomStringConvertible {
 }
 
 extension TriggerKitServer {
-    /// Restores at most this many tenants at a time (each holds its snapshot's bytes and its
-    /// journal's rows while it restores), and never more than there are cores.
+    /// Restores at most this many tenants at a time (each holds its snapshot's bytes and one
+    /// page of its journal while it restores), and never more than there are cores.
     static let restoreWidth = 4
 
     /// Opens the tenants' stores and restores them
