@@ -9,7 +9,7 @@ import Foundation
 
 extension JSONWriter {
     /// Appends `r`'s contract JSON: the same bytes as `value(r.json)`.
-    mutating func request(_ r: NotificationRequest) {
+    package mutating func request(_ r: NotificationRequest) {
         // Members in sorted order: addedAt, content, device, expiresAt, identifier, trigger.
         raw("{")
         if let addedAt = r.addedAt {

@@ -70,6 +70,44 @@ struct ServeAPITests {
         }
     }
 
+    /// `GET /v1/requests` is rendered and sent a part at a time (``listingPartBytes``): over
+    /// several parts the answer is still one JSON object, every request in the order added,
+    /// the same bytes as the whole list written through its JSON tree; with a device, only
+    /// that device's requests.
+    @Test func aListingOfManyPartsIsTheWholeListInOrder() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, state async throws in
+            let count = 3 * listingPartBytes / 250
+            var added: [String] = []
+            for start in stride(from: 0, to: count, by: 1000) {
+                let ids = (start..<min(count, start + 1000)).map { "r\($0)" }
+                added += ids
+                let body = "[" + ids.enumerated().map { k, id in Sample.circle(id, lat: 40 + Double(k) * 1e-4, device: k % 3 == 0 ? "d1" : "d2") }
+                    .joined(separator: ",") + "]"
+                #expect(try await c.call(.post, "/v1/requests", body: body).status == 200)
+            }
+            let listed = try await c.call(.get, "/v1/requests")
+            #expect(listed.status == 200)
+            #expect(listed.body.utf8.count > 2 * listingPartBytes)
+            let ids = listed.json?.objectValue?["requests"]?.arrayValue?.compactMap { $0.objectValue?["identifier"]?.stringValue }
+            #expect(ids?.count == added.count)
+            #expect(ids == added, "the identifiers listed are not those added, in order")
+            let tenant = try #require(state.tenants.first)
+            let whole = await tenant.withCenter { c in
+                var w = JSONWriter()
+                w.value(.object(["requests": .array(c.pendingRequests().map(\.json))]))
+                return String(decoding: w.bytes, as: UTF8.self)
+            }
+            #expect(listed.body == whole)
+            let d1 = try await c.call(.get, "/v1/requests?device=d1")
+            let d1ids = d1.json?.objectValue?["requests"]?.arrayValue?.compactMap { $0.objectValue?["identifier"]?.stringValue }
+            let expected = added.enumerated().filter { ($0.offset % 1000) % 3 == 0 }.map(\.element)
+            #expect(d1ids?.count == expected.count)
+            #expect(d1ids == expected, "device d1's listing is not its requests, in order")
+        }
+    }
+
     @Test func authenticationFailuresAre401WithAJSONError() async throws {
         let serve = Serve()
         defer { serve.remove() }
