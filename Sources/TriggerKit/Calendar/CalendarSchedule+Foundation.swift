@@ -56,7 +56,7 @@ extension CalendarSchedule {
     }
 
     var foundationCalendar: Calendar {
-        var cal = CalendarNames.calendar(iso ? .iso8601 : .gregorian, firstWeekday: Int(pattern.firstWeekday),
+        var cal = CalendarNames.calendar(fallbackCalendar, firstWeekday: Int(pattern.firstWeekday),
                                          minimumDaysInFirstWeek: Int(pattern.minimumDaysInFirstWeek))
         cal.timeZone = zone.timeZone
         return cal

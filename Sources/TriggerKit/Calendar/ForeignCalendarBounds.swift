@@ -146,7 +146,10 @@ struct ForeignCalendarBounds: Sendable {
         let m = Swift.min(7, Swift.max(1, minimumDays))
         let o: ClosedRange<Int> = weekday.flatMap { (1...7).contains($0) ? $0 : nil }
             .map { let k = (($0 - firstWeekday) % 7 + 7) % 7; return k...k } ?? 0...6
-        let lower = 7 * w - 13 + m + o.lowerBound
+        // Week 1 is bounded below by the month's first day only: Foundation's Chinese calendar
+        // names a few days day 0 of the month after (2057-09-28, 2097-08-07), in its week 1 on
+        // their weekdays, which the rule above would refuse.
+        let lower = w == 1 ? 1 : 7 * w - 13 + m + o.lowerBound
         let upper = (m >= 2 ? 7 * w - 7 + m : 7 * w - 6) + o.upperBound
         return Swift.min(upper, Swift.max(1, lower))...upper
     }

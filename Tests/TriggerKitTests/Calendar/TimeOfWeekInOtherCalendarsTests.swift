@@ -75,6 +75,33 @@ import Testing
         #expect(compared > 100)
     }
 
+    /// Before 1900 (outside the zone tables) Foundation is asked in the trigger's own calendar:
+    /// there its answers differ from the Gregorian calendar's at a few changes from local mean
+    /// time (found in review: Asia/Tokyo 1888, America/Sitka's 1867 change of day).
+    @Test(arguments: [
+        (Calendar.Identifier.hebrew, "Asia/Tokyo", DateComponents(hour: 0), Int64(-2_587_712_400_000)),
+        (.islamic, "Asia/Tokyo", DateComponents(hour: 0, minute: 0), -2_587_712_400_000),
+        (.islamic, "America/Sitka", DateComponents(weekday: 6), -3_225_223_726_000),
+        (.chinese, "America/Sitka", DateComponents(hour: 0, weekday: 1), -3_225_223_726_000),
+    ])
+    func beforeTheTablesTheOwnCalendarAnswers(_ id: Calendar.Identifier, _ zoneName: String, _ query: DateComponents, _ ref: Int64) throws {
+        let zone = try #require(TimeZone(identifier: zoneName))
+        var cal = Calendar(identifier: id)
+        cal.timeZone = zone
+        var c = query
+        c.calendar = cal
+        c.timeZone = zone
+        let s = CalendarSchedule(CalendarTrigger(dateMatching: c, repeats: true), floatingTimeZone: .gmt)
+        var at = ref
+        for _ in 0..<3 {
+            let theirs = cal.nextDate(after: Timestamp.date(millis: at), matching: query, matchingPolicy: .nextTimePreservingSmallerComponents,
+                                      repeatedTimePolicy: .first, direction: .forward).map(Timestamp.millis)
+            #expect(s.nextFire(afterMillis: at) == theirs, "\(id) \(zoneName) \(query) after \(Timestamp.string(millis: at))")
+            guard let next = theirs else { break }
+            at = next
+        }
+    }
+
     /// Any field beyond times of the week keeps Foundation's search in another calendar.
     @Test func dateFieldsKeepTheOtherCalendar() {
         let chinese = Calendar(identifier: .chinese)
