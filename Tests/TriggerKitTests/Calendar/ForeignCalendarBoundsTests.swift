@@ -99,7 +99,7 @@ struct ForeignCalendarBoundsTests {
     /// month, weekday, weekday ordinal, week of the month and of the year, in pairs and
     /// triples and all together) are never refused.
     @Test(arguments: [Calendar.Identifier.chinese, .hebrew, .islamic, .persian, .coptic, .japanese, .indian],
-          [(1, 1), (2, 4), (7, 3)])
+          [(1, 1), (2, 4), (7, 3), (5, 4), (7, 6)])
     func everyRealDayPasses(_ id: Calendar.Identifier, weekRule: (first: Int, minimumDays: Int)) throws {
         var cal = Self.calendar(id)
         cal.firstWeekday = weekRule.first
