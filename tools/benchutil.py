@@ -91,3 +91,12 @@ def start_serve(binary, args, timeout=120):
             return p, int(line.rsplit(":", 1)[1]), took
     p.kill()
     return None, None, None
+
+
+def peak_mib(pid):
+    """A live process's peak resident memory so far (VmHWM from /proc), MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")

@@ -23,18 +23,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchutil import start_serve  # noqa: E402
+from benchutil import peak_mib, start_serve  # noqa: E402
 
 T0 = 1795766400  # 2026-11-23T04:00:00Z
 TOKEN = "list-token"
-
-
-def peak_mib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def measure(binary, n, runs):

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from benchutil import start_serve
+from benchutil import peak_mib, start_serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T0 = 1795766400  # 2026-11-23T04:00:00Z
@@ -43,15 +43,6 @@ def iso(sec):
 
 def token(k):
     return TOKEN if k == 0 else f"{TOKEN}-{k}"
-
-
-def peak_mib(pid):
-    """The process's peak resident memory so far (VmHWM), MiB."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def start(binary, data, tenants):
