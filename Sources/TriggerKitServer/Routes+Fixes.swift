@@ -42,10 +42,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.post("clock") { request, context -> Response in
         let tenant = try context.current
-        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
-        // Decoded, applied and answered on the tenant's thread in one trip (``Tenant/work(_:)``).
-        return try await tenant.work { () async throws -> Response in
-            let json = try decodeJSON(bytes, on: tenant.thread)
+        return try await withJSONBody(request, tenant: tenant) { json in
             guard case .object(let o) = json, let t = o["t"] else { throw APIError(.unprocessableContent, "invalidClock", "send {\"t\": date}") }
             var ms: Int64?
             switch t {

@@ -55,10 +55,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: requests
     v1.post("requests") { request, context -> Response in
         let tenant = try context.current
-        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
-        // Decoded, applied and answered on the tenant's thread (``Tenant/work(_:)``).
-        return try await tenant.work { () async throws -> Response in
-            let json = try decodeJSON(bytes, on: tenant.thread)
+        return try await withJSONBody(request, tenant: tenant) { json in
             if case .array(let items) = json { return try await addRequests(items, tenant: tenant) }
             var warnings: [String] = []
             let r: NotificationRequest
@@ -192,10 +189,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.put("devices/:device/settings") { request, context -> Response in
         let tenant = try context.current
         let device = try parameter(context, "device")
-        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
-        // Decoded, applied and answered on the tenant's thread in one trip (``Tenant/work(_:)``).
-        return try await tenant.work { () async throws -> Response in
-            let json = try decodeJSON(bytes, on: tenant.thread)
+        return try await withJSONBody(request, tenant: tenant) { json in
             let settings: NotificationSettings
             do throws(SettingsError) {
                 settings = try NotificationSettings(json: json)
@@ -213,10 +207,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.put("categories") { request, context -> Response in
         let tenant = try context.current
-        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
-        // Decoded, applied and answered on the tenant's thread in one trip (``Tenant/work(_:)``).
-        return try await tenant.work { () async throws -> Response in
-            let json = try decodeJSON(bytes, on: tenant.thread)
+        return try await withJSONBody(request, tenant: tenant) { json in
             let list: [NotificationCategory]
             do throws(SettingsError) {
                 list = try NotificationCategory.list(json: json)
@@ -229,10 +220,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.post("responses") { request, context -> Response in
         let tenant = try context.current
-        let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
-        // Decoded, applied and answered on the tenant's thread in one trip (``Tenant/work(_:)``).
-        return try await tenant.work { () async throws -> Response in
-            let json = try decodeJSON(bytes, on: tenant.thread)
+        return try await withJSONBody(request, tenant: tenant) { json in
             guard case .object(let o) = json, case .string(let id)? = o["identifier"], case .string(let action)? = o["action"] else {
                 throw APIError(.unprocessableContent, "invalidResponse", "a response needs \"identifier\" and \"action\" (strings); \"device\" is optional")
             }

@@ -46,6 +46,13 @@ struct BearerAuth: RouterMiddleware {
 
 let lastEventIDField = HTTPField.Name("Last-Event-ID")!
 
+/// Reads a request's JSON body (``readBody(_:limit:)``, on the pool) and runs `route` with it
+/// on the tenant's thread: decoding, applying and answering in one trip (``Tenant/work(_:)``).
+func withJSONBody(_ request: Request, tenant: Tenant, _ route: (JSONValue) async throws -> Response) async throws -> Response {
+    let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+    return try await tenant.work { try await route(try decodeJSON(bytes, on: tenant.thread)) }
+}
+
 /// A body (``readBody(_:limit:)``) as a JSON value (400 for invalid UTF-8 or JSON), decoded on
 /// `thread`, the tenant's, inside ``Tenant/work(_:)`` (checked in debug builds).
 func decodeJSON(_ bytes: [UInt8], on thread: TenantThread) throws(APIError) -> JSONValue {
