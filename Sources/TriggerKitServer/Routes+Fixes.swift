@@ -83,9 +83,9 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
     v1.get("events") { request, context -> Response in
         let tenant = try context.current
         let device = request.uri.queryParameters.get("device")
-        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? Int.max
+        let limit = try queryInteger(request, "limit", in: 1...Int.max, default: Int.max)
         // follow=false: end after the stored events (a poll) instead of waiting for new ones.
-        let follow = request.uri.queryParameters.get("follow") != "false"
+        let follow = try queryWord(request, "follow", of: ["true", "false"]) != "false"
         var after: Int64 = 0
         let header: String? = request.headers[lastEventIDField] ?? request.uri.queryParameters.get("after").map { String($0) }
         if let h = header {
@@ -93,7 +93,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                 throw APIError(.badRequest, "invalidRequest", "Last-Event-ID must be an event number")
             }
             after = v
-        } else if request.uri.queryParameters.get("from") == "now" {
+        } else if try queryWord(request, "from", of: ["now"]) == "now" {
             let store = tenant.store
             after = await tenant.thread.run { (try? store.lastEventSeq()) ?? 0 }
         }

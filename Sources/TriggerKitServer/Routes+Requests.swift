@@ -50,6 +50,42 @@ let listingPartBytes = 256 << 10
 /// The largest `limit` of `GET /v1/upcoming`.
 let maximumUpcoming = 10_000
 
+/// The largest page of `GET /v1/requests` (about 3 MB of answer at 300 bytes a request).
+let maximumListingPage = 10_000
+
+/// Where a page of `GET /v1/requests` starts: after the request with add number `seq` in a
+/// tenant's center. Add numbers are the center's own and start afresh when the server
+/// restarts, so a cursor also names the tenant's run (``Tenant/runTag``): one from an earlier
+/// run is refused (410 `cursorExpired`: list again from the start) instead of resuming at a
+/// place that no longer means the same. Written `<run tag>-<add number>`; clients treat it as
+/// opaque.
+struct ListingCursor: CustomStringConvertible {
+    var seq: Int
+    var run: String
+
+    init(seq: Int, tenant: Tenant) {
+        self.seq = seq
+        run = tenant.runTag
+    }
+
+    init(parsing text: String, tenant: Tenant) throws {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        @inline(__always) func digits(_ p: Substring, hex: Bool) -> Bool {
+            !p.isEmpty && p.utf8.allSatisfy { (0x30...0x39).contains($0) || (hex && (0x61...0x66).contains($0)) }
+        }
+        guard parts.count == 2, parts[0].count == 8, digits(parts[0], hex: true), digits(parts[1], hex: false), let seq = Int(parts[1]) else {
+            throw APIError(.badRequest, "invalidRequest", "after must be a cursor from a listing's \"next\", not \"\(text)\"")
+        }
+        guard parts[0] == tenant.runTag else {
+            throw APIError(.gone, "cursorExpired", "the server restarted since this cursor was made: list again from the start")
+        }
+        self.seq = seq
+        run = String(parts[0])
+    }
+
+    var description: String { "\(run)-\(seq)" }
+}
+
 /// Requests, delivered notifications, settings, categories and responses.
 func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: requests
@@ -83,10 +119,21 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.get("requests") { request, context -> Response in
         let tenant = try context.current
         let device = request.uri.queryParameters.get("device")
-        // The list is taken in one step; its answer is rendered on the tenant's thread a part
-        // at a time (each request straight to bytes, the same bytes as through its JSON tree)
-        // and sent as it is made: the answer is never held whole, nor a tree of it.
-        let list = await tenant.withCenter { $0.pendingRequests(device: device) }
+        // Pages: `limit` requests at most, after the cursor `after` (``ListingCursor``); the
+        // answer then says where the next page starts. Without either, the whole list.
+        let limit = try queryInteger(request, "limit", in: 1...maximumListingPage, default: 0)
+        let afters = request.uri.queryParameters.getAll("after")
+        guard afters.count <= 1 else { throw APIError(.badRequest, "invalidRequest", "after must be given once") }
+        let after = try afters.first.map { try ListingCursor(parsing: $0, tenant: tenant) }
+        let paged = limit > 0 || after != nil
+        // The list (or page) is taken in one step; its answer is rendered on the tenant's
+        // thread a part at a time (each request straight to bytes, the same bytes as through
+        // its JSON tree) and sent as it is made: the answer is never held whole, nor a tree of it.
+        let (list, next) = await tenant.withCenter { c -> ([NotificationRequest], Int?) in
+            paged ? c.pendingRequests(device: device, after: after?.seq ?? -1, limit: limit > 0 ? limit : Int.max)
+                : (c.pendingRequests(device: device), nil)
+        }
+        let closing = paged ? #"],"next":"# + (next.map { "\"" + ListingCursor(seq: $0, tenant: tenant).description + "\"" } ?? "null") + "}" : "]}"
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
@@ -107,7 +154,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
                 try await writer.write(part)
                 next = end
             }
-            try await writer.write(ByteBuffer(string: "]}"))
+            try await writer.write(ByteBuffer(string: closing))
             try await writer.finish(nil)
         })
     }
@@ -139,13 +186,10 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.get("upcoming") { request, context -> Response in
         let tenant = try context.current
-        let limit = request.uri.queryParameters.get("limit", as: Int.self) ?? 10
         // Lower than the library's bound: a tenant's query holds its center, and a repeating
         // trigger whose dates Foundation answers (years past 2150, other calendars) costs
         // ~40 us a date.
-        guard (1...maximumUpcoming).contains(limit) else {
-            throw APIError(.badRequest, "invalidRequest", "limit must be in 1...\(maximumUpcoming)")
-        }
+        let limit = try queryInteger(request, "limit", in: 1...maximumUpcoming, default: 10)
         let device: String? = request.uri.queryParameters.get("device").map { String($0) }
         return await tenant.withCenter { c in
             jsonResponse(.object(["fires": .array(c.upcomingFires(limit: limit, device: device).map { f in

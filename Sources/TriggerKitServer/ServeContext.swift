@@ -78,6 +78,30 @@ func readBody(_ request: Request, limit: Int) async throws -> [UInt8] {
     }
 }
 
+/// An integer query parameter in `range`; `fallback` when absent. Anything else (not an
+/// integer, out of range, given twice) is a 400 naming the parameter: a typo must not be
+/// read as the default.
+func queryInteger(_ request: Request, _ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
+    let given = request.uri.queryParameters.getAll(name)
+    guard let raw = given.first else { return fallback }
+    guard given.count == 1, let v = Int(raw), range.contains(v) else {
+        let bound = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "in \(range.lowerBound)...\(range.upperBound)"
+        throw APIError(.badRequest, "invalidRequest", "\(name) must be one integer \(bound), not \"\(given.joined(separator: ","))\"")
+    }
+    return v
+}
+
+/// A query parameter that takes one of a few words; nil when absent, else a 400 naming it.
+func queryWord(_ request: Request, _ name: String, of words: [String]) throws -> String? {
+    let given = request.uri.queryParameters.getAll(name)
+    guard let raw = given.first else { return nil }
+    guard given.count == 1, words.contains(String(raw)) else {
+        throw APIError(.badRequest, "invalidRequest",
+                       "\(name) must be one of \(words.joined(separator: ", ")), not \"\(given.joined(separator: ","))\"")
+    }
+    return String(raw)
+}
+
 /// A path parameter, percent-decoded.
 func parameter(_ context: ServeContext, _ name: String) throws -> String {
     guard let raw = context.parameters.get(name) else { throw APIError(.badRequest, "invalidRequest", "missing \(name)") }

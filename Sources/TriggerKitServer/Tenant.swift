@@ -33,6 +33,9 @@ final class Tenant: Sendable {
     let metrics: ServerMetrics
     let webhooks: WebhookDispatcher?
     let devices = Mutex<Set<String>>([])
+    /// This run of the tenant (8 hex digits, random at each start): listing cursors carry it
+    /// (``ListingCursor``).
+    let runTag = String(format: "%08x", UInt32.random(in: 0...UInt32.max))
     let sinceSnapshot = Mutex(0)
     /// Set when the store failed: the center may hold changes the journal lacks, so the
     /// tenant refuses input (503) until restarted.

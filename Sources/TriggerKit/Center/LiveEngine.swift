@@ -20,6 +20,13 @@ final class LiveEngine {
     /// sorted out once per migration.
     private var live: [ExactKey: (seq: Int, request: NotificationRequest)] = [:]
     private var nextSeq = 0
+    /// The add sequence of each of the evaluator's requests, by position (valid while not
+    /// ``dirty``): ascending, as the evaluator's requests are in add order (a migration lists
+    /// them so, and appends come last). A request removed in place keeps its place and number.
+    /// Pages of the pending list (``pendingPage(device:after:limit:)``) are found by it.
+    private var seqs: [Int] = []
+    /// The first sequence number of the restored requests, while ``restoredOrder`` holds them.
+    private var restoredFirstSeq = 0
     /// Evaluator request index of each live request (valid while not ``dirty``).
     private var indexOf: [ExactKey: Int32] = [:]
     /// Identifiers whose state must start afresh at the next migration (replaced requests).
@@ -57,14 +64,17 @@ final class LiveEngine {
             if let restored = restoredOrder.take() {
                 ordered = restored
                 ordered.reserveCapacity(ordered.count + room)
+                seqs = Array(restoredFirstSeq..<(restoredFirstSeq + restored.count))
             } else {
-                ordered = Self.inAddOrder(live.values, room: room)
+                (ordered, seqs) = Self.inAddOrder(live.values, room: room)
             }
+            seqs.reserveCapacity(seqs.count + room)
             // Requests the center added passed the validator, polygons included; restored
             // ones are checked once, here.
             // (The list given up: the evaluator's copy is then its only owner, and the room
             // below costs no copy.)
             evaluator = evaluator.migrated(to: consume ordered, fresh: fresh.map(\.string), polygonsValidated: !unchecked)
+            assert(evaluator.requests.count == seqs.count, "a migration that did not keep every request")
             unchecked = false
             indexOf.removeAll(keepingCapacity: true)
             indexOf.reserveCapacity(evaluator.requests.count + room)
@@ -82,11 +92,11 @@ final class LiveEngine {
         return evaluator
     }
 
-    /// The requests in add order: their sequence numbers sorted with their positions (16
-    /// bytes each), not the 240-byte entries (moving those was most of sorting a million).
-    /// With capacity for `room` more.
+    /// The requests in add order, and their sequence numbers: the numbers sorted with their
+    /// positions (16 bytes each), not the 240-byte entries (moving those was most of sorting
+    /// a million). With capacity for `room` more.
     private static func inAddOrder(_ values: Dictionary<ExactKey, (seq: Int, request: NotificationRequest)>.Values,
-                                   room: Int) -> [NotificationRequest] {
+                                   room: Int) -> (requests: [NotificationRequest], seqs: [Int]) {
         var order: [(seq: Int, at: Dictionary<ExactKey, (seq: Int, request: NotificationRequest)>.Index)] = []
         order.reserveCapacity(values.count)
         var i = values.startIndex
@@ -98,7 +108,7 @@ final class LiveEngine {
         var out: [NotificationRequest] = []
         out.reserveCapacity(order.count + room)
         for o in order { out.append(values[o.at].request) }
-        return out
+        return (out, order.map(\.seq))
     }
 
     /// The evaluator without requests removed in place (for snapshots, which name requests
@@ -120,7 +130,8 @@ final class LiveEngine {
         restoredOrder = nil
         let key = ExactKey(r.identifier)
         let replaced = live[key] != nil || killed.contains(key)
-        live[key] = (nextSeq, r)
+        let seq = nextSeq
+        live[key] = (seq, r)
         nextSeq += 1
         if !dirty {
             if let old = indexOf.removeValue(forKey: key) {
@@ -135,7 +146,9 @@ final class LiveEngine {
                 appended = evaluator.appendTimeRequest(r)
             }
             if let i = appended {
+                assert(Int(i) == seqs.count, "an append out of step with the sequence numbers")
                 indexOf[key] = i
+                seqs.append(seq)
                 appendedCount += 1
                 return
             }
@@ -153,6 +166,7 @@ final class LiveEngine {
     /// - Complexity: O(requests) now; the migration O(requests + devices).
     func record(restored requests: consuming [NotificationRequest]) {
         var inOrder = live.isEmpty
+        restoredFirstSeq = nextSeq
         // With the room the migration would make for the appends after it (no rehash there).
         live.reserveCapacity(live.count + requests.count + Swift.max(64, (live.count + requests.count) / 8) + 1)
         for i in requests.indices {
@@ -211,8 +225,46 @@ final class LiveEngine {
         let e = current
         let flags = e.pendingFlags()
         return e.requests.indices.filter { i in
-            flags[i] && (device == nil || e.requests[i].device == nil || e.requests[i].device!.isExactly(device!))
+            flags[i] && Self.sees(device, e.requests[i])
         }.map { e.requests[$0] }
+    }
+
+    /// Whether `device` (nil: any) sees request `r`: its own and the shared ones.
+    @inline(__always)
+    private static func sees(_ device: String?, _ r: NotificationRequest) -> Bool {
+        device == nil || r.device == nil || r.device!.isExactly(device!)
+    }
+
+    /// Up to `limit` (>= 1) pending requests that came after add number `after` (-1: from the
+    /// first), in add order, as ``pendingRequests(device:)`` lists them; the add number of the
+    /// last one listed, and whether another pending request follows it.
+    ///
+    /// A walk page by page, each starting after the last one's number, lists every request
+    /// that stays pending and unchanged throughout exactly once. A request added meanwhile is
+    /// listed on a later page; one replaced meanwhile takes a new number at the end (listed
+    /// again there if it was already); one removed or finished is not listed after that.
+    ///
+    /// - Complexity: O(log n) to find the page's start, O(n) for which requests are pending
+    ///   (as ``pendingRequests(device:)``), then O(requests looked at).
+    func pendingPage(device: String?, after: Int, limit: Int) -> (requests: [NotificationRequest], last: Int?, more: Bool) {
+        let e = current
+        assert(seqs.count == e.requests.count, "sequence numbers out of step with the requests")
+        let flags = e.pendingFlags()
+        // The first position whose number is past `after` (the numbers ascend).
+        var lo = 0, hi = seqs.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if seqs[mid] <= after { lo = mid + 1 } else { hi = mid }
+        }
+        var out: [NotificationRequest] = []
+        out.reserveCapacity(Swift.min(limit, 1024))
+        var last: Int?
+        for i in lo..<e.requests.count where flags[i] && Self.sees(device, e.requests[i]) {
+            if out.count >= limit { return (out, last, true) }
+            out.append(e.requests[i])
+            last = seqs[i]
+        }
+        return (out, last, false)
     }
 
 

@@ -123,6 +123,17 @@ public actor TriggerCenter {
         engine.pendingRequests(device: device)
     }
 
+    /// Up to `limit` pending requests added after add number `after` (-1: from the first), in
+    /// the order of ``pendingRequests(device:)``; the add number of the last one listed, where
+    /// the next page starts, or nil when no pending request follows. See
+    /// `LiveEngine.pendingPage(device:after:limit:)` for what a walk by pages lists while
+    /// requests change. Add numbers belong to this center: they start afresh in a restored one.
+    /// - Complexity: O(n) (which requests are pending), plus the page.
+    package func pendingRequests(device: String? = nil, after: Int, limit: Int) -> (requests: [NotificationRequest], next: Int?) {
+        let page = engine.pendingPage(device: device, after: after, limit: Swift.max(1, limit))
+        return (page.requests, page.more ? page.last : nil)
+    }
+
     /// The request held under an identifier (pending, or finished and not removed).
     /// - Complexity: O(1).
     public func request(withIdentifier id: String) -> NotificationRequest? {
