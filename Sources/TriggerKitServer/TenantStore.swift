@@ -30,8 +30,16 @@ final class TenantStore: Sendable {
         var body: Data
     }
 
+    /// How long an open or a write waits for a lock held by another connection to the same
+    /// file (SQLite's busy timeout) before it fails. Without one it failed at once: a server
+    /// started on a directory just after another let go of it (the last connection closing
+    /// checkpoints the write-ahead log under a lock) failed to open the tenant, and so did
+    /// any write while a backup tool or `sqlite3` read the file.
+    static let busyTimeout: TimeInterval = 10
+
     init(path: String, outboxLimit: Int) throws {
         var config = Configuration()
+        config.busyMode = .timeout(Self.busyTimeout)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }

@@ -49,7 +49,11 @@ public final class StateStore: Sendable {
     public init(path: String, durability: Durability = .processCrash) throws(StateStoreError) {
         self.path = path
         self.isReadOnly = false
+        // A device, a pipe or a directory is no state file: SQLite would write its journal
+        // beside it (`/dev/null-journal`) before failing.
+        try Self.refuseIfNotRegular(path)
         var config = Configuration()
+        config.busyMode = .timeout(Self.busyTimeout)
         // Left at `.default` on purpose: `.wal` would switch the journal mode at open, i.e.
         // write to a foreign database before we could tell it is not ours.
         config.journalMode = .default
@@ -84,8 +88,10 @@ public final class StateStore: Sendable {
         self.path = path
         self.isReadOnly = true
         guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
+        try Self.refuseIfNotRegular(path)
         var config = Configuration()
         config.readonly = true
+        config.busyMode = .timeout(Self.busyTimeout)
         config.journalMode = .default
         config.label = "TriggerKit.StateStore.reader"
         do {
@@ -104,6 +110,21 @@ public final class StateStore: Sendable {
             throw .cannotOpen(path: path, reason: Self.reason(error))
         }
         guard appID == Self.applicationID else { throw .notAStore(path: path) }
+    }
+
+    /// How long a read or write waits for a lock another connection holds (a reader beside
+    /// a running `run --state`, whose write-ahead log checkpoints take one) before failing.
+    static let busyTimeout: TimeInterval = 10
+
+    /// Throws ``StateStoreError/cannotOpen(path:reason:)`` when something other than a regular
+    /// file (or a symbolic link to one) is at `path`; nothing there is fine (a new store).
+    private static func refuseIfNotRegular(_ path: String) throws(StateStoreError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            let kind = (st.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
+            throw .cannotOpen(path: path, reason: "\(kind): a state file must be a regular file")
+        }
     }
 
     /// Takes the exclusive writer lock for this process's lifetime (released when the store

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 @_spi(Engine) import TriggerKit
@@ -133,5 +134,39 @@ struct ServeJournalTests {
             #expect(try tenant.store.loadSnapshot() != nil)
             #expect(tenant.sinceSnapshot.withLock { $0 } == 0)
         }
+    }
+}
+
+/// The tenant store waits for a lock another connection holds (its busy timeout) instead of
+/// failing at once. Found as an intermittent failure of the restart test above: the second
+/// server opened the file while the first one's last connection was closing it ("database is
+/// locked").
+@Suite("serve: the tenant store waits for a lock")
+struct TenantStoreLockTests {
+    @Test(.timeLimit(.minutes(1))) func openingAndWritingWhileAnotherConnectionWritesWaitForIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-lock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("acme.sqlite").path
+        _ = try TenantStore(path: path, outboxLimit: 100)
+        // Another connection writes, holding the write lock for 300 ms.
+        let other = try DatabaseQueue(path: path)
+        let holding = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? other.write { db in
+                try db.execute(sql: "INSERT INTO webhook_cursor (url, seq) VALUES ('x', 1)")
+                holding.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+            }
+            done.signal()
+        }
+        holding.wait()
+        let start = Date()
+        let store = try TenantStore(path: path, outboxLimit: 100)
+        _ = try store.record(at: 0, inputs: [(Tenant.journalKindTick, Data())], events: [])
+        #expect(Date().timeIntervalSince(start) >= 0.15, "the write did not wait for the other connection's lock")
+        done.wait()
+        #expect(try store.journal(after: 0).count == 1)
+        #expect(try store.webhookCursor(url: "x") == 1)
     }
 }

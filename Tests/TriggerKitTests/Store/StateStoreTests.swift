@@ -83,6 +83,26 @@ struct StateStoreTests {
         #expect(try String(contentsOfFile: tmp.path, encoding: .utf8) == text)
     }
 
+    /// A device or a directory is refused before SQLite touches anything: `run --state
+    /// /dev/null` used to fail with "disk I/O error" after creating `/dev/null-journal`.
+    @Test func aDeviceOrADirectoryIsRefusedAndNothingIsWrittenBesideIt() throws {
+        let dir = TempStorePath(); defer { dir.cleanup() }
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        for path in ["/dev/null", dir.path] {
+            let journalExisted = FileManager.default.fileExists(atPath: path + "-journal")
+            do {
+                _ = try StateStore(path: path)
+                Issue.record("\(path) was opened as a state file")
+            } catch {
+                guard case .cannotOpen(let p, let reason) = error else { Issue.record("\(path): \(error)"); continue }
+                #expect(p == path)
+                #expect(reason.contains("regular file"), "\(reason)")
+            }
+            #expect(throws: StateStoreError.self) { try StateStore(readingAt: path) }
+            if !journalExisted { #expect(!FileManager.default.fileExists(atPath: path + "-journal"), "\(path)-journal was made") }
+        }
+    }
+
     @Test func anotherApplicationsDatabaseIsNotAStoreAndIsLeftUntouched() throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         try DatabaseQueue(path: tmp.path).write { db in
