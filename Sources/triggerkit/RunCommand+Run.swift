@@ -14,7 +14,7 @@ extension RunCommand {
         var others = NotificationSettings.authorized
         if let settings {
             do {
-                let json = try JSONValue.parse(document: try Data(contentsOf: URL(fileURLWithPath: settings)))
+                let json = try JSONValue.parse(document: try InputFile.contents(of: settings).get())
                 (table, others) = try NotificationSettings.table(json: json)
             } catch {
                 printError("error: \(settings): \(error)")
@@ -48,7 +48,7 @@ extension RunCommand {
         var session = RunSession(requests: set.requests, validation: sessionValidation)
         if let categories {
             do {
-                let json = try JSONValue.parse(document: try Data(contentsOf: URL(fileURLWithPath: categories)))
+                let json = try JSONValue.parse(document: try InputFile.contents(of: categories).get())
                 for c in try NotificationCategory.list(json: json) { session.categories[ExactKey(c.identifier)] = c }
             } catch {
                 printError("error: \(categories): \(error)")
@@ -57,7 +57,7 @@ extension RunCommand {
         }
         for bad in evaluator.refusedRegions {
             let r = set.requests[Int(bad.request)]
-            diag += "error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)\n"
+            diag += DiagnosticText.escaped("error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)") + "\n"
         }
         if !diag.isEmpty { FileHandle.standardError.write(Data(diag.utf8)) }
 
@@ -179,7 +179,9 @@ extension RunCommand {
                     if durable != nil {
                         errors += "error: line \(lineNumber): add/remove/respond/categories lines are not supported with --state (the line only advanced the clock)\n"
                     } else {
-                        for m in session.apply(control, at: evaluator.streamTime ?? 0, line: lineNumber, evaluator: &evaluator) { errors += m + "\n" }
+                        for m in session.apply(control, at: evaluator.streamTime ?? 0, line: lineNumber, evaluator: &evaluator) {
+                            errors += DiagnosticText.escaped(m) + "\n"
+                        }
                     }
                 }
                 guard out.flushIfLarge() else { return false }

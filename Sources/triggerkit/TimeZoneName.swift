@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Engine) import TriggerKit
 
 /// Reads a time zone the way `TZ` is written: empty = UTC; an IANA name (`Europe/Paris`); a
 /// leading `:` as in `:Europe/Paris` or `:/etc/localtime`; a path to a zoneinfo file
@@ -12,20 +13,25 @@ enum TimeZoneName {
         if name.hasPrefix(":") { name.removeFirst() }
         if name.isEmpty { return TimeZone(identifier: "UTC") }
         if name.hasPrefix("/") { return zone(atPath: name) }
-        if let z = TimeZone(identifier: name) { return z }
+        if let z = ZoneNames.zone(named: name) { return z }
         return fixedOffset(name)
     }
 
+    /// A zoneinfo file: named by where it lies under a `zoneinfo/` directory, or, for a copy
+    /// of the local zone (the same bytes as `/etc/localtime`), by `/etc/timezone` (Debian keeps
+    /// the name there). Anything else (no such file, `/etc/passwd`, a directory) is no zone:
+    /// it used to be read as the local zone's name.
     private static func zone(atPath path: String) -> TimeZone? {
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
         if let r = resolved.range(of: "/zoneinfo/") {
-            return TimeZone(identifier: String(resolved[r.upperBound...]))
+            return ZoneNames.zone(named: String(resolved[r.upperBound...]))
         }
-        // A copied /etc/localtime: Debian keeps the name in /etc/timezone.
-        if let text = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8) {
-            return TimeZone(identifier: text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        return nil
+        guard let bytes = FileManager.default.contents(atPath: resolved), bytes.starts(with: Array("TZif".utf8)),
+              bytes == FileManager.default.contents(atPath: "/etc/localtime"),
+              let text = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8) else { return nil }
+        return ZoneNames.zone(named: text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// `STDoffset` only: a name of 3+ letters (or `<...>`), then [+-]hh[:mm[:ss]].

@@ -20,9 +20,10 @@ struct TriggerKitCommand: AsyncParsableCommand {
     static let version = "0.5.0"
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error: one line, whatever input text it quotes (control
+/// characters escaped, ``DiagnosticText``).
 func printError(_ s: String) {
-    FileHandle.standardError.write(Data((s + "\n").utf8))
+    FileHandle.standardError.write(Data((DiagnosticText.escaped(s) + "\n").utf8))
 }
 
 /// Options shared by every command that reads requests.

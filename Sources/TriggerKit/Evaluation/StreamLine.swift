@@ -43,7 +43,8 @@
 /// Why a stream line was refused.
 @_spi(Engine) public struct StreamLineError: Error, Sendable, Hashable, CustomStringConvertible {
     public var reason: String
-    public init(_ reason: String) { self.reason = reason }
+    /// (Control characters from the input are escaped: see ``DiagnosticText``.)
+    public init(_ reason: String) { self.reason = DiagnosticText.escaped(reason) }
     public var description: String { reason }
 }
 

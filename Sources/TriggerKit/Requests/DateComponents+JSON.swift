@@ -102,7 +102,7 @@ extension DateComponents {
             throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it")
         }
         if let tz = try r.string("timeZone") {
-            guard let zone = TimeZone(identifier: tz) else {
+            guard let zone = ZoneNames.zone(named: tz) else {
                 throw RequestError(.invalidTrigger, "unknown time zone \"\(tz)\" in \"trigger.dateMatching.timeZone\" (expected an IANA name such as \"Europe/Paris\")")
             }
             timeZone = zone

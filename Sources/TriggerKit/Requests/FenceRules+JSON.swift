@@ -51,7 +51,7 @@ extension FenceWindow {
         let exit = try w.bool("exitAtClosing") ?? false
         var zone: TimeZone?
         if let tz = try w.string("timeZone") {
-            guard let z = TimeZone(identifier: tz) else {
+            guard let z = ZoneNames.zone(named: tz) else {
                 throw RequestError(.invalidTrigger, "unknown time zone \"\(tz)\" in \"trigger.window.timeZone\" (expected an IANA name such as \"Europe/Paris\")")
             }
             zone = z

@@ -19,9 +19,11 @@ public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: RequestErrorCode
     public var message: String
 
+    /// A refusal; control characters in `message` (from the input it quotes) are escaped as
+    /// `\u{XX}`, so it stays one line wherever it is printed.
     public init(_ code: RequestErrorCode, _ message: String) {
         self.code = code
-        self.message = message
+        self.message = DiagnosticText.escaped(message)
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

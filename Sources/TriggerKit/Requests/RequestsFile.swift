@@ -35,9 +35,10 @@ public struct RequestDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var s = "\(severity.rawValue): \(file)"
         if let location { s += ":\(location)" }
-        s += ": \(identifier ?? "-"): "
+        // One line whatever the input held (``DiagnosticText``).
+        s += ": \(DiagnosticText.escaped(identifier ?? "-")): "
         if let code { s += "\(code.rawValue): " }
-        return s + message
+        return s + DiagnosticText.escaped(message)
     }
 }
 
@@ -80,7 +81,7 @@ public enum RequestsFile {
     /// ``load(path:options:)``; `afterSplit` runs once an NDJSON file's lines are found,
     /// before they are decoded (tests change the file there).
     static func load(path: String, options: ValidationOptions, afterSplit: () -> Void) throws(RequestsFileError) -> RequestSet {
-        if path != "-", let mapped = MappedFile(path: path) {
+        if path != "-", InputFile.isRegular(path), let mapped = MappedFile(path: path) {
             let set = parse(mapped.bytes, file: path, options: options, parallel: true, afterSplit: afterSplit)
             guard mapped.finish() else {
                 throw RequestsFileError(path: path, reason: "the file changed while it was being read "
@@ -89,10 +90,9 @@ public enum RequestsFile {
             return set
         }
         let data: Data
-        do {
-            data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw RequestsFileError(path: path, reason: (error as NSError).localizedDescription)
+        switch path == "-" ? .success(FileHandle.standardInput.readDataToEndOfFile()) : InputFile.contents(of: path) {
+        case .success(let d): data = d
+        case .failure(let e): throw RequestsFileError(path: path, reason: e.reason)
         }
         return data.withUnsafeBytes { raw in
             parse(raw.bindMemory(to: UInt8.self), file: path, options: options)

@@ -96,6 +96,79 @@ struct CLIMannersTests {
         #expect(r.err.contains("TZ: unknown time zone 'CET-1CEST,M3.5.0,M10.5.0/3'"))
     }
 
+    /// A path that is no zoneinfo file is no zone (it was read as the local zone's name from
+    /// /etc/timezone, so `--time-zone /etc/passwd` ran in UTC).
+    @Test(arguments: [":/etc/passwd", ":/nonexistent/zone", "/tmp", ":/usr/share/zoneinfo/Nope"])
+    func aPathThatIsNoZoneIsRefused(tz: String) throws {
+        let viaTZ = try Self.run(["next", "--requests", Self.file(Self.floating)], environment: ["TZ": tz])
+        #expect(viaTZ.status == 64, "TZ=\(tz): \(viaTZ.err)")
+        #expect(viaTZ.err.contains("unknown time zone"), "TZ=\(tz): \(viaTZ.err)")
+        let viaOption = try Self.run(["next", "--requests", Self.file(Self.floating), "--time-zone", tz])
+        #expect(viaOption.status == 64, "--time-zone \(tz): \(viaOption.err)")
+    }
+
+    /// A zone name with a NUL after a real one is refused: Foundation made a zone of it whose
+    /// offset is always 0, so the trigger fired at UTC times.
+    @Test func aZoneNameWithControlCharactersIsRefused() throws {
+        for zone in [#"Asia/Kolkata\u0000"#, #"Asia/Kolkata\u0000xyz"#, #"Europe/Paris\n"#] {
+            let calendar = #"{"identifier": "z", "content": {"title": "x"}, "trigger": {"type": "calendar", "dateMatching": {"hour": 1, "timeZone": "\#(zone)"}, "repeats": true}}"#
+            let window = #"{"identifier": "w", "content": {"title": "x"}, "trigger": {"type": "location", "region": {"identifier": "w", "center": {"latitude": 40, "longitude": -74}, "radius": 100}, "repeats": true, "window": {"weekdays": [2], "opens": "08:00", "closes": "18:00", "timeZone": "\#(zone)"}}}"#
+            let r = try Self.run(["check", "--requests", Self.file(calendar + "\n" + window)])
+            #expect(r.status == 1, "\(zone): \(r.err)")
+            #expect(r.err.contains("z: invalidTrigger: unknown time zone"), "\(zone): \(r.err)")
+            #expect(r.err.contains("w: invalidTrigger: unknown time zone"), "\(zone): \(r.err)")
+            #expect(!r.err.contains("\u{0}") && r.err.split(separator: "\n").count == 3, "\(zone): \(r.err.debugDescription)")
+        }
+    }
+
+    /// Control characters from the input are escaped in diagnostics: an identifier cannot
+    /// forge a second error line.
+    @Test func diagnosticsAreOneLineWhateverTheInputHolds() throws {
+        let forged = #"{"identifier": "a\nerror: fake.ndjson:99: z: bogus\u001b[31m", "content": {}}"#
+        let r = try Self.run(["check", "--requests", Self.file(forged)])
+        #expect(r.status == 1)
+        let lines = r.err.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("error:") }.count == 1, "\(r.err.debugDescription)")
+        #expect(r.err.contains(#"a\u{A}error: fake.ndjson:99: z: bogus\u{1B}[31m"#), "\(r.err.debugDescription)")
+        #expect(!r.err.contains("\u{1B}"), "an escape character reached the terminal")
+        // And in `run`'s stream errors and control lines.
+        let requests = try Self.file("")
+        let stream = #"{"t": "2026-11-23T08:00:00Z", "add": {"identifier": "b\nerror: forged", "content": {}}}"# + "\n"
+            + #"{"t": "2026-11-23T08:00:01Z", "device": "d\u0007", "lat": 95, "lon": 0}"# + "\n"
+        let run = try Self.run(["run", "--requests", requests], input: Self.file(stream))
+        #expect(run.err.split(separator: "\n").filter { $0.contains("forged") }.count == 1, "\(run.err.debugDescription)")
+        #expect(!run.err.contains("\u{7}"), "\(run.err.debugDescription)")
+    }
+
+    /// A requests file that is a pipe (`--requests /dev/stdin` fed by a pipe, a shell's
+    /// `<(...)`) is read to its end; a directory is named as one. Both failed with Foundation's
+    /// "You don't have permission" and "error 256".
+    @Test func aRequestsFileMayBeAPipeAndADirectoryIsNamed() throws {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["next", "--requests", "/dev/stdin", "--after", "2026-11-23T00:00:00Z", "--time-zone", "UTC"]
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        input.fileHandleForWriting.write(Data((Self.floating + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let o = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(e)")
+        #expect(o.contains("2026-11-23T09:00:00Z"), "\(o)")
+        let dir = FileManager.default.temporaryDirectory.path
+        let r = try Self.run(["check", "--requests", dir])
+        #expect(r.status == 2)
+        #expect(r.err.contains("is a directory"), "\(r.err)")
+        let missing = try Self.run(["check", "--requests", dir + "/no-such-requests-\(UUID().uuidString).ndjson"])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("no such file"), "\(missing.err)")
+    }
+
     @Test func unknownContentFieldsAreWarnedAbout() throws {
         let r = try Self.run(["check", "--requests", Self.file("{\"identifier\": \"w\", \"content\": {\"tilte\": \"typo\", \"body\": \"b\"}}")])
         #expect(r.status == 0)
