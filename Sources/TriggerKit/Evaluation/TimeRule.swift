@@ -22,7 +22,10 @@ import Foundation
                 self = .interval(start: addedAt, intervalMillis: .nan, repeats: false)
                 return
             }
-            self = .interval(start: addedAt, intervalMillis: step, repeats: t.repeats)
+            // At least a millisecond, the clock's resolution: an interval under half of one
+            // (the contract allows any > 0) rounded to a fire at `addedAt` itself, which `next`
+            // left out (not strictly after `addedAt`) while `--merged` and `run` fired it.
+            self = .interval(start: addedAt, intervalMillis: Swift.max(step, 1), repeats: t.repeats)
         case .calendar(let t): self = .calendar(CalendarSchedule(t, floatingTimeZone: floatingTimeZone), start: addedAt, repeats: t.repeats)
         case .location: return nil
         }

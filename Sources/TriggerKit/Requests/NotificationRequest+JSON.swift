@@ -213,7 +213,12 @@ struct JSONFields {
 
     mutating func integer(_ key: String) throws(RequestError) -> Int? {
         guard let v = take(key), v != .null else { return nil }
-        guard case .number(let n) = v, n == n.rounded(), abs(n) < 9.0e15 else { throw wrong(key, "an integer", v) }
+        guard case .number(let n) = v, n == n.rounded() else { throw wrong(key, "an integer", v) }
+        guard abs(n) < 9.0e15 else {
+            // Past 2^53 a JSON number is not even read exactly: say so, rather than quote a
+            // neighbouring number as if it were the one given.
+            throw RequestError(code, "\"\(path)\(key)\" must be an integer of at most 15 digits (JSON numbers beyond are read only approximately), not about \(n)")
+        }
         return Int(n)
     }
 

@@ -37,6 +37,20 @@ struct FireScheduleTests {
         return out.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
     }
 
+    /// A one-shot interval under a millisecond fires a millisecond after `addedAt` (the
+    /// clock's resolution), strictly after it, as every interval does: it rounded to a fire at
+    /// `addedAt` itself, which `next` left out while `--merged` and `run` fired it.
+    @Test(arguments: [1e-320, 0.0001, 0.0004, 0.0005, 0.0009, 0.001, 0.0015])
+    func anIntervalUnderAMillisecondFiresStrictlyAfterItsStart(seconds: Double) throws {
+        let rule = try #require(TimeRule(.timeInterval(TimeIntervalTrigger(timeInterval: seconds, repeats: false)), addedAt: Self.t0,
+                                         floatingTimeZone: TimeZone(identifier: "UTC")!))
+        let expected = Self.t0 + Swift.max(1, Int64((seconds * 1000).rounded()))
+        #expect(rule.firstFire == expected)
+        #expect(rule.nextFire(strictlyAfter: Self.t0) == expected)
+        #expect(rule.nextFire(strictlyAfter: Self.t0 - 1) == expected)
+        #expect(rule.nextFire(strictlyAfter: expected) == nil)
+    }
+
     @Test func popDueGivesEveryFireInDateThenIdentifierOrder() {
         let reqs = Self.requests(300, seed: 1)
         var s = FireSchedule(requests: reqs, defaultAddedAt: Self.t0, floatingTimeZone: TimeZone(identifier: "UTC")!)

@@ -303,3 +303,26 @@ struct ValidationTests {
         _ = await center.deliverDue()
     }
 }
+
+/// Integers too large for a JSON number to hold exactly are refused saying so, not quoted as
+/// a neighbouring number as if it were the one given ("not 9007199254740992.0" for ...993).
+@Suite("Integers past 15 digits")
+struct LargeIntegerMessageTests {
+    @Test(arguments: [
+        (#""trigger": {"type": "calendar", "dateMatching": {"year": 9223372036854775807}, "repeats": false}"#, "trigger.dateMatching.year"),
+        (#""trigger": {"type": "calendar", "dateMatching": {"nanosecond": -9223372036854775809}, "repeats": false}"#, "trigger.dateMatching.nanosecond"),
+    ])
+    func aHugeDateComponentIsNamedAsTooLong(trigger: String, field: String) {
+        let set = RequestsFile.parse(#"{"identifier": "r", "content": {"title": "t"}, \#(trigger)}"#)
+        let message = set.diagnostics.first?.message ?? ""
+        #expect(message.contains("\"\(field)\" must be an integer of at most 15 digits"), "\(message)")
+        #expect(!message.contains("must be an integer, not"), "\(message)")
+    }
+
+    @Test func aHugeBadgeIsNamedAsTooLong() {
+        let set = RequestsFile.parse(#"{"identifier": "r", "content": {"title": "t", "badge": 9007199254740993}}"#)
+        let message = set.diagnostics.first?.message ?? ""
+        #expect(message.contains("\"content.badge\" must be an integer of at most 15 digits"), "\(message)")
+        #expect(set.requests.isEmpty)
+    }
+}
