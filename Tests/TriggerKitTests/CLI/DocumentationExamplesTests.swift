@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@_spi(Engine) import TriggerKit
 
 /// Issue 14: what the README shows is what the tool prints, and `make run` prints the
 /// checked-in demo output. Commands run from the repository's root with the debug binary in
@@ -78,6 +79,40 @@ struct DocumentationExamplesTests {
             if command.hasPrefix("@") { command.removeFirst() }
             return command.replacingOccurrences(of: "$(BIN)", with: ".build/release/triggerkit")
         }
+    }
+
+    /// Every request shown in a `json` block of the docs passes `check` (geofences.md showed a
+    /// window that opened with `enterAtOpening` on a region without `notifyOnEntry`, which the
+    /// validator refuses).
+    @Test(arguments: ["docs/geofences.md", "README.md"])
+    func theDocsRequestExamplesPassCheck(file: String) throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+        var requests: [String] = []
+        var block: [String]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line == "```json" { block = []; continue }
+            if line.hasPrefix("```"), let b = block {
+                // A block of one request (possibly over several lines), or of one per line.
+                // (A request: an identifier and a trigger object; events name their trigger.)
+                func isRequest(_ t: String) -> Bool { (try? JSONValue.parse(t))?.objectValue?["trigger"]?.objectValue != nil }
+                let joined = b.joined(separator: " ")
+                if isRequest(joined) {
+                    requests.append(joined)
+                } else {
+                    requests += b.filter(isRequest)
+                }
+                block = nil
+                continue
+            }
+            block?.append(line)
+        }
+        // (These files show requests: a parser that found none would check nothing.)
+        #expect(!requests.isEmpty, "\(file): no request found")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("doc-requests-\(UUID().uuidString).ndjson")
+        defer { try? FileManager.default.removeItem(at: path) }
+        try requests.joined(separator: "\n").write(to: path, atomically: true, encoding: .utf8)
+        let r = try Self.shell(".build/release/triggerkit check --requests \(path.path) --now 2026-11-23T08:00:00Z")
+        #expect(r.status == 0, "\(file): \(r.output)")
     }
 
     @Test func makeRunPrintsTheCheckedInDemoOutput() throws {
