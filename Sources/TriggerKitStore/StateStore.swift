@@ -129,21 +129,39 @@ public final class StateStore: Sendable {
 
     /// Takes the exclusive writer lock for this process's lifetime (released when the store
     /// is deinitialised or the process ends, also by `kill -9`): one `run --state` at a time.
-    /// A `flock` on the database file, independent of SQLite's own POSIX locks. Never waits.
+    /// A `flock` on the database file, independent of SQLite's own POSIX locks. Does not wait
+    /// for another process; see below for this one.
+    ///
+    /// A `flock` belongs to the open file, which a child forked by this process shares until it
+    /// execs: a store let go of here while another thread was starting a child stays locked for
+    /// that moment (seen in the test suite, which starts processes while it reopens stores, as
+    /// "in use by another run (pid <its own>)"). So when the recorded holder is this very
+    /// process, the lock is tried again for up to ``ownLockWait``.
     ///
     /// - Throws: ``StateStoreError/locked(path:holder:)`` naming the holder recorded in the
     ///   store (see ``recordHolder()``) when another process holds it.
     public func lockForWriting() throws(StateStoreError) {
-        switch lock.acquire(path) {
-        case .acquired:
-            return
-        case .busy:
-            let holder = (try? dbQueue.read { db in try String.fetchOne(db, sql: "SELECT holder FROM meta WHERE id = 1") }) ?? nil
-            throw .locked(path: path, holder: holder ?? "another process")
-        case .failed(let why):
-            throw .cannotOpen(path: path, reason: "cannot lock: \(why)")
+        let deadline = ContinuousClock.now + Self.ownLockWait
+        while true {
+            switch lock.acquire(path) {
+            case .acquired:
+                return
+            case .busy:
+                let holder = (try? dbQueue.read { db in try String.fetchOne(db, sql: "SELECT holder FROM meta WHERE id = 1") }) ?? nil
+                if let holder, holder.hasPrefix("pid \(getpid()),"), ContinuousClock.now < deadline {
+                    Thread.sleep(forTimeInterval: 0.01)
+                    continue
+                }
+                throw .locked(path: path, holder: holder ?? "another process")
+            case .failed(let why):
+                throw .cannotOpen(path: path, reason: "cannot lock: \(why)")
+            }
         }
     }
+
+    /// How long ``lockForWriting()`` waits when this process is the recorded holder (a child
+    /// being started shares the lock until it execs; see there).
+    static let ownLockWait = Duration.seconds(2)
 
     /// Records this process as the lock's holder (shown to a second writer). Call after the
     /// run's meta row exists.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @_spi(Engine) @testable import TriggerKit
 @_spi(Engine) @testable import TriggerKitStore
@@ -62,6 +63,41 @@ struct DurableRunTests {
             return jw.text
         }
         #expect(try store.pendingRequestsJSON() == expectedPending)
+    }
+
+    /// A store reopened in the process that held it waits while the lock is still shared (a
+    /// child forked meanwhile holds the open file until it execs): `resumesAfterCrashes...`
+    /// failed now and then with "in use by another run (pid <its own>)" while other tests
+    /// started processes. Here a second open of the file takes the lock's place for 200 ms.
+    @Test(.timeLimit(.minutes(1))) func aLockThisProcessStillSharesIsWaitedFor() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        do {
+            let first = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            try first.commit()
+        }
+        let fd = open(tmp.path, O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { close(fd) }
+        let start = Date()
+        let second = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+        #expect(Date().timeIntervalSince(start) >= 0.15)
+        try second.commit()
+    }
+
+    /// Another process's lock is not waited for.
+    @Test func anotherProcesssLockIsRefusedAtOnce() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        do {
+            let first = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path))
+            try first.commit()
+            try first.store.run { db in try db.execute(sql: "UPDATE meta SET holder = 'pid 1, started 2026-11-26T00:00:00Z' WHERE id = 1") }
+        }
+        let fd = open(tmp.path, O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        defer { close(fd) }
+        let start = Date()
+        #expect(throws: StateStoreError.self) { try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path)) }
+        #expect(Date().timeIntervalSince(start) < 1)
     }
 
     @Test func restartAfterTheEndEmitsNothing() throws {
