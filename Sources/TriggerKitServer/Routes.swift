@@ -9,6 +9,7 @@ import NIOCore
 func buildRouter(server: ServerState) -> Router<ServeContext> {
     let router = Router(context: ServeContext.self)
     router.add(middleware: MetricsMiddleware())
+    router.add(middleware: JSONErrorsMiddleware())
 
     router.get("healthz") { _, _ in jsonResponse(.object(["status": .string("ok")])) }
     router.get("metrics") { _, _ -> Response in
@@ -26,4 +27,25 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
     addRequestRoutes(to: v1)
     addFixAndEventRoutes(to: v1)
     return router
+}
+
+/// Errors the router itself answers (no such route, a method a route does not take) get the
+/// same JSON body as every other error (`{"error": {"code", "message"}}`) instead of an empty
+/// one: `notFound` 404, `methodNotAllowed` 405; any other bare HTTP error keeps its status,
+/// with a code named after it.
+struct JSONErrorsMiddleware: RouterMiddleware {
+    typealias Context = ServeContext
+
+    func handle(_ request: Request, context: ServeContext, next: (Request, ServeContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let e as HTTPError {
+            let route = "\(request.method) \(request.uri.path)"
+            switch e.status {
+            case .notFound: throw APIError(.notFound, "notFound", "no route \(route)")
+            case .methodNotAllowed: throw APIError(.methodNotAllowed, "methodNotAllowed", "\(route): the route does not take this method")
+            default: throw APIError(e.status, "http\(e.status.code)", e.body ?? e.status.reasonPhrase)
+            }
+        }
+    }
 }

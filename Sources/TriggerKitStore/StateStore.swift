@@ -110,6 +110,12 @@ public final class StateStore: Sendable {
             throw .cannotOpen(path: path, reason: Self.reason(error))
         }
         guard appID == Self.applicationID else { throw .notAStore(path: path) }
+        // A newer build's file is refused here too, not misread (`pending`, `delivered`).
+        let superseded = (try? dbQueue.read { db in try Self.migrator.hasBeenSuperseded(db) }) ?? false
+        if superseded {
+            let version = (try? dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT version FROM schema_info") }) ?? nil
+            throw .newerSchema(path: path, version: version ?? -1, supported: Self.schemaVersion)
+        }
     }
 
     /// How long a read or write waits for a lock another connection holds (a reader beside

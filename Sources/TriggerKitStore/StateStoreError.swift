@@ -25,7 +25,9 @@ public enum StateStoreError: Error, Sendable, Hashable, CustomStringConvertible 
         case .notAStore(let path):
             "\(path): not a TriggerKit state file (refusing to touch it)"
         case .newerSchema(let path, let version, let supported):
-            "\(path): state file has schema version \(version); this build supports up to \(supported)"
+            version > supported
+                ? "\(path): state file has schema version \(version); this build supports up to \(supported)"
+                : "\(path): state file was changed by a newer build (its migrations are not all known to this one, which supports up to schema version \(supported))"
         case .requestsChanged(let path):
             "\(path): the saved state was made with different requests (use a new state file, or the same requests)"
         case .cannotOpen(let path, let reason):

@@ -30,7 +30,7 @@ struct NextCommand: ParsableCommand {
     @Flag(help: "Print the soonest fires across all requests, merged in date order.")
     var merged = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --merged: how many fires (iOS keeps 64 pending; 0-100000).", valueName: "K"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --merged: how many fires, 0-100000 (default: 64, as iOS keeps 64 pending).", valueName: "K"))
     var limit: Int?
 
     @Option(help: ArgumentHelp("The current time, for requests without addedAt when --after is not given. Default: the clock.", valueName: "DATE"))

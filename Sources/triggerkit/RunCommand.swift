@@ -10,8 +10,8 @@ struct RunCommand: ParsableCommand {
         discussion: """
         Input: one JSON object per line, {"device": "d1", "t": "2026-11-21T09:00:00Z", "lat": 40.7, \
         "lon": -73.9, "acc": 8.5} (device and acc optional; a line with t only advances the clock). \
-        Before a line at time t is evaluated every calendar and time-interval fire with date <= t \
-        is emitted. Output: one line per fire. A malformed line is reported on stderr as \
+        Before a line at time t is evaluated every calendar, time-interval and immediate fire with \
+        date <= t is emitted. Output: one line per fire. A malformed line is reported on stderr as \
         'error: line N: reason' and skipped. A summary goes to stderr at the end.
         """
     )

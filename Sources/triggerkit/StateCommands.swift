@@ -48,7 +48,8 @@ struct PendingCommand: ParsableCommand {
         commandName: "pending",
         abstract: "Print the requests still pending in a state file, one contract JSON object per line.",
         discussion: """
-        Each line is the request's JSON with the addedAt the run gave it (when it had none) and         "nextFire": its queued next fire (null for location triggers, which fire on fixes).
+        Each line is the request's JSON with the addedAt the run gave it (when it had none) and \
+        "nextFire": its queued next fire (null for location triggers, which fire on fixes).
         """)
 
     @OptionGroup var options: StateFileOptions

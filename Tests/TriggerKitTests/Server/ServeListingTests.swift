@@ -118,6 +118,24 @@ struct ServeListingTests {
         }
     }
 
+    /// A route that does not exist answers a JSON error like every other (it was an empty
+    /// 404 body).
+    @Test func anUnknownRouteIsAJSONError() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            for (uri, token) in [("/v1/nothing", Serve.tokenA), ("/nothing", nil), ("/v1/requests/x/y/z", Serve.tokenA)] as [(String, String?)] {
+                let a = try await c.call(.get, uri, token: token)
+                #expect(a.status == 404, "\(uri)")
+                #expect(a.errorCode == "notFound", "\(uri): \(a.body)")
+                #expect(a.json?.objectValue?["error"]?.objectValue?["message"]?.stringValue?.contains(uri) == true, "\(uri): \(a.body)")
+            }
+            // Routes that exist still answer as before.
+            #expect(try await c.call(.get, "/v1/requests/none").errorCode == "notFound")
+            #expect(try await c.call(.get, "/healthz", token: nil).status == 200)
+        }
+    }
+
     /// Integer and word parameters out of their range, not integers, or given twice: 400
     /// naming the parameter (before, `limit=abc` was read as the default).
     @Test func queryParametersAreCheckedNotDefaulted() async throws {

@@ -149,6 +149,10 @@ struct StateStoreTests {
         #expect(throws: StateStoreError.newerSchema(path: tmp.path, version: 99, supported: StateStore.schemaVersion)) {
             try StateStore(path: tmp.path)
         }
+        // And by the readers (`pending`, `delivered`), which read it before.
+        #expect(throws: StateStoreError.newerSchema(path: tmp.path, version: 99, supported: StateStore.schemaVersion)) {
+            try StateStore(readingAt: tmp.path)
+        }
     }
 
     @Test func otherRequestsAreRefused() throws {
