@@ -2,6 +2,7 @@
 """How long `triggerkit serve` takes to come back after kill -9 with a full journal.
 
   python3 tools/serve-restart.py [--adds 50000] [--fixes 0] [--tenants 1] [--runs 3] [--triggerkit PATH] [--baseline OLD]
+                                 [--graceful] [--budgets MIB,MIB,...]
 
 For each binary (and --baseline, in turn): starts the server on a fresh data directory
 (--clock stream, --tenants tenants, the default --snapshot-every, so nothing is snapshotted),
@@ -15,6 +16,9 @@ The default, 50,000 adds, is the longest journal the default --snapshot-every le
 from requests alone (a change counts as 100 fixes).
 
 Also prints the time the adds took over HTTP (one connection, arrays of 1,000).
+--graceful stops the filled server with SIGTERM instead, so each tenant restarts from its
+snapshot; --budgets restarts this build once per `--restore-budget` value (MiB of snapshots
+restored at once) on the same data.
 Bounded: every HTTP call has a 600 s timeout, every server start 120 s; only 127.0.0.1.
 """
 import argparse
@@ -45,9 +49,9 @@ def token(k):
     return TOKEN if k == 0 else f"{TOKEN}-{k}"
 
 
-def start(binary, data, tenants):
+def start(binary, data, tenants, extra=()):
     """Starts serve on `data`; returns (process, port, seconds to its listening line)."""
-    args = ["--data-dir", data, "--clock", "stream", "--start", iso(T0)]
+    args = ["--data-dir", data, "--clock", "stream", "--start", iso(T0)] + list(extra)
     for k in range(tenants):
         args += ["--tenant", (f"t{k}" if k else "t") + "=" + hashlib.sha256(token(k).encode()).hexdigest()]
     p, port, took = start_serve(binary, args)
@@ -56,15 +60,16 @@ def start(binary, data, tenants):
     return p, port, took
 
 
-def fill(binary, data, adds, fixes, tenants):
-    """Journals `adds` requests and `fixes` fixes per tenant, then kills the server; returns the adds' seconds."""
+def fill(binary, data, adds, fixes, tenants, graceful=False):
+    """Journals `adds` requests and `fixes` fixes per tenant, then kills the server (or, graceful,
+    stops it with SIGTERM: each tenant saves a snapshot); returns the adds' seconds."""
     p, port, _ = start(binary, data, tenants)
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     t = time.perf_counter()
     for k in range(tenants):
         fill_tenant(c, {"Authorization": "Bearer " + token(k)}, adds, fixes)
     add_s = time.perf_counter() - t
-    p.send_signal(signal.SIGKILL)
+    p.send_signal(signal.SIGTERM if graceful else signal.SIGKILL)
     p.wait()
     return add_s
 
@@ -107,36 +112,46 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--triggerkit", default=os.path.join(ROOT, ".build", "release", "triggerkit"))
     ap.add_argument("--baseline", help="another triggerkit binary, measured in turn")
+    ap.add_argument("--graceful", action="store_true", help="stop the filled server with SIGTERM (snapshots saved) instead of kill -9")
+    ap.add_argument("--budgets", help="comma-separated --restore-budget values (MiB), each restarted in turn with this build")
     a = ap.parse_args()
     binaries = {"triggerkit": a.triggerkit}
     if a.baseline:
         binaries["baseline"] = a.baseline
+    # (name -> (binary, extra serve arguments)): with --budgets, this build once per budget.
+    variants = {name: (b, []) for name, b in binaries.items()}
+    if a.budgets:
+        variants = {f"--restore-budget {m}": (a.triggerkit, ["--restore-budget", m]) for m in a.budgets.split(",")}
     work = tempfile.mkdtemp(prefix="serve-restart-")
     try:
         adds, filled = {}, {}
         for name, binary in binaries.items():
             filled[name] = os.path.join(work, name)
-            adds[name] = fill(binary, filled[name], a.adds, a.fixes, a.tenants)
+            adds[name] = fill(binary, filled[name], a.adds, a.fixes, a.tenants, a.graceful)
+        for name, (binary, _) in variants.items():
+            if name not in filled:
+                filled[name], adds[name] = filled["triggerkit"], adds["triggerkit"]
+        binaries = {name: v[0] for name, v in variants.items()}
         times = {name: [] for name in binaries}
         peaks = {name: [] for name in binaries}
         for _ in range(a.runs):
-            for name, binary in binaries.items():
+            for name, (binary, extra) in variants.items():
                 copy = filled[name] + "-run"
                 shutil.rmtree(copy, ignore_errors=True)
                 shutil.copytree(filled[name], copy)
-                p, _, took = start(binary, copy, a.tenants)
+                p, _, took = start(binary, copy, a.tenants, extra)
                 times[name].append(took)
                 peaks[name].append(peak_mib(p.pid))
                 p.send_signal(signal.SIGKILL)
                 p.wait()
-        print(f"# serve restart after kill -9: {a.tenants} tenant(s), each with {a.adds} journaled adds and {a.fixes} journaled fixes, "
+        print(f"# serve restart after {'SIGTERM (snapshots)' if a.graceful else 'kill -9'}: {a.tenants} tenant(s), each with {a.adds} journaled adds and {a.fixes} journaled fixes, "
               f"{a.runs} runs each, medians\n")
         print("| binary | restart (to listening) | runs | peak memory at listening | adds over HTTP |")
         print("|---|---:|---|---:|---:|")
         for name in binaries:
             print(f"| {name} | {statistics.median(times[name]):.2f} s | {', '.join('%.2f' % x for x in times[name])} | "
                   f"{statistics.median(peaks[name]):.0f} MiB | {adds[name]:.2f} s |")
-        if a.baseline:
+        if a.baseline and "baseline" in times:
             print(f"\nbaseline / triggerkit: restart {statistics.median(times['baseline']) / statistics.median(times['triggerkit']):.1f}x, "
                   f"adds {adds['baseline'] / adds['triggerkit']:.2f}x")
     finally:

@@ -71,7 +71,7 @@ public enum TriggerKitServer {
                           path: configuration.dataDirectory + "/\(t.id).sqlite")
         }
         let opened = try await openTenants(opening, configuration: centerConfig, mode: configuration.clock, start: start,
-                                           metrics: metrics, tuning: tuning)
+                                           metrics: metrics, tuning: tuning, budgetBytes: configuration.restoreBudgetMiB << 20)
         let tenants = opened.map(\.tenant)
         let dispatchers = opened.compactMap(\.webhooks)
         for (t, tenant) in zip(configuration.tenants, tenants) {
@@ -114,17 +114,21 @@ extension TriggerKitServer {
 
     /// Opens the tenants' stores and restores them
     /// (``Tenant/open(id:limits:configuration:store:thread:mode:start:metrics:webhooks:)``) side by side,
-    /// each on its own thread (``restoreWidth`` at a time); in the given order. The first
-    /// failure stops the start, naming its tenant (``TenantOpenError``).
+    /// each on its own thread (``restoreWidth`` at a time, their snapshots adding up to at most
+    /// `budgetBytes`: ``RestorePlan``); in the given order. The first failure stops the start,
+    /// naming its tenant (``TenantOpenError``).
     static func openTenants(_ opening: [TenantOpening], configuration: CenterConfiguration, mode: ClockMode, start: Date?,
-                            metrics: ServerMetrics, tuning: Tuning) async throws -> [(tenant: Tenant, webhooks: WebhookDispatcher?)] {
+                            metrics: ServerMetrics, tuning: Tuning, budgetBytes: Int) async throws -> [(tenant: Tenant, webhooks: WebhookDispatcher?)] {
         var opened = [(tenant: Tenant, webhooks: WebhookDispatcher?)?](repeating: nil, count: opening.count)
-        let width = min(restoreWidth, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        var plan = RestorePlan(width: min(restoreWidth, max(1, ProcessInfo.processInfo.activeProcessorCount)), budget: budgetBytes)
+        // Each snapshot's size, read before any is restored (a query of one row each).
+        let weights = opening.map { TenantStore.snapshotBytes(path: $0.path) }
         try await withThrowingTaskGroup(of: (Int, Tenant, WebhookDispatcher?).self) { group in
             var next = 0
             func startNext() {
                 let i = next, o = opening[i]
                 next += 1
+                plan.start(weights[i])
                 group.addTask {
                     let thread = TenantThread(tenant: o.id)
                     return try await thread.run { () async throws(TenantOpenError) -> (Int, Tenant, WebhookDispatcher?) in
@@ -142,13 +146,49 @@ extension TriggerKitServer {
                     }
                 }
             }
-            while next < min(width, opening.count) { startNext() }
+            while next < opening.count && plan.canStart(weights[next]) { startNext() }
             while let (i, tenant, hooks) = try await group.next() {
                 opened[i] = (tenant, hooks)
-                if next < opening.count { startNext() }
+                plan.finish(weights[i])
+                while next < opening.count && plan.canStart(weights[next]) { startNext() }
             }
         }
         return opened.map { $0! }
+    }
+}
+
+/// Which tenants restore side by side at start: in order, at most `width` at once, and a
+/// tenant starts only while the snapshot bytes in flight, its own included, stay within
+/// `budget`, except that one starts whenever none is in flight (so a snapshot larger than
+/// the budget restores alone, and every tenant is restored).
+struct RestorePlan {
+    let width: Int
+    let budget: Int
+    private(set) var inFlight = 0
+    private(set) var bytes = 0
+    /// The most in flight at once, and the most bytes (tests check the bounds).
+    private(set) var mostInFlight = 0
+    private(set) var mostBytes = 0
+
+    init(width: Int, budget: Int) {
+        self.width = max(1, width)
+        self.budget = budget
+    }
+
+    func canStart(_ weight: Int) -> Bool {
+        inFlight == 0 || (inFlight < width && bytes + weight <= budget)
+    }
+
+    mutating func start(_ weight: Int) {
+        inFlight += 1
+        bytes += weight
+        mostInFlight = max(mostInFlight, inFlight)
+        mostBytes = max(mostBytes, bytes)
+    }
+
+    mutating func finish(_ weight: Int) {
+        inFlight -= 1
+        bytes -= weight
     }
 }
 

@@ -30,6 +30,11 @@ public struct ServerConfiguration: Sendable, Codable {
     /// (about 1.5 s at a million requests), then it is serialized (about 1 s) and written
     /// beside ingestion.
     public var snapshotEvery: Int = 5_000_000
+    /// At start, tenants are restored side by side (up to 4, and the cores); each holds its
+    /// snapshot's bytes and what decoding them takes (about 1.3 times as much) until it is
+    /// ready. The snapshots restored at once add up to at most this many MiB: a tenant waits
+    /// while the others in flight would pass it, and one larger than the budget restores alone.
+    public var restoreBudgetMiB: Int = 1024
     /// The center's settings for every tenant (margin, dwell, history bound, ...).
     public var margin: Double = 0
     public var dwell: Double = 0
@@ -39,7 +44,7 @@ public struct ServerConfiguration: Sendable, Codable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case host, port, dataDirectory, clock, start, tenants, limits, snapshotEvery, margin, dwell, maxAccuracy, deliveredLimitPerDevice
+        case host, port, dataDirectory, clock, start, tenants, limits, snapshotEvery, restoreBudgetMiB, margin, dwell, maxAccuracy, deliveredLimitPerDevice
     }
 
     public init(from decoder: any Decoder) throws {
@@ -53,6 +58,7 @@ public struct ServerConfiguration: Sendable, Codable {
         tenants = try c.decodeIfPresent([TenantConfiguration].self, forKey: .tenants) ?? []
         limits = try c.decodeIfPresent(TenantLimits.self, forKey: .limits) ?? d.limits
         snapshotEvery = try c.decodeIfPresent(Int.self, forKey: .snapshotEvery) ?? d.snapshotEvery
+        restoreBudgetMiB = try c.decodeIfPresent(Int.self, forKey: .restoreBudgetMiB) ?? d.restoreBudgetMiB
         margin = try c.decodeIfPresent(Double.self, forKey: .margin) ?? 0
         dwell = try c.decodeIfPresent(Double.self, forKey: .dwell) ?? 0
         maxAccuracy = try c.decodeIfPresent(Double.self, forKey: .maxAccuracy)
@@ -74,6 +80,9 @@ public struct ServerConfiguration: Sendable, Codable {
         guard (0...65535).contains(port) else { throw ConfigurationError("port must be in 0...65535, not \(port)") }
         guard !tenants.isEmpty else { throw ConfigurationError("no tenants: add one in the config file or with --tenant ID=SHA256") }
         guard snapshotEvery > 0 else { throw ConfigurationError("snapshotEvery must be > 0, not \(snapshotEvery)") }
+        guard (1...(1 << 30)).contains(restoreBudgetMiB) else {
+            throw ConfigurationError("restoreBudgetMiB must be in 1...\(1 << 30), not \(restoreBudgetMiB)")
+        }
         guard margin.isFinite, margin >= 0, margin <= 100_000 else { throw ConfigurationError("margin must be in 0...100000 metres, not \(margin)") }
         guard dwell.isFinite, dwell >= 0, dwell <= 86_400 * 366 else { throw ConfigurationError("dwell must be in 0...31622400 seconds, not \(dwell)") }
         if let a = maxAccuracy, !(a.isFinite && a > 0) { throw ConfigurationError("maxAccuracy must be a positive number of metres, not \(a)") }

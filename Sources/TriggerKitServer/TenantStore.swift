@@ -132,6 +132,17 @@ final class TenantStore: Sendable {
         try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") ?? 0 }
     }
 
+    /// The size of the snapshot stored at `path` in bytes, read without opening the store for
+    /// writing; 0 when there is none (or no store yet: opening it reports what is wrong).
+    static func snapshotBytes(path: String) -> Int {
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(busyTimeout)
+        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return 0 }
+        return ((try? queue.read { db in try Int.fetchOne(db, sql: "SELECT length(body) FROM snapshot WHERE id = 1") }) ?? nil) ?? 0
+    }
+
     /// Saves a snapshot covering the journal up to `journalSeq` and drops those entries.
     func saveSnapshot(_ body: Data, journalSeq: Int64) throws {
         try queue.write { db in

@@ -56,6 +56,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("snapshot-every"), help: ArgumentHelp("Save a snapshot once this many fixes were journaled since the last one, a change counting as 100 (default 5000000).", valueName: "N"))
     var snapshotEvery: Int?
 
+    @Option(name: .customLong("restore-budget"), help: ArgumentHelp("At start, restore at most this many MiB of tenants' snapshots at once (default 1024; a larger one restores alone).", valueName: "MIB"))
+    var restoreBudget: Int?
+
     @Option(name: .customLong("hash-token"), help: ArgumentHelp("Print the SHA-256 of a token (for the config) and exit.", valueName: "TOKEN"))
     var hashToken: String?
 
@@ -86,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let margin { c.margin = margin }
         if let dwell { c.dwell = dwell }
         if let snapshotEvery { c.snapshotEvery = snapshotEvery }
+        if let restoreBudget { c.restoreBudgetMiB = restoreBudget }
         for t in tenant {
             let parts = t.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { throw ValidationError("--tenant: expected ID=SHA256, not '\(t)'") }
