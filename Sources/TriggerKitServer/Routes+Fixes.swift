@@ -82,18 +82,22 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: events (Server-Sent Events)
     v1.get("events") { request, context -> Response in
         let tenant = try context.current
-        let device = request.uri.queryParameters.get("device")
+        let device = try queryString(request, "device")
         let limit = try queryInteger(request, "limit", in: 1...Int.max, default: Int.max)
         // follow=false: end after the stored events (a poll) instead of waiting for new ones.
         let follow = try queryWord(request, "follow", of: ["true", "false"]) != "false"
+        let from = try queryWord(request, "from", of: ["now"])
+        // An event number, below the largest (`after + 1` is the first one sent).
+        let numbers = 0...Int(Int64.max - 1)
         var after: Int64 = 0
-        let header: String? = request.headers[lastEventIDField] ?? request.uri.queryParameters.get("after").map { String($0) }
-        if let h = header {
-            guard let v = Int64(h.trimmingCharacters(in: .whitespaces)), v >= 0 else {
-                throw APIError(.badRequest, "invalidRequest", "Last-Event-ID must be an event number")
+        if let h = request.headers[lastEventIDField] {
+            guard let v = Int64(h.trimmingCharacters(in: .whitespaces)), numbers.contains(Int(v)) else {
+                throw APIError(.badRequest, "invalidRequest", "Last-Event-ID must be an event number (0...\(numbers.upperBound)), not \"\(h)\"")
             }
             after = v
-        } else if try queryWord(request, "from", of: ["now"]) == "now" {
+        } else if request.uri.queryParameters.getAll("after").isEmpty == false {
+            after = Int64(try queryInteger(request, "after", in: numbers, default: 0))
+        } else if from == "now" {
             let store = tenant.store
             after = await tenant.thread.run { (try? store.lastEventSeq()) ?? 0 }
         }

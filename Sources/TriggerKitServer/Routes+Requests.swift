@@ -77,7 +77,7 @@ struct ListingCursor: CustomStringConvertible {
             throw APIError(.badRequest, "invalidRequest", "after must be a cursor from a listing's \"next\", not \"\(text)\"")
         }
         guard parts[0] == tenant.runTag else {
-            throw APIError(.gone, "cursorExpired", "the server restarted since this cursor was made: list again from the start")
+            throw APIError(.gone, "cursorExpired", "this cursor is not from this tenant's current run (the server restarted since, or another tenant made it): list again from the start")
         }
         self.seq = seq
         run = String(parts[0])
@@ -118,7 +118,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.get("requests") { request, context -> Response in
         let tenant = try context.current
-        let device = request.uri.queryParameters.get("device")
+        let device = try queryString(request, "device")
         // Pages: `limit` requests at most, after the cursor `after` (``ListingCursor``); the
         // answer then says where the next page starts. Without either, the whole list.
         let limit = try queryInteger(request, "limit", in: 1...maximumListingPage, default: 0)
@@ -190,7 +190,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
         // trigger whose dates Foundation answers (years past 2150, other calendars) costs
         // ~40 us a date.
         let limit = try queryInteger(request, "limit", in: 1...maximumUpcoming, default: 10)
-        let device: String? = request.uri.queryParameters.get("device").map { String($0) }
+        let device: String? = try queryString(request, "device")
         return await tenant.withCenter { c in
             jsonResponse(.object(["fires": .array(c.upcomingFires(limit: limit, device: device).map { f in
                 var o: [String: JSONValue] = ["identifier": .string(f.identifier), "date": dateString(f.date)]
@@ -203,7 +203,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: delivered
     v1.get("delivered") { request, context -> Response in
         let tenant = try context.current
-        let device: String? = request.uri.queryParameters.get("device").map { String($0) }
+        let device: String? = try queryString(request, "device")
         return await tenant.withCenter { c in
             rawArrayResponse(key: "delivered", items: c.deliveredNotifications(device: device).map { d in
                 var w = JSONWriter()

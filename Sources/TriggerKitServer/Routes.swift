@@ -29,10 +29,10 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
     return router
 }
 
-/// Errors the router itself answers (no such route, a method a route does not take) get the
-/// same JSON body as every other error (`{"error": {"code", "message"}}`) instead of an empty
-/// one: `notFound` 404, `methodNotAllowed` 405; any other bare HTTP error keeps its status,
-/// with a code named after it.
+/// Errors the router itself answers get the same JSON body as every other error
+/// (`{"error": {"code", "message"}}`) instead of an empty one: `notFound` 404 for a path no
+/// route has, or a method the path's routes do not take (Hummingbird answers both with 404);
+/// any other bare HTTP error keeps its status and headers, with a code named after it.
 struct JSONErrorsMiddleware: RouterMiddleware {
     typealias Context = ServeContext
 
@@ -41,11 +41,12 @@ struct JSONErrorsMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let e as HTTPError {
             let route = "\(request.method) \(request.uri.path)"
-            switch e.status {
-            case .notFound: throw APIError(.notFound, "notFound", "no route \(route)")
-            case .methodNotAllowed: throw APIError(.methodNotAllowed, "methodNotAllowed", "\(route): the route does not take this method")
-            default: throw APIError(e.status, "http\(e.status.code)", e.body ?? e.status.reasonPhrase)
+            guard e.status == .notFound else {
+                var response = jsonResponse(APIError(e.status, "http\(e.status.code)", e.body ?? e.status.reasonPhrase).json, status: e.status)
+                for field in e.headers { response.headers.append(field) }
+                return response
             }
+            throw APIError(.notFound, "notFound", "no route \(route)")
         }
     }
 }

@@ -91,6 +91,13 @@ func queryInteger(_ request: Request, _ name: String, in range: ClosedRange<Int>
     return v
 }
 
+/// A text query parameter given at most once; nil when absent, a 400 naming it when twice.
+func queryString(_ request: Request, _ name: String) throws -> String? {
+    let given = request.uri.queryParameters.getAll(name)
+    guard given.count <= 1 else { throw APIError(.badRequest, "invalidRequest", "\(name) must be given once") }
+    return given.first.map { String($0) }
+}
+
 /// A query parameter that takes one of a few words; nil when absent, else a 400 naming it.
 func queryWord(_ request: Request, _ name: String, of words: [String]) throws -> String? {
     let given = request.uri.queryParameters.getAll(name)

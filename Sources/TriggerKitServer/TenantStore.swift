@@ -10,9 +10,9 @@ import GRDB
 /// - `snapshot`: the center's snapshot and the journal position it covers; a restart
 ///   restores it and replays the journal after it.
 ///
-/// Bounds: the journal is truncated up to each snapshot; the outbox keeps at most
-/// ``outboxLimit`` events (older ones are deleted: an SSE resume from before them starts at
-/// the oldest kept, and says so with a `gap` event).
+/// Bounds: the journal is truncated up to each snapshot; the outbox keeps the last
+/// ``outboxLimit`` events, and at most 1,023 more between prunings (older ones are deleted: an
+/// SSE resume from before them starts at the oldest kept, and says so with a `gap` event).
 final class TenantStore: Sendable {
     let queue: DatabaseQueue
     let outboxLimit: Int
@@ -74,7 +74,11 @@ final class TenantStore: Sendable {
                 try stmt.execute(arguments: [e.eventId, e.device, e.body])
                 seqs.append(db.changesCount > 0 ? db.lastInsertedRowID : 0)
             }
-            if !events.isEmpty, let last = seqs.last(where: { $0 > 0 }), last > Int64(outboxLimit), last % 1024 == 0 {
+            // Pruned whenever the numbers pass a multiple of 1,024 (not only when a batch ends on
+            // one: batches of two events after an odd start never did, and the outbox grew
+            // without bound), so it holds at most `outboxLimit` + 1,023 events.
+            if let first = seqs.first(where: { $0 > 0 }), let last = seqs.last(where: { $0 > 0 }),
+               last > Int64(outboxLimit), last / 1024 > (first - 1) / 1024 {
                 try db.execute(sql: "DELETE FROM outbox WHERE seq <= ?", arguments: [last - Int64(outboxLimit)])
             }
             return seqs

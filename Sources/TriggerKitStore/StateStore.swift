@@ -1,6 +1,7 @@
 import Foundation
 @_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 import GRDB
+import Synchronization
 
 /// The durable state of a run (`triggerkit run --state FILE`) in one SQLite file: pending
 /// requests, per-device state, time-trigger cursors, the input position and the delivered
@@ -111,7 +112,12 @@ public final class StateStore: Sendable {
         }
         guard appID == Self.applicationID else { throw .notAStore(path: path) }
         // A newer build's file is refused here too, not misread (`pending`, `delivered`).
-        let superseded = (try? dbQueue.read { db in try Self.migrator.hasBeenSuperseded(db) }) ?? false
+        let superseded: Bool
+        do {
+            superseded = try dbQueue.read { db in try Self.migrator.hasBeenSuperseded(db) }
+        } catch {
+            throw .cannotOpen(path: path, reason: Self.reason(error))
+        }
         if superseded {
             let version = (try? dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT version FROM schema_info") }) ?? nil
             throw .newerSchema(path: path, version: version ?? -1, supported: Self.schemaVersion)
@@ -141,8 +147,8 @@ public final class StateStore: Sendable {
     /// A `flock` belongs to the open file, which a child forked by this process shares until it
     /// execs: a store let go of here while another thread was starting a child stays locked for
     /// that moment (seen in the test suite, which starts processes while it reopens stores, as
-    /// "in use by another run (pid <its own>)"). So when the recorded holder is this very
-    /// process, the lock is tried again for up to ``ownLockWait``.
+    /// "in use by another run (pid <its own>)"). So when this process held the file's lock
+    /// before (``WriterLock/releasedHere``), the lock is tried again for up to ``ownLockWait``.
     ///
     /// - Throws: ``StateStoreError/locked(path:holder:)`` naming the holder recorded in the
     ///   store (see ``recordHolder()``) when another process holds it.
@@ -153,11 +159,11 @@ public final class StateStore: Sendable {
             case .acquired:
                 return
             case .busy:
-                let holder = (try? dbQueue.read { db in try String.fetchOne(db, sql: "SELECT holder FROM meta WHERE id = 1") }) ?? nil
-                if let holder, holder.hasPrefix("pid \(getpid()),"), ContinuousClock.now < deadline {
+                if WriterLock.wasReleasedHere(path), ContinuousClock.now < deadline {
                     Thread.sleep(forTimeInterval: 0.01)
                     continue
                 }
+                let holder = (try? dbQueue.read { db in try String.fetchOne(db, sql: "SELECT holder FROM meta WHERE id = 1") }) ?? nil
                 throw .locked(path: path, holder: holder ?? "another process")
             case .failed(let why):
                 throw .cannotOpen(path: path, reason: "cannot lock: \(why)")
@@ -165,8 +171,8 @@ public final class StateStore: Sendable {
         }
     }
 
-    /// How long ``lockForWriting()`` waits when this process is the recorded holder (a child
-    /// being started shares the lock until it execs; see there).
+    /// How long ``lockForWriting()`` waits for a lock this process let go of (a child being
+    /// started shares it until it execs; see there).
     static let ownLockWait = Duration.seconds(2)
 
     /// Records this process as the lock's holder (shown to a second writer). Call after the
@@ -271,6 +277,14 @@ public final class StateStore: Sendable {
 final class WriterLock: @unchecked Sendable {
     // Written once by `acquire` under the store's single-writer use, read in deinit.
     private var fd: Int32 = -1
+    private var path = ""
+
+    /// The files (their paths as locked) whose lock this process held and let go of: a child
+    /// forked meanwhile may share it for a moment. Bounded by the state files a process opens.
+    private static let released = Mutex<Set<String>>([])
+
+    /// Whether this process held the lock on `path` and let go of it.
+    static func wasReleasedHere(_ path: String) -> Bool { released.withLock { $0.contains(path) } }
 
     enum Outcome { case acquired, busy, failed(String) }
 
@@ -284,8 +298,13 @@ final class WriterLock: @unchecked Sendable {
             return e == EWOULDBLOCK ? .busy : .failed(String(cString: strerror(e)))
         }
         fd = f
+        self.path = path
         return .acquired
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit {
+        guard fd >= 0 else { return }
+        close(fd)
+        Self.released.withLock { _ = $0.insert(path) }
+    }
 }

@@ -23,11 +23,12 @@ enum TimeZoneName {
     /// it used to be read as the local zone's name.
     private static func zone(atPath path: String) -> TimeZone? {
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+        // The name under `zoneinfo/` is the zone (Foundation knows it without the file).
         if let r = resolved.range(of: "/zoneinfo/") {
             return ZoneNames.zone(named: String(resolved[r.upperBound...]))
         }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
         guard let bytes = FileManager.default.contents(atPath: resolved), bytes.starts(with: Array("TZif".utf8)),
               bytes == FileManager.default.contents(atPath: "/etc/localtime"),
               let text = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8) else { return nil }

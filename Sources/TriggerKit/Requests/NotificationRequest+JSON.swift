@@ -215,9 +215,9 @@ struct JSONFields {
         guard let v = take(key), v != .null else { return nil }
         guard case .number(let n) = v, n == n.rounded() else { throw wrong(key, "an integer", v) }
         guard abs(n) < 9.0e15 else {
-            // Past 2^53 a JSON number is not even read exactly: say so, rather than quote a
-            // neighbouring number as if it were the one given.
-            throw RequestError(code, "\"\(path)\(key)\" must be an integer of at most 15 digits (JSON numbers beyond are read only approximately), not about \(n)")
+            // Near and past 2^53 a JSON number is not always read exactly: say so, rather than
+            // quote a neighbouring number as if it were the one given.
+            throw RequestError(code, "\"\(path)\(key)\" must be an integer between -8999999999999999 and 8999999999999999 (larger JSON numbers are not always read exactly), not about \(n)")
         }
         return Int(n)
     }

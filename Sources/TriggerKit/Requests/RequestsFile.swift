@@ -33,7 +33,7 @@ public struct RequestDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var message: String
 
     public var description: String {
-        var s = "\(severity.rawValue): \(file)"
+        var s = "\(severity.rawValue): \(DiagnosticText.escaped(file))"
         if let location { s += ":\(location)" }
         // One line whatever the input held (``DiagnosticText``).
         s += ": \(DiagnosticText.escaped(identifier ?? "-")): "

@@ -171,6 +171,35 @@ struct TenantStoreLockTests {
     }
 }
 
+/// The outbox keeps its bound whatever the batches' sizes: it was pruned only when a batch
+/// ended exactly on a multiple of 1,024, which batches of two events after an odd start never
+/// do (2,201 events kept against a limit of 10).
+@Suite("serve: the outbox bound")
+struct OutboxBoundTests {
+    @Test(arguments: [1, 2, 3, 7, 1500])
+    func theOutboxStaysWithinItsBound(batch: Int) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-outbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let limit = 10
+        let store = try TenantStore(path: dir.appendingPathComponent("acme.sqlite").path, outboxLimit: limit)
+        var n = 0
+        // An odd start, then batches of `batch` events.
+        _ = try store.record(at: 0, inputs: [], events: [("e\(n)", nil, Data("x".utf8))])
+        n += 1
+        while n < 6000 {
+            let events = (0..<batch).map { k in (eventId: "e\(n + k)", device: String?.none, body: Data("x".utf8)) }
+            _ = try store.record(at: 0, inputs: [], events: events)
+            n += batch
+            let kept = try store.queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
+            #expect(kept <= limit + 1023 + batch, "after \(n) events, \(kept) kept")
+            if kept > limit + 1023 + batch { return }
+        }
+        // The newest are kept.
+        #expect(try store.events(after: Int64(n - limit), device: nil, limit: 100).count == limit)
+    }
+}
+
 /// Tenants restore side by side within a budget of snapshot bytes (``RestorePlan``).
 @Suite("serve: restoring tenants within a memory budget")
 struct RestoreBudgetTests {

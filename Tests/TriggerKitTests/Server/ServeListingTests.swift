@@ -136,6 +136,24 @@ struct ServeListingTests {
         }
     }
 
+    /// The largest event number a client can send (Int64.max) crashed the whole server: the
+    /// first event it would get is one past it. Numbers up to one below are taken; it is a 400.
+    @Test func theLargestEventNumberIsRefusedNotOverflowed() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            let top = Int64.max
+            for (uri, header) in [("/v1/events?follow=false", "\(top)"), ("/v1/events?follow=false&after=\(top)", nil)] as [(String, String?)] {
+                let a = try await c.call(.get, uri, headers: header.map { [("Last-Event-ID", $0)] } ?? [])
+                #expect(a.status == 400, "\(uri) \(header ?? "")")
+                #expect(a.errorCode == "invalidRequest", "\(uri): \(a.body)")
+            }
+            let below = try await c.call(.get, "/v1/events?follow=false", headers: [("Last-Event-ID", "\(top - 1)")])
+            #expect(below.status == 200)
+            #expect(try await c.call(.get, "/healthz", token: nil).status == 200)
+        }
+    }
+
     /// Integer and word parameters out of their range, not integers, or given twice: 400
     /// naming the parameter (before, `limit=abc` was read as the default).
     @Test func queryParametersAreCheckedNotDefaulted() async throws {
@@ -157,6 +175,15 @@ struct ServeListingTests {
                 #expect(a.errorCode == "invalidRequest", "\(uri)")
                 #expect(a.json?.objectValue?["error"]?.objectValue?["message"]?.stringValue?.hasPrefix(name) == true, "\(uri): \(a.body)")
             }
+            // Given twice: device on every route that takes it, after on the event stream.
+            for uri in ["/v1/requests?device=a&device=b", "/v1/upcoming?device=a&device=b", "/v1/delivered?device=a&device=b",
+                        "/v1/events?follow=false&device=a&device=b", "/v1/events?follow=false&after=1&after=2",
+                        "/v1/events?follow=false&after=x", "/v1/events?follow=false&after=1&from=then"] {
+                let a = try await c.call(.get, uri)
+                #expect(a.status == 400, "\(uri)")
+                #expect(a.errorCode == "invalidRequest", "\(uri): \(a.body)")
+            }
+            #expect(try await c.call(.get, "/v1/events?follow=false&after=x").body.contains("after must be"))
             // In range, they answer.
             #expect(try await c.call(.get, "/v1/upcoming?limit=10000").status == 200)
             #expect(try await c.call(.get, "/v1/requests?limit=10000").status == 200)
