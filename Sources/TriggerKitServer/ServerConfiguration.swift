@@ -159,16 +159,24 @@ public struct TenantLimits: Sendable, Codable {
     public var sseBufferEvents: Int = 10_000
     /// Events kept in the outbox for SSE resume and webhooks (default 1,000,000).
     public var outboxEvents: Int = 1_000_000
+    /// `--clock stream`: a fix or `POST /v1/clock` dated more than this many seconds after
+    /// the tenant's clock is refused (422), as `run --max-clock-jump` refuses such a line
+    /// (default 604,800: 7 days, `run`'s default; 0: no limit). Not before the tenant's first
+    /// input: its clock starts at `--start`, which may be far from the data.
+    public var maxClockJumpSeconds: Int = 604_800
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents }
+    enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents, maxClockJumpSeconds }
 
     func validate(field: String) throws(ConfigurationError) {
         for (name, v, most) in [("maxBodyBytes", maxBodyBytes, 1 << 30), ("maxRequests", maxRequests, 100_000_000),
                                 ("maxDevices", maxDevices, 100_000_000), ("sseBufferEvents", sseBufferEvents, 10_000_000),
                                 ("outboxEvents", outboxEvents, 1_000_000_000)] {
             guard (1...most).contains(v) else { throw ConfigurationError("\(field).\(name) must be in 1...\(most), not \(v)") }
+        }
+        guard (0...3_155_760_000).contains(maxClockJumpSeconds) else {
+            throw ConfigurationError("\(field).maxClockJumpSeconds must be in 0...3155760000 (0: no limit), not \(maxClockJumpSeconds)")
         }
     }
 
@@ -180,5 +188,6 @@ public struct TenantLimits: Sendable, Codable {
         maxDevices = try c.decodeIfPresent(Int.self, forKey: .maxDevices) ?? d.maxDevices
         sseBufferEvents = try c.decodeIfPresent(Int.self, forKey: .sseBufferEvents) ?? d.sseBufferEvents
         outboxEvents = try c.decodeIfPresent(Int.self, forKey: .outboxEvents) ?? d.outboxEvents
+        maxClockJumpSeconds = try c.decodeIfPresent(Int.self, forKey: .maxClockJumpSeconds) ?? d.maxClockJumpSeconds
     }
 }

@@ -60,6 +60,8 @@ extension Tenant {
             ?? TriggerCenter(configuration: configuration, clock: clock)
         let tenant = Tenant(id: id, limits: limits, center: center, thread: thread, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
         tenant.devices.withLock { $0.formUnion(devices) }
+        // Restored from data: the clock is the data's, and the jump limit applies at once.
+        if snapshot != nil || !page.isEmpty { tenant.clockMoved.withLock { $0 = true } }
         // Replayed a page at a time, each page in one step on the center's actor (one hop for
         // many rows; nothing else reaches the tenant before it opens).
         var replayed = 0

@@ -33,6 +33,9 @@ final class Tenant: Sendable {
     let metrics: ServerMetrics
     let webhooks: WebhookDispatcher?
     let devices = Mutex<Set<String>>([])
+    /// `--clock stream`: whether input (a fix or a clock step, now or restored) has moved the
+    /// clock, after which ``TenantLimits/maxClockJumpSeconds`` applies.
+    let clockMoved = Mutex(false)
     /// This run of the tenant (8 hex digits, random at each start): listing cursors carry it
     /// (``ListingCursor``).
     let runTag = String(format: "%08x", UInt32.random(in: 0...UInt32.max))
@@ -210,7 +213,11 @@ final class Tenant: Sendable {
             }
             device = r.device
         case .change(.settings(let d, _)): device = d
-        case .fix(let f, _): device = f.device
+        case .fix(let f, _):
+            if let jump = clockJumpRefusal(to: f.date, code: "invalidFix") { return jump }
+            device = f.device
+        case .change(.clock(let d)):
+            return clockJumpRefusal(to: d, code: "invalidClock")
         default: device = nil
         }
         guard let device else { return nil }
@@ -221,6 +228,20 @@ final class Tenant: Sendable {
             return false
         }
         return full ? APIError(.tooManyRequests, "tooManyDevices", "the tenant has \(limits.maxDevices) devices, its limit") : nil
+    }
+
+    /// On the stream clock, once input has moved it: a date more than the tenant's
+    /// ``TenantLimits/maxClockJumpSeconds`` after the clock is refused, as `run` refuses such a
+    /// line. (One fix dated 9999 moved the clock there for good: everything repeating fired
+    /// out its catch-up and ended, and the clock cannot go back.)
+    private func clockJumpRefusal(to date: Date, code: String) -> APIError? {
+        guard mode == .stream, limits.maxClockJumpSeconds > 0, clockMoved.withLock({ $0 }) else { return nil }
+        let now = clock.now
+        let jump = date.timeIntervalSince(now)
+        guard jump > Double(limits.maxClockJumpSeconds) else { return nil }
+        return APIError(.unprocessableContent, code,
+                        "clock jump of \(jump) s (from \(Timestamp.string(millis: Timestamp.millis(now))) to \(Timestamp.string(millis: Timestamp.millis(date)))) "
+                        + "exceeds the tenant's maxClockJumpSeconds \(limits.maxClockJumpSeconds) s; not applied")
     }
 
     /// What the journal keeps of an applied input.
@@ -259,7 +280,10 @@ final class Tenant: Sendable {
         case .change(.respond(let response)):
             return (.responded(c.respond(response)), journaled)
         case .fix(let fix, let line):
-            if mode == .stream { clock.advance(to: fix.date) }
+            if mode == .stream {
+                clock.advance(to: fix.date)
+                clockMoved.withLock { $0 = true }
+            }
             do throws(FixError) {
                 delivered += try c.receive(fix)
                 return (c.lastFixWasStale ? .stale : .ok(warnings: []), .line(line))
@@ -271,6 +295,7 @@ final class Tenant: Sendable {
                 return (.rejected(APIError(.conflict, "wallClock", "the server runs on the wall clock (--clock stream moves time with the data)")), .nothing)
             }
             clock.advance(to: d)
+            clockMoved.withLock { $0 = true }
             delivered += c.deliverDue()
             return (.ok(warnings: []), journaled)
         case .tick:
