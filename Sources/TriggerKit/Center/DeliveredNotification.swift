@@ -179,7 +179,10 @@ public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalid(let why): "invalid fix: \(why)"
-        case .fromTheFuture(let d, let c): "fix dated \(d) is ahead of the clock (\(c)) by more than the allowed lead"
+        // (Dates as the contract writes them: `Date`'s own description of year 9999 is
+        // "<description unavailable>".)
+        case .fromTheFuture(let d, let c):
+            "fix dated \(Timestamp.string(millis: Timestamp.millis(d))) is ahead of the clock (\(Timestamp.string(millis: Timestamp.millis(c)))) by more than the allowed lead"
         case .shutDown: "the center is shut down"
         }
     }

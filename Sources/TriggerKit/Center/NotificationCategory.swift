@@ -203,6 +203,11 @@ extension NotificationCategory {
     package static func resolveResponse(_ response: NotificationResponse, request: NotificationRequest?,
                         categories: [ExactKey: NotificationCategory]) -> (effect: ActionEffect, warnings: [String]) {
         guard let request else { return (.none, ["no pending request \"\(response.requestIdentifier)\""]) }
+        // A device answers only what it was shown: a request of one device is not another's to
+        // cancel or snooze.
+        if let own = request.device, let from = response.device, !own.isExactly(from) {
+            return (.none, ["request \"\(request.identifier)\" belongs to device \"\(own)\": a response from device \"\(from)\" ignored"])
+        }
         let isDefault = response.actionIdentifier == NotificationResponse.defaultActionIdentifier
         let isDismiss = response.actionIdentifier == NotificationResponse.dismissActionIdentifier
         guard let name = request.content.categoryIdentifier else {

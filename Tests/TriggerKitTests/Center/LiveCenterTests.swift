@@ -145,6 +145,10 @@ struct LiveCenterTests {
         } catch {
             guard case .fromTheFuture = error else { Issue.record("\(error)"); return }
         }
+        // Its message names the dates as the contract writes them, year 9999 too (Date's own
+        // description of it is "<description unavailable>").
+        let far = FixError.fromTheFuture(date: Timestamp.date(millis: RequestLimits.latestMillis), clock: Self.t0)
+        #expect(far.description == "fix dated 9999-12-31T23:59:59.999Z is ahead of the clock (2026-11-27T09:00:00Z) by more than the allowed lead")
         await #expect(throws: FixError.self) {
             try await c.center.receive(LocationFix(device: "d", date: Self.t0, latitude: .nan, longitude: -74))
         }
@@ -162,6 +166,11 @@ struct LiveCenterTests {
         let warnings = try await c.add(Self.every("water", 60, device: "d", category: "REMINDER"))
         #expect(warnings.isEmpty)
         #expect(await c.advance(to: Self.t0.addingTimeInterval(120)).count == 2)
+        // Another device cannot cancel a request that is not its own (it was removed).
+        let stranger = await c.center.respond(NotificationResponse(requestIdentifier: "water", device: "other", actionIdentifier: "cancel"))
+        #expect(!stranger.applied)
+        #expect(stranger.warnings == [#"request "water" belongs to device "d": a response from device "other" ignored"#])
+        #expect(await c.pendingRequests().count == 1)
         let outcome = await c.center.respond(NotificationResponse(requestIdentifier: "water", device: "d", actionIdentifier: "cancel"))
         #expect(outcome.effect == .removeRequest)
         #expect(outcome.applied)
