@@ -69,9 +69,14 @@ final class TenantStore: Sendable {
             }
             var seqs: [Int64] = []
             seqs.reserveCapacity(events.count)
-            let stmt = try db.cachedStatement(sql: "INSERT OR IGNORE INTO outbox (eventId, device, body) VALUES (?, ?, ?)")
+            // An event already there (a replay after a crash) is skipped before the insert: an
+            // INSERT OR IGNORE refused by the unique eventId still used up an AUTOINCREMENT
+            // number, so event numbers jumped by a whole replay's events after a restart.
+            let stmt = try db.cachedStatement(sql: """
+                INSERT INTO outbox (eventId, device, body) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM outbox WHERE eventId = ?)
+                """)
             for e in events {
-                try stmt.execute(arguments: [e.eventId, e.device, e.body])
+                try stmt.execute(arguments: [e.eventId, e.device, e.body, e.eventId])
                 seqs.append(db.changesCount > 0 ? db.lastInsertedRowID : 0)
             }
             // Pruned whenever the numbers pass a multiple of 1,024 (not only when a batch ends on

@@ -200,6 +200,24 @@ struct OutboxBoundTests {
     }
 }
 
+/// Events a replay records again are skipped without using up a number: after a kill -9
+/// restart the next event's number follows the last one (it jumped by the replay's events).
+@Suite("serve: event numbers across a replay")
+struct EventNumberTests {
+    @Test func aReplayedEventUsesNoNumber() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-seq-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try TenantStore(path: dir.appendingPathComponent("acme.sqlite").path, outboxLimit: 1000)
+        func events(_ ids: [String]) -> [(eventId: String, device: String?, body: Data)] { ids.map { ($0, nil, Data($0.utf8)) } }
+        #expect(try store.record(at: 0, inputs: [], events: events(["a", "b", "c"])) == [1, 2, 3])
+        // The replay records b and c again: already there.
+        #expect(try store.record(at: 0, inputs: [], events: events(["b", "c"])) == [0, 0])
+        #expect(try store.record(at: 0, inputs: [], events: events(["d"])) == [4])
+        #expect(try store.events(after: 0, device: nil, limit: 10).map(\.seq) == [1, 2, 3, 4])
+    }
+}
+
 /// Tenants restore side by side within a budget of snapshot bytes (``RestorePlan``).
 @Suite("serve: restoring tenants within a memory budget")
 struct RestoreBudgetTests {
