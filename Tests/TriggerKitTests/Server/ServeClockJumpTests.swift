@@ -1,0 +1,52 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+import HummingbirdTesting
+import Testing
+@_spi(Engine) import TriggerKit
+@testable import TriggerKitServer
+
+/// `--clock stream` refuses a clock jump past the tenant's `maxClockJumpSeconds`, as `run`
+/// refuses such a line: one fix dated 9999 moved the clock there for good.
+@Suite("serve: the stream clock's jump limit")
+struct StreamClockJumpTests {
+    static func fix(_ t: String) -> String { #"{"device":"d1","t":"\#(t)","lat":40.7,"lon":-74}"# + "\n" }
+
+    @Test func aJumpPastTheLimitIsRefusedAndTheClockStays() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            // The first input may be far from --start (2026-11-23): a month later.
+            var a = try await c.call(.post, "/v1/fixes", body: Self.fix("2026-12-23T08:00:00Z"))
+            #expect(a.json?.objectValue?["accepted"] == .number(1), "\(a.body)")
+            // Then: 8 days ahead is refused, line by line, and so is the clock.
+            a = try await c.call(.post, "/v1/fixes", body: Self.fix("2026-12-31T08:00:01Z") + Self.fix("9999-12-31T23:59:59Z"))
+            #expect(a.json?.objectValue?["accepted"] == .number(0), "\(a.body)")
+            #expect(a.body.contains("clock jump"), "\(a.body)")
+            a = try await c.call(.post, "/v1/clock", body: #"{"t":"9999-12-31T23:59:59Z"}"#)
+            #expect(a.status == 422)
+            #expect(a.errorCode == "invalidClock")
+            #expect(try await c.call(.get, "/v1/stats").json?.objectValue?["clock"] == .string("2026-12-23T08:00:00Z"))
+            // Within the limit: 7 days.
+            a = try await c.call(.post, "/v1/clock", body: #"{"t":"2026-12-30T08:00:00Z"}"#)
+            #expect(a.status == 200, "\(a.body)")
+            #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2027-01-06T08:00:00Z")).json?.objectValue?["accepted"] == .number(1))
+        }
+        // After a restart the limit applies from the first input (the clock is the data's).
+        try await serve.run { c, _ async throws in
+            let a = try await c.call(.post, "/v1/fixes", body: Self.fix("2027-02-06T08:00:00Z"))
+            #expect(a.json?.objectValue?["accepted"] == .number(0), "\(a.body)")
+        }
+    }
+
+    @Test func noLimitWhenItIsZero() async throws {
+        var limits = TenantLimits()
+        limits.maxClockJumpSeconds = 0
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:00:00Z")).json?.objectValue?["accepted"] == .number(1))
+            #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2030-01-01T00:00:00Z")).json?.objectValue?["accepted"] == .number(1))
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+@_spi(Engine) import TriggerKit
+@testable import TriggerKitServer
+
+/// The tenant store waits for a lock another connection holds (its busy timeout) instead of
+/// failing at once. Found as an intermittent failure of the restart test above: the second
+/// server opened the file while the first one's last connection was closing it ("database is
+/// locked").
+@Suite("serve: the tenant store waits for a lock")
+struct TenantStoreLockTests {
+    @Test(.timeLimit(.minutes(1))) func openingAndWritingWhileAnotherConnectionWritesWaitForIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-lock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("acme.sqlite").path
+        _ = try TenantStore(path: path, outboxLimit: 100)
+        // Another connection writes, holding the write lock for 300 ms.
+        let other = try DatabaseQueue(path: path)
+        let holding = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? other.write { db in
+                try db.execute(sql: "INSERT INTO webhook_cursor (url, seq) VALUES ('x', 1)")
+                holding.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+            }
+            done.signal()
+        }
+        holding.wait()
+        let start = Date()
+        let store = try TenantStore(path: path, outboxLimit: 100)
+        _ = try store.record(at: 0, inputs: [(Tenant.journalKindTick, Data())], events: [])
+        #expect(Date().timeIntervalSince(start) >= 0.15, "the write did not wait for the other connection's lock")
+        done.wait()
+        #expect(try store.journal(after: 0).count == 1)
+        #expect(try store.webhookCursor(url: "x") == 1)
+    }
+}
+
+/// The outbox keeps its bound whatever the batches' sizes: it was pruned only when a batch
+/// ended exactly on a multiple of 1,024, which batches of two events after an odd start never
+/// do (2,201 events kept against a limit of 10).
+@Suite("serve: the outbox bound")
+struct OutboxBoundTests {
+    @Test(arguments: [1, 2, 3, 7, 1500])
+    func theOutboxStaysWithinItsBound(batch: Int) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-outbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let limit = 10
+        let store = try TenantStore(path: dir.appendingPathComponent("acme.sqlite").path, outboxLimit: limit)
+        var n = 0
+        // An odd start, then batches of `batch` events.
+        _ = try store.record(at: 0, inputs: [], events: [("e\(n)", nil, Data("x".utf8))])
+        n += 1
+        while n < 6000 {
+            let events = (0..<batch).map { k in (eventId: "e\(n + k)", device: String?.none, body: Data("x".utf8)) }
+            _ = try store.record(at: 0, inputs: [], events: events)
+            n += batch
+            let kept = try store.queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
+            #expect(kept <= limit + 1023 + batch, "after \(n) events, \(kept) kept")
+            if kept > limit + 1023 + batch { return }
+        }
+        // The newest are kept.
+        #expect(try store.events(after: Int64(n - limit), device: nil, limit: 100).count == limit)
+    }
+}
+
+/// Events a replay records again are skipped without using up a number: after a kill -9
+/// restart the next event's number follows the last one (it jumped by the replay's events).
+@Suite("serve: event numbers across a replay")
+struct EventNumberTests {
+    @Test func aReplayedEventUsesNoNumber() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-seq-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try TenantStore(path: dir.appendingPathComponent("acme.sqlite").path, outboxLimit: 1000)
+        func events(_ ids: [String]) -> [(eventId: String, device: String?, body: Data)] { ids.map { ($0, nil, Data($0.utf8)) } }
+        #expect(try store.record(at: 0, inputs: [], events: events(["a", "b", "c"])) == [1, 2, 3])
+        // The replay records b and c again: already there.
+        #expect(try store.record(at: 0, inputs: [], events: events(["b", "c"])) == [0, 0])
+        #expect(try store.record(at: 0, inputs: [], events: events(["d"])) == [4])
+        #expect(try store.events(after: 0, device: nil, limit: 10).map(\.seq) == [1, 2, 3, 4])
+    }
+}
