@@ -121,7 +121,8 @@ final class LiveEngine {
     }
 
     /// Adds or replaces (by exact identifier) a validated request with `addedAt` set.
-    /// O(log n) for a time-based request; otherwise O(1) now and a migration at the next step.
+    /// O(log n) for a time-based request, O(1) for a circle appended in place; otherwise O(1)
+    /// now and a migration at the next step.
     ///
     /// `validated` false: the request did not pass the validator (one restored from an old
     /// snapshot's bytes): its polygon is checked where it is indexed.

@@ -6,6 +6,7 @@ extension TriggerCenter {
     /// Registers the categories requests may name (replacing the ones registered before),
     /// as Apple's `setNotificationCategories`.
     public func setNotificationCategories(_ list: [NotificationCategory]) {
+        guard !isShutDown else { return }
         categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
     }
 
@@ -20,6 +21,9 @@ extension TriggerCenter {
     /// The default action and unknown categories or actions change nothing (Apple ignores
     /// them too); the outcome says so.
     public func respond(_ response: NotificationResponse) -> ResponseOutcome {
+        guard !isShutDown else {
+            return ResponseOutcome(response: response, effect: .none, applied: false, warnings: ["the center is shut down"])
+        }
         let request = engine.request(identifier: response.requestIdentifier)
         let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
         var outcome = ResponseOutcome(response: response, effect: effect, applied: false, warnings: warnings)

@@ -44,7 +44,9 @@ extension TriggerCenter {
     }
 
     /// Stops the center: ``run()`` returns, every ``deliveries(bufferLimit:)`` feed finishes,
-    /// and later changes are refused. Idempotent.
+    /// and later changes are refused: ``add(_:)`` and ``receive(_:)`` throw, the other changes
+    /// (removals of requests or delivered ones, settings, zone, categories, responses) do
+    /// nothing. Idempotent.
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true

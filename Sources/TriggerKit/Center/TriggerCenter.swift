@@ -12,8 +12,10 @@ import Foundation
 /// a ``ManualClock``), or let ``run()`` do it as the clock reaches each next fire date.
 ///
 /// Changes: adding or replacing a time-based request and removing any request happen in
-/// place in O(log n); adding a location request is applied with the other changes of its
-/// burst by one migration of the evaluator (O(n)), keeping every unchanged request's state.
+/// place in O(log n); a location request without fence rules is appended in place to the
+/// region index (O(1) for a circle). Changes before the first step, a request with fence
+/// rules or an expiry, and a region the index refuses are applied together by one
+/// migration of the evaluator (O(n)), keeping every unchanged request's state.
 /// An actor: safe to use from many tasks.
 public actor TriggerCenter {
     /// The time the center runs on.
@@ -94,15 +96,16 @@ public actor TriggerCenter {
     /// - Throws: ``RequestError``: the validator's codes (`invalidRequest`, `invalidTrigger`,
     ///   `invalidRegion`, `notificationInvalidNoContent`, `notificationInvalidNoDate`,
     ///   `notificationsNotAllowed`); nothing changes then.
-    /// - Complexity: O(log n) for a time-based request; a location request is recorded in
-    ///   O(1) and applied with the others of its burst by one O(n) migration at the next step.
+    /// - Complexity: O(log n) for a time-based request; O(1) for a circle without fence rules
+    ///   (appended to the region index in place). Otherwise recorded in O(1) and applied with
+    ///   the others of its burst by one O(n) migration at the next step.
     @discardableResult
     public func add(_ request: NotificationRequest) throws(RequestError) -> [String] {
         guard !isShutDown else { throw RequestError(.invalidRequest, "the center is shut down") }
         var r = request
         let now = clock.now
         if r.addedAt == nil { r.addedAt = now }
-        var v = ValidationOptions(now: now, floatingTimeZone: configuration.floatingTimeZone, defaultSettings: configuration.defaultSettings)
+        var v = ValidationOptions(now: now, floatingTimeZone: evaluator.options.floatingTimeZone, defaultSettings: configuration.defaultSettings)
         v.margin = configuration.margin
         if let d = r.device { v.deviceSettings[d] = evaluator.settings(forDevice: d) }
         try RequestValidation.validate(r, options: v)
@@ -145,11 +148,13 @@ public actor TriggerCenter {
 
     /// Removes pending requests; their triggers stop at once. Unknown identifiers are ignored.
     public func removePendingRequests(withIdentifiers ids: [String]) {
+        guard !isShutDown else { return }
         engine.remove(identifiers: ids)
     }
 
     /// Removes every pending request. O(n).
     public func removeAllPendingRequests() {
+        guard !isShutDown else { return }
         engine.removeAll()
     }
 
@@ -165,11 +170,15 @@ public actor TriggerCenter {
 
     /// Removes delivered notifications of these requests (every device).
     public func removeDeliveredNotifications(withIdentifiers ids: [String]) {
+        guard !isShutDown else { return }
         history.remove(identifiers: Set(ids.map(ExactKey.init)))
     }
 
     /// Empties the delivered history.
-    public func removeAllDeliveredNotifications() { history.removeAll() }
+    public func removeAllDeliveredNotifications() {
+        guard !isShutDown else { return }
+        history.removeAll()
+    }
 
     // MARK: settings and categories
 
@@ -180,11 +189,16 @@ public actor TriggerCenter {
 
     /// Changes a device's notification settings from now on.
     public func setNotificationSettings(_ settings: NotificationSettings, forDevice device: String) {
+        guard !isShutDown else { return }
         evaluator.setSettings(settings, forDevice: device)
     }
 
-    /// Changes the zone floating calendar triggers follow; they are re-planned from now.
+    /// Changes the zone floating calendar triggers follow: those pending are re-planned from
+    /// now, and every request added later follows it too. ``configuration`` keeps the zone the
+    /// center was made with, and a snapshot does not hold the zone: restore with the zone in
+    /// the restoring center's configuration.
     public func setFloatingTimeZone(_ zone: TimeZone) {
+        guard !isShutDown else { return }
         evaluator.setFloatingTimeZone(zone)
         wake()
     }

@@ -261,7 +261,9 @@ import Foundation
     }
 
     /// Re-plans floating calendar triggers for a new zone: each one's next fire becomes its
-    /// first in the new zone strictly after `now`. O(n).
+    /// first in the new zone strictly after `now`, and never at or before its start (with no
+    /// stream time yet, `now` is `Int64.min`: the first match since year 1 was queued, far in
+    /// the past). O(n).
     public mutating func setFloatingTimeZone(_ zone: TimeZone, now: Int64, requests: [NotificationRequest]) {
         var fires: [ScheduledFire] = []
         var queued = [Int64?](repeating: nil, count: entries.count)
@@ -271,8 +273,8 @@ import Foundation
             let new = old.replanned(floatingTimeZone: zone, trigger: requests[Int(entries[slot].request)].trigger)
             entries[slot].rule = new
             var date = queued[slot]
-            if case .calendar(let s, _, _) = old, s.isFloating, date != nil {
-                date = new.nextFire(strictlyAfter: now)
+            if case .calendar(let s, let start, _) = old, s.isFloating, date != nil {
+                date = new.nextFire(strictlyAfter: Swift.max(now, start))
             }
             if let date, date < entries[slot].expiresAt { fires.append(ScheduledFire(date: date, rank: entries[slot].rank, slot: Int32(slot))) }
         }

@@ -13,7 +13,8 @@ import Foundation
 @_spi(Engine) public final class StreamEvaluator {
     /// The requests, as given.
     public internal(set) var requests: [NotificationRequest]
-    public let options: StreamOptions
+    /// (Its floating zone changes with ``setFloatingTimeZone(_:)``; the rest never does.)
+    public private(set) var options: StreamOptions
     @exclusivity(unchecked) public internal(set) var stats = StreamStats()
     /// Largest `t` read so far.
     @exclusivity(unchecked) public internal(set) var streamTime: Int64?
@@ -221,8 +222,11 @@ import Foundation
     }
 
     /// Changes the zone floating calendar triggers follow; their next fires are re-planned
-    /// from the current stream time.
+    /// from the current stream time, and the requests added, migrated or re-planned after
+    /// this follow it too (``options``; it was only the queued fires: a later request, or any
+    /// after the next migration, went back to the old zone).
     public func setFloatingTimeZone(_ zone: TimeZone) {
+        options.floatingTimeZone = zone
         guarded?.setFloatingTimeZone(zone, requests: requests, now: streamTime)
         guard var s = schedule else { return }
         s.setFloatingTimeZone(zone, now: streamTime ?? .min, requests: requests)

@@ -296,3 +296,49 @@ struct CenterSnapshotTests {
         #expect(Set(replaced.map { ($0.request.trigger == LiveCenterTests.every("b", 60).trigger) }) == [true, false])
     }
 }
+
+/// The floating zone a center is told to follow holds for what comes after too, and a
+/// shut-down center changes nothing (both found by a helper reading the API).
+@Suite("Live center: the floating zone, shutdown")
+struct CenterZoneAndShutdownTests {
+    static func daily(_ id: String) -> NotificationRequest {
+        NotificationRequest(identifier: id, content: NotificationContent(title: id),
+                            trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(hour: 9), repeats: true)))
+    }
+
+    /// `setFloatingTimeZone` re-planned the queued fires only: a request added later, and
+    /// every request after the next migration (a snapshot compacts), went back to the old zone.
+    @Test func aNewFloatingZoneHoldsForLaterRequestsAndAfterAMigration() async throws {
+        let c = Center()  // UTC, 2026-11-27T09:00:00Z
+        try await c.add(Self.daily("before"))
+        await c.center.setFloatingTimeZone(TimeZone(identifier: "Asia/Tokyo")!)
+        try await c.add(Self.daily("after"))
+        // 09:00 in Tokyo is 00:00Z.
+        let tokyo = Timestamp.date(millis: Timestamp.parseMillis("2026-11-28T00:00:00Z")!)
+        #expect(await c.center.nextTriggerDate(forIdentifier: "before") == tokyo)
+        #expect(await c.center.nextTriggerDate(forIdentifier: "after") == tokyo)
+        _ = await c.center.snapshot()
+        #expect(await c.center.nextTriggerDate(forIdentifier: "before") == tokyo)
+        #expect(await c.center.nextTriggerDate(forIdentifier: "after") == tokyo)
+        let fired = await c.advance(to: tokyo)
+        #expect(fired.map(\.request.identifier).sorted() == ["after", "before"])
+    }
+
+    @Test func aShutDownCenterChangesNothing() async throws {
+        let c = Center()
+        try await c.add(Self.daily("kept"))
+        await c.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
+            NotificationAction(identifier: "cancel", title: "Cancel", effect: .removeRequest)])])
+        await c.center.shutdown()
+        await c.center.removePendingRequests(withIdentifiers: ["kept"])
+        await c.center.removeAllPendingRequests()
+        await c.center.setNotificationCategories([])
+        await c.center.setNotificationSettings(NotificationSettings(authorizationStatus: .denied), forDevice: "d")
+        #expect(await c.center.pendingRequests().map(\.identifier) == ["kept"])
+        #expect(await c.center.notificationCategories().map(\.identifier) == ["R"])
+        #expect(await c.center.notificationSettings(forDevice: "d") == .authorized)
+        let o = await c.center.respond(NotificationResponse(requestIdentifier: "kept", actionIdentifier: "cancel"))
+        #expect(!o.applied && o.warnings == ["the center is shut down"])
+        await #expect(throws: RequestError.self) { try await c.add(Self.daily("late")) }
+    }
+}
