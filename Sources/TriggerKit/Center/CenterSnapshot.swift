@@ -11,6 +11,7 @@ public struct CenterSnapshot: Sendable, Codable {
     /// one build numbers them), so a restore applies them at once too; earlier formats are
     /// restored by adding their requests one by one, as before.
     public static let formatVersion = 3
+    /// The layout this snapshot was written in (a newer one is refused when restoring).
     public var formatVersion = CenterSnapshot.formatVersion
     /// Pending and finished requests, in add order, each with its `addedAt`.
     public var requests: [NotificationRequest]
@@ -19,6 +20,7 @@ public struct CenterSnapshot: Sendable, Codable {
     public var categories: [NotificationCategory]
     /// The delivered history.
     public var delivered: [DeliveredNotification]
+    /// The center's counters when the snapshot was taken.
     public var statistics: CenterStatistics
 }
 

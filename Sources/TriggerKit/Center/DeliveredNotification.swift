@@ -152,11 +152,13 @@ public struct LocationFix: Sendable, Hashable, Codable {
     public var date: Date
     /// Degrees, WGS84.
     public var latitude: Double
+    /// Degrees east, in [-180, 180].
     public var longitude: Double
     /// Metres (CoreLocation's `horizontalAccuracy`); negative marks an invalid fix, which is
     /// counted and ignored; `nil` when unknown.
     public var horizontalAccuracy: Double?
 
+    /// A fix of `device` at `date`; `horizontalAccuracy` in metres (nil: unknown).
     public init(device: String, date: Date, latitude: Double, longitude: Double, horizontalAccuracy: Double? = nil) {
         self.device = device
         self.date = date

@@ -41,6 +41,7 @@ public struct NotificationAction: Sendable, Hashable, Codable {
     /// What the center does with the request when this action is chosen.
     public var effect: ActionEffect
 
+    /// An action shown as `title`, applying `effect` when chosen.
     public init(identifier: String, title: String, options: ActionOptions = [], effect: ActionEffect = .none) {
         self.identifier = identifier
         self.title = title
@@ -89,6 +90,7 @@ public struct NotificationResponse: Sendable, Hashable, Codable {
     /// The chosen action, or ``defaultActionIdentifier`` / ``dismissActionIdentifier``.
     public var actionIdentifier: String
 
+    /// A response of `device` (nil: any) to request `requestIdentifier`, choosing `actionIdentifier` (or `"default"`, `"dismiss"`).
     public init(requestIdentifier: String, device: String? = nil, actionIdentifier: String) {
         self.requestIdentifier = requestIdentifier
         self.device = device

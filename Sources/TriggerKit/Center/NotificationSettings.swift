@@ -22,13 +22,20 @@ public enum NotificationSetting: String, Sendable, Hashable, Codable, CaseIterab
 
 /// What a device lets notifications do: Apple's `UNNotificationSettings`.
 public struct NotificationSettings: Sendable, Hashable {
+    /// Whether the device allows notifications (provisional ones go to the notification center quietly).
     public var authorizationStatus: AuthorizationStatus
+    /// Whether alerts show.
     public var alertSetting: NotificationSetting
+    /// Whether sounds play.
     public var soundSetting: NotificationSetting
+    /// Whether badges are set.
     public var badgeSetting: NotificationSetting
+    /// Whether notifications are listed in the notification center.
     public var notificationCenterSetting: NotificationSetting
+    /// Whether notifications show on the lock screen.
     public var lockScreenSetting: NotificationSetting
 
+    /// Settings with the given status; each presentation enabled unless said otherwise.
     public init(authorizationStatus: AuthorizationStatus, alertSetting: NotificationSetting = .enabled,
                 soundSetting: NotificationSetting = .enabled, badgeSetting: NotificationSetting = .enabled,
                 notificationCenterSetting: NotificationSetting = .enabled, lockScreenSetting: NotificationSetting = .enabled) {
@@ -80,10 +87,15 @@ public struct Presentation: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// Shown as an alert.
     public static let alert = Presentation(rawValue: 1)
+    /// With its sound.
     public static let sound = Presentation(rawValue: 2)
+    /// Setting the badge.
     public static let badge = Presentation(rawValue: 4)
+    /// Listed in the notification center.
     public static let notificationCenter = Presentation(rawValue: 8)
+    /// Shown on the lock screen.
     public static let lockScreen = Presentation(rawValue: 16)
 
     /// Names in output order.

@@ -18,6 +18,7 @@ public protocol TriggerClock: Sendable {
 
 /// The system's real-time clock (`Date()`); sleeps with `Task.sleep`.
 public struct WallClock: TriggerClock {
+    /// The system clock.
     public init() {}
 
     public var now: Date { Date() }

@@ -1,5 +1,6 @@
 /// Fires when a device enters or leaves a region: Apple's `UNLocationNotificationTrigger`.
 public struct LocationTrigger: Sendable, Hashable {
+    /// The circle or polygon, and which crossings notify.
     public var region: Region
     public var repeats: Bool
     private var box: FenceRulesBox?
@@ -34,9 +35,12 @@ public struct LocationTrigger: Sendable, Hashable {
 
 /// A point on the WGS84 ellipsoid, in degrees (CoreLocation's `CLLocationCoordinate2D`).
 public struct Coordinate: Sendable, Hashable {
+    /// Degrees north, in [-90, 90].
     public var latitude: Double
+    /// Degrees east, in [-180, 180].
     public var longitude: Double
 
+    /// A WGS 84 position.
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude
@@ -77,13 +81,18 @@ public enum Region: Sendable, Hashable {
 
 /// A circle around a center, radius in metres: CoreLocation's `CLCircularRegion`.
 public struct CircularRegion: Sendable, Hashable {
+    /// The region's identifier, named by its events.
     public var identifier: String
+    /// The circle's centre.
     public var center: Coordinate
     /// Metres, in (0, 1,000,000].
     public var radius: Double
+    /// Whether entering fires (default true).
     public var notifyOnEntry: Bool
+    /// Whether leaving fires (default true).
     public var notifyOnExit: Bool
 
+    /// A circle of `radius` metres (geodesic, WGS 84) around `center`.
     public init(identifier: String, center: Coordinate, radius: Double, notifyOnEntry: Bool = true, notifyOnExit: Bool = true) {
         self.identifier = identifier
         self.center = center
@@ -95,15 +104,19 @@ public struct CircularRegion: Sendable, Hashable {
 
 /// A region bounded by GeoJSON (RFC 7946) polygons in longitude/latitude.
 public struct PolygonRegion: Sendable, Hashable {
+    /// The region's identifier, named by its events.
     public var identifier: String
     /// One or more polygons; each is an outer ring followed by its holes; each ring is a
     /// closed list of coordinates (first == last).
     public var polygons: [[[Coordinate]]]
     /// Whether the source was a `MultiPolygon` (kept so encoding gives back the same JSON).
     public var isMultiPolygon: Bool
+    /// Whether entering fires (default true).
     public var notifyOnEntry: Bool
+    /// Whether leaving fires (default true).
     public var notifyOnExit: Bool
 
+    /// A GeoJSON Polygon (one element in `polygons`) or MultiPolygon: each polygon a shell and its holes, rings closed.
     public init(identifier: String, polygons: [[[Coordinate]]], isMultiPolygon: Bool,
                 notifyOnEntry: Bool = true, notifyOnExit: Bool = true) {
         self.identifier = identifier

@@ -25,6 +25,7 @@ public struct NotificationRequest: Sendable, Hashable {
     private var expiryBits: UInt64 = NotificationRequest.noExpiry
     private static let noExpiry: UInt64 = Double(nan: 0x544B, signaling: false).bitPattern
 
+    /// A request; `addedAt` nil is set when it is added (the center's clock, `run`'s stream), and `device` nil shares it with every device.
     public init(identifier: String, content: NotificationContent, trigger: NotificationTrigger = .immediate,
                 device: String? = nil, addedAt: Date? = nil, expiresAt: Date? = nil) {
         self.identifier = identifier
@@ -38,18 +39,24 @@ public struct NotificationRequest: Sendable, Hashable {
 
 /// What a notification shows: Apple's `UNNotificationContent`.
 public struct NotificationContent: Sendable, Hashable {
+    /// The title (at least one of title, subtitle, body, sound, badge is needed).
     public var title: String?
+    /// A line below the title.
     public var subtitle: String?
+    /// The message text.
     public var body: String?
     /// `"default"` for the default sound, else the name of a sound file.
     public var sound: String?
     /// The app badge number to show (>= 0).
     public var badge: Int?
+    /// The category whose actions apply (``NotificationCategory``); a name not registered only warns.
     public var categoryIdentifier: String?
+    /// Groups notifications, as Apple's thread identifier.
     public var threadIdentifier: String?
     /// Any JSON object the sender attaches.
     public var userInfo: [String: JSONValue]?
 
+    /// Content with the given fields; the validator needs at least one of title, subtitle, body, sound, badge.
     public init(title: String? = nil, subtitle: String? = nil, body: String? = nil, sound: String? = nil,
                 badge: Int? = nil, categoryIdentifier: String? = nil, threadIdentifier: String? = nil,
                 userInfo: [String: JSONValue]? = nil) {
@@ -116,6 +123,7 @@ public struct TimeIntervalTrigger: Sendable, Hashable {
     public var timeInterval: Double
     public var repeats: Bool
 
+    /// A trigger `timeInterval` seconds after `addedAt` (> 0; >= 60 when repeating).
     public init(timeInterval: Double, repeats: Bool) {
         self.timeInterval = timeInterval
         self.repeats = repeats
@@ -128,9 +136,11 @@ public struct TimeIntervalTrigger: Sendable, Hashable {
 /// engine's current zone. `dateComponents.calendar == nil` means the Gregorian calendar
 /// with `firstWeekday` 1 and `minimumDaysInFirstWeek` 1.
 public struct CalendarTrigger: Sendable, Hashable {
+    /// The components a fire date matches (their zone and calendar included).
     public var dateComponents: DateComponents
     public var repeats: Bool
 
+    /// A trigger on the dates matching `dateComponents`, once or every match.
     public init(dateMatching dateComponents: DateComponents, repeats: Bool) {
         self.dateComponents = dateComponents
         self.repeats = repeats

@@ -16,7 +16,9 @@ public enum RequestErrorCode: String, Sendable, Hashable, CaseIterable {
 
 /// A request that was refused, with the code and a message a person understands.
 public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of refusal (named after `UNError.Code` where one fits).
     public var code: RequestErrorCode
+    /// What is wrong, naming the field (one line).
     public var message: String
 
     /// A refusal; control characters in `message` (from the input it quotes) are escaped as
