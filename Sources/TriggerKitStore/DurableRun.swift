@@ -192,6 +192,13 @@ import Foundation
         skipLine()
     }
 
+    /// Whether lines were consumed since the last commit.
+    public var hasUncommittedLines: Bool { linesSinceCommit > 0 }
+
+    /// Whether uncommitted lines are older than ``batchInterval`` (reads the clock: for a
+    /// check per chunk of input, not per line).
+    public var isBatchOld: Bool { linesSinceCommit > 0 && clock.now - lastCommit >= batchInterval }
+
     /// Whether the current batch is full (lines) or old (time). Reads the clock only every
     /// 64 lines: it is checked after every line of a hot loop.
     public var isBatchDue: Bool {

@@ -88,6 +88,8 @@ extension RunCommand {
         var errors = ""
         var failed = false
         var lineNumber = 0
+        // --strict stopped at a malformed line (counted in the summary only, see below).
+        var strictStop = false
         // Each chunk of input lines, with their scans when a reader thread made them: reading
         // and scanning on a second thread, evaluating on this one (with --state too: the
         // durable run takes each line's bytes as this thread consumes them, in order).
@@ -160,11 +162,16 @@ extension RunCommand {
                         try evaluator.process(lineBytes: line.bytes, into: &events)
                     }
                 } catch {
-                    evaluator.recordMalformedLine()
                     errors += "error: line \(lineNumber): \(error.reason)\n"
                     // Under --strict the line is not counted as processed: a restart stops
-                    // at it again.
-                    if strict { failed = true; return false }
+                    // at it again. Nor is it in the state's counters (it is added to this run's
+                    // summary after the last commit): each rerun counted it once more.
+                    if strict {
+                        failed = true
+                        strictStop = true
+                        return false
+                    }
+                    evaluator.recordMalformedLine()
                     durable?.skipLine(bytes: line.bytes)
                     continue
                 }
@@ -197,6 +204,13 @@ extension RunCommand {
             progress.update(evaluator.stats)
             // Flush once per input chunk so a live pipe sees its events promptly.
             guard out.flush() else { return false }
+            // Input with nothing more ready (a live pipe pausing), or a batch older than its
+            // interval: the batch is committed at the chunk's end. The batch check runs per
+            // line, so before, what a paused pipe's lines had written stayed unrecorded until
+            // more input came (maybe never), and a crash meanwhile wrote it all again.
+            if let durable, durable.hasUncommittedLines, durable.isBatchOld || !Self.inputIsReady() {
+                do throws(StateStoreError) { try durable.commit() } catch { storeError = error; return false }
+            }
             if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)); errors = "" }
             return true
         }
@@ -219,10 +233,17 @@ extension RunCommand {
             throw ExitCode(2)
         }
         progress.finish()
+        if strictStop { outerEvaluator.recordMalformedLine() }
         printError(outerEvaluator.stats.description)
         if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
         // The process exits next: freeing a million requests one object at a time would
         // cost about half a second for nothing, so the evaluator and requests are kept.
         Self.keptUntilExit = (outerEvaluator, set)
+    }
+
+    /// Whether standard input has bytes ready (or its end) now; a file always has.
+    static func inputIsReady() -> Bool {
+        var p = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) != 0
     }
 }

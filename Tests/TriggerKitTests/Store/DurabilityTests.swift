@@ -216,6 +216,64 @@ struct DurableCLITests {
         #expect(Set(recorded).count == recorded.count)
     }
 
+    /// `--strict` stops at a malformed line and leaves it unconsumed; the state's counters
+    /// must not count it either: each rerun counted it once more ("errors 2", then 3).
+    @Test func aStrictRerunCountsTheBadLineOnce() throws {
+        let dir = TempStorePath(); defer { dir.cleanup() }
+        let (requests, _) = try Self.files(dir)
+        var lines = storeTestStream(count: 400, seed: 12)
+        lines[199] = "garbage"
+        let input = dir.directory.appendingPathComponent("bad.ndjson").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        func summary(_ args: [String]) throws -> (status: Int32, line: String) {
+            let (p, err) = try Self.runBinary(args, input: input, stdout: FileHandle.nullDevice)
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (p.terminationStatus, text.split(separator: "\n").last { $0.hasPrefix("lines ") }.map(String.init) ?? "")
+        }
+        let strict = ["run", "--strict", "--requests", requests, "--state", dir.path]
+        let first = try summary(strict), second = try summary(strict)
+        #expect(first.status == 1 && second.status == 1)
+        #expect(first.line.contains("errors 1,"), "\(first.line)")
+        #expect(second.line == first.line, "a rerun's summary: \(second.line), the first: \(first.line)")
+        // Then without --strict: the same summary as one run without a state file.
+        let resumed = try summary(["run", "--requests", requests, "--state", dir.path])
+        let once = try summary(["run", "--requests", requests])
+        #expect(resumed.status == 0)
+        #expect(resumed.line == once.line, "resumed: \(resumed.line), once: \(once.line)")
+    }
+
+    /// A live input that pauses: what its lines wrote is committed while it waits (it was
+    /// committed only when more input came, so a crash in the pause wrote it all again).
+    @Test(.timeLimit(.minutes(1))) func aPausedPipeHasItsOutputRecorded() throws {
+        let dir = TempStorePath(); defer { dir.cleanup() }
+        let (requests, _) = try Self.files(dir)
+        let binary = try #require(KillNineTests.binary)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["run", "--requests", requests, "--state", dir.path]
+        let feed = Pipe(), out = Pipe()
+        p.standardInput = feed
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        feed.fileHandleForWriting.write(Data((storeTestStream(count: 300, seed: 13).joined(separator: "\n") + "\n").utf8))
+        // Read the events as they come (the run flushes per chunk), then wait for the records.
+        let reader = out.fileHandleForReading
+        var written = 0
+        var recorded = 0
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            written = (try? Self.delivered(dir.path).count) ?? 0
+            if written > 0 { recorded = written; break }
+        }
+        try feed.fileHandleForWriting.close()
+        let all = String(decoding: reader.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").count
+        p.waitUntilExit()
+        #expect(recorded > 0, "nothing recorded while the input paused")
+        #expect(recorded == all, "recorded during the pause: \(recorded), written in all: \(all)")
+    }
+
     @Test func aSecondRunOnTheSameStateIsRefused() throws {
         let dir = TempStorePath(); defer { dir.cleanup() }
         let (requests, _) = try Self.files(dir)
