@@ -81,7 +81,15 @@ import Foundation
             let key = new[k].prefix { $0 != "=" }
             let was = old.first { $0.hasPrefix(key + "=") }
             if was != new[k] {
-                out.append("\(key): \(was.map { String($0.dropFirst(key.count + 1)) } ?? "unset") then, \(new[k].dropFirst(key.count + 1)) now")
+                // Said as the command line says it (the stored values are the engine's).
+                if key == "settings" {
+                    out.append("settings: the --settings file or its devices' settings differ")
+                    continue
+                }
+                func shown(_ v: Substring) -> String {
+                    key == "catch-up" ? (v == "everyFire" ? "every" : v == "coalesced" ? "coalesce" : String(v)) : String(v)
+                }
+                out.append("\(key): \(was.map { shown($0.dropFirst(key.count + 1)) } ?? "unset") then, \(shown(new[k].dropFirst(key.count + 1))) now")
             }
         }
         return out

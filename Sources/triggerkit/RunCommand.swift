@@ -48,7 +48,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("JSON array of notification categories with their actions, for respond lines ([{\"identifier\": \"REMINDER\", \"actions\": [{\"identifier\": \"cancel\", \"title\": \"Cancel\", \"effect\": \"removeRequest\"}]}]).", valueName: "FILE"))
     var categories: String?
 
-    @Option(help: ArgumentHelp("A line moving stream time forward by more than this many seconds is an error line and is not applied; 'none' for no limit. Default: 604800 (7 days).", valueName: "SECONDS|none"))
+    // (Unconditional: `--max-clock-jump -1` is a value to refuse with the range, not a
+    // missing one.)
+    @Option(parsing: .unconditional, help: ArgumentHelp("A line moving stream time forward by more than this many seconds is an error line and is not applied; 'none' for no limit. Default: 604800 (7 days).", valueName: "SECONDS|none"))
     var maxClockJump: String = "604800"
 
     @Flag(help: "Read, parse and evaluate on one thread. By default a second thread reads and parses the input and decides the fixes' regions (and the moves of fences with rules) ahead of evaluation; the output is the same either way.")

@@ -57,6 +57,10 @@ struct CheckAndNextCLITests {
             #expect(r.status == 64, "\(args)")
             #expect(r.err.hasPrefix("Error: "), "\(args): \(r.err)")
         }
+        // A negative number is a value out of range, not a missing value.
+        let jump = try Self.run(["run", "--requests", f, "--max-clock-jump", "-1"])
+        #expect(jump.status == 64)
+        #expect(jump.err.contains("--max-clock-jump must be a number of seconds >= 0"), "\(jump.err)")
     }
 
     /// Each `next` line against the library's own answer for the same request.

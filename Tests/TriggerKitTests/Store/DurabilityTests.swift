@@ -37,6 +37,17 @@ struct DurabilityTests {
             #expect(diff.count == 1)
             #expect(diff.first?.hasPrefix("margin") == true)
         }
+        // Said as the command line says it: --catch-up coalesce, not the engine's names.
+        var coalescing = StreamOptions()
+        coalescing.catchUp = .coalesced
+        coalescing.deviceSettings["alex"] = NotificationSettings(authorizationStatus: .denied)
+        do {
+            _ = try DurableRun(evaluator: makeEvaluator(options: coalescing), store: StateStore(path: tmp.path))
+            Issue.record("resumed with another catch-up")
+        } catch {
+            guard case .optionsChanged(_, let diff) = error as? StateStoreError else { Issue.record("\(error)"); return }
+            #expect(diff == ["settings: the --settings file or its devices' settings differ", "catch-up: every then, coalesce now"])
+        }
     }
 
     /// Feeds lines through the byte API as `triggerkit run` does (digest included).
