@@ -122,9 +122,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
         // Pages: `limit` requests at most, after the cursor `after` (``ListingCursor``); the
         // answer then says where the next page starts. Without either, the whole list.
         let limit = try queryInteger(request, "limit", in: 1...maximumListingPage, default: 0)
-        let afters = request.uri.queryParameters.getAll("after")
-        guard afters.count <= 1 else { throw APIError(.badRequest, "invalidRequest", "after must be given once") }
-        let after = try afters.first.map { try ListingCursor(parsing: $0, tenant: tenant) }
+        let after = try queryString(request, "after").map { try ListingCursor(parsing: $0, tenant: tenant) }
         let paged = limit > 0 || after != nil
         // The list (or page) is taken in one step; its answer is rendered on the tenant's
         // thread a part at a time (each request straight to bytes, the same bytes as through
