@@ -90,6 +90,10 @@ public final class StateStore: Sendable {
         self.isReadOnly = true
         guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
         try Self.refuseIfNotRegular(path)
+        // An empty file is one a run was creating when it stopped (the next run finishes it).
+        if ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue == 0 {
+            throw .cannotOpen(path: path, reason: Self.unfinished)
+        }
         var config = Configuration()
         config.readonly = true
         config.busyMode = .timeout(Self.busyTimeout)
@@ -122,7 +126,14 @@ public final class StateStore: Sendable {
             let version = (try? dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT version FROM schema_info") }) ?? nil
             throw .newerSchema(path: path, version: version ?? -1, supported: Self.schemaVersion)
         }
+        // Ours but without its whole schema yet: a run is creating it (or stopped while it
+        // did). Said so, not as SQLite's "no such table: meta" at the first read.
+        let complete = (try? dbQueue.read { db in try Self.migrator.hasCompletedMigrations(db) }) ?? false
+        guard complete else { throw .cannotOpen(path: path, reason: Self.unfinished) }
     }
+
+    /// Why a reader cannot use a state file a run has not finished creating.
+    static let unfinished = "the state file is not complete: a run is creating it, or stopped while creating it (the next run finishes it)"
 
     /// How long a read or write waits for a lock another connection holds (a reader beside
     /// a running `run --state`, whose write-ahead log checkpoints take one) before failing.

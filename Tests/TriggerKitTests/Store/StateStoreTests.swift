@@ -119,13 +119,24 @@ struct StateStoreTests {
     /// the mark, are finished by the next run; a migration table with a migration in it is
     /// someone else's.
     @Test func aFileLeftHalfMadeByAKilledRunIsFinished() throws {
-        for stage in ["migration table only", "marked only"] {
+        for stage in ["empty", "migration table only", "marked only"] {
             let tmp = TempStorePath(); defer { tmp.cleanup() }
-            try DatabaseQueue(path: tmp.path).writeWithoutTransaction { db in
-                if stage == "marked only" {
-                    try db.execute(sql: "PRAGMA application_id = \(StateStore.applicationID)")
-                } else {
-                    try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            if stage == "empty" {
+                FileManager.default.createFile(atPath: tmp.path, contents: Data())
+            } else {
+                try DatabaseQueue(path: tmp.path).writeWithoutTransaction { db in
+                    if stage == "marked only" {
+                        try db.execute(sql: "PRAGMA application_id = \(StateStore.applicationID)")
+                    } else {
+                        try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+                    }
+                }
+            }
+            // The readers say it is unfinished (they said "not a state file" of an empty one,
+            // and SQLite's "no such table: meta" of one marked but without its tables).
+            if stage != "migration table only" {
+                #expect(throws: StateStoreError.cannotOpen(path: tmp.path, reason: StateStore.unfinished), "\(stage)") {
+                    try StateStore(readingAt: tmp.path)
                 }
             }
             let store = try StateStore(path: tmp.path)
