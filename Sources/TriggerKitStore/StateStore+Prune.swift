@@ -3,14 +3,15 @@ import Foundation
 import GRDB
 
 extension StateStore {
-    /// Removes from the delivered log every event dated before `before` (epoch ms): the
-    /// bound the log otherwise lacks. Takes the writer lock (a running `run --state` holds
+    /// Removes from the delivered log every event dated before `date` (to the millisecond):
+    /// the bound the log otherwise lacks. Takes the writer lock (a running `run --state` holds
     /// it: ``StateStoreError/locked(path:holder:)``), rewrites the batches in one transaction
     /// and reclaims the space. A line whose date cannot be read is kept.
     ///
     /// - Returns: how many events were removed and how many are kept.
     /// - Complexity: O(delivered bytes).
-    public func pruneDelivered(before: Int64) throws(StateStoreError) -> (removed: Int, kept: Int) {
+    public func pruneDelivered(before date: Date) throws(StateStoreError) -> (removed: Int, kept: Int) {
+        let before = Timestamp.millis(date)
         try lockForWriting()
         var removed = 0, kept = 0
         try transaction { db in

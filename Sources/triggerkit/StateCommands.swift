@@ -101,7 +101,7 @@ struct PruneCommand: ParsableCommand {
         }
         do {
             let store = try StateStore(path: state)
-            let (removed, kept) = try store.pruneDelivered(before: Timestamp.millis(date))
+            let (removed, kept) = try store.pruneDelivered(before: date)
             try store.closeCleanly()
             printError("pruned \(state): \(removed) delivered events dated before \(Timestamp.string(millis: Timestamp.millis(date))) removed, \(kept) kept")
         } catch {

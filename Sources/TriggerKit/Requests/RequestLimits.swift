@@ -3,14 +3,15 @@ import Foundation
 /// The limits every way in enforces (requests file, stream line, library call): one place,
 /// so the validator, the stream reader and the documentation agree.
 public enum RequestLimits {
+    // (The millisecond forms are the package's own: users see ``supportedDates``.)
     /// Earliest supported instant: 0001-01-01T00:00:00Z (epoch milliseconds).
-    public static let earliestMillis: Int64 = -62_135_596_800_000
+    @usableFromInline package static let earliestMillis: Int64 = -62_135_596_800_000
     /// Latest supported instant: 9999-12-31T23:59:59.999Z (epoch milliseconds).
-    public static let latestMillis: Int64 = 253_402_300_799_999
+    @usableFromInline package static let latestMillis: Int64 = 253_402_300_799_999
     /// Supported instants, as epoch milliseconds. A date outside is refused with a clear
     /// error (`invalidRequest` / `invalidTrigger` for requests, an error line for streams),
     /// and no fire is ever computed beyond it.
-    public static let supportedMillis: ClosedRange<Int64> = earliestMillis...latestMillis
+    @usableFromInline package static let supportedMillis: ClosedRange<Int64> = earliestMillis...latestMillis
     /// Supported instants, as dates.
     public static let supportedDates: ClosedRange<Date> =
         Date(timeIntervalSince1970: Double(earliestMillis) / 1000)...Date(timeIntervalSince1970: Double(latestMillis) / 1000)
@@ -27,11 +28,11 @@ public enum RequestLimits {
 
     /// Whether epoch milliseconds are within ``supportedMillis``.
     @inlinable
-    public static func isSupported(millis: Int64) -> Bool { supportedMillis.contains(millis) }
+    package static func isSupported(millis: Int64) -> Bool { supportedMillis.contains(millis) }
 
     /// Epoch milliseconds of a date within ``supportedDates``, or `nil` (NaN, infinite,
     /// out of range): the checked conversion every input path uses.
-    public static func millis(_ date: Date) -> Int64? {
+    package static func millis(_ date: Date) -> Int64? {
         let s = date.timeIntervalSince1970
         guard s.isFinite, supportedDates.contains(date) else { return nil }
         return Int64((s * 1000).rounded())
