@@ -15,10 +15,13 @@ public struct ServerConfiguration: Sendable, Codable {
     public var port: Int = 8080
     /// Where each tenant's SQLite file lives (created if missing).
     public var dataDirectory: String = "triggerkit-data"
+    /// What moves time: the wall clock (default), or the data (`stream`: fixes' `t` and
+    /// `POST /v1/clock`, the same events as `triggerkit run`).
     public var clock: ClockMode = .wall
     /// Stream mode only: the clock before the first input (default: the wall clock at the
     /// first start). Requests without `addedAt` are added at the clock's time.
     public var start: Date?
+    /// The tenants (at least one), each with its tokens' hashes.
     public var tenants: [TenantConfiguration] = []
     /// Limits for tenants that do not set their own.
     public var limits: TenantLimits = .init()
@@ -36,11 +39,16 @@ public struct ServerConfiguration: Sendable, Codable {
     /// while the others in flight would pass it, and one larger than the budget restores alone.
     public var restoreBudgetMiB: Int = 1024
     /// The center's settings for every tenant (margin, dwell, history bound, ...).
+    /// Hysteresis for circles, metres (as `run --margin`).
     public var margin: Double = 0
+    /// Seconds a crossing must hold before it is confirmed (as `run --dwell`).
     public var dwell: Double = 0
+    /// Fixes less accurate than this many metres are ignored (as `run --max-accuracy`).
     public var maxAccuracy: Double?
+    /// Delivered notifications kept per device in a tenant's history (default 100).
     public var deliveredLimitPerDevice: Int = 100
 
+    /// The defaults above, with no tenant yet.
     public init() {}
 
     enum CodingKeys: String, CodingKey {
@@ -115,6 +123,7 @@ public struct ServerConfiguration: Sendable, Codable {
 
 /// A configuration the server cannot start with.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the field.
     public var description: String
     init(_ d: String) { description = d }
 }
@@ -122,11 +131,16 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 /// One tenant: its id (used in its data file's name), the SHA-256 (hex) of each of its bearer
 /// tokens, optional limits and webhooks.
 public struct TenantConfiguration: Sendable, Codable {
+    /// 1-64 letters, digits, `-` or `_`; the tenant's file is `<dataDirectory>/<id>.sqlite`.
     public var id: String
+    /// The SHA-256 (64 lowercase hex digits) of each token that names this tenant.
     public var tokenHashes: [String]
+    /// Its own limits; nil: the server's ``ServerConfiguration/limits``.
     public var limits: TenantLimits?
+    /// Where its events are also POSTed; nil or empty: none.
     public var webhooks: [WebhookConfiguration]?
 
+    /// A tenant with these tokens, limits and webhooks.
     public init(id: String, tokenHashes: [String], limits: TenantLimits? = nil, webhooks: [WebhookConfiguration]? = nil) {
         self.id = id
         self.tokenHashes = tokenHashes
@@ -138,8 +152,11 @@ public struct TenantConfiguration: Sendable, Codable {
 /// A webhook: events are POSTed to `url` as `{"events": [...]}`, signed with HMAC-SHA256 of
 /// the body under `secret` (header `X-TriggerKit-Signature: sha256=<hex>`).
 public struct WebhookConfiguration: Sendable, Codable {
+    /// The endpoint (`http` or `https`).
     public var url: String
+    /// The HMAC-SHA256 key of the signature header.
     public var secret: String
+    /// A webhook to `url`, signed with `secret`.
     public init(url: String, secret: String) {
         self.url = url
         self.secret = secret
@@ -165,6 +182,7 @@ public struct TenantLimits: Sendable, Codable {
     /// input: its clock starts at `--start`, which may be far from the data.
     public var maxClockJumpSeconds: Int = 604_800
 
+    /// The defaults above.
     public init() {}
 
     enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents, maxClockJumpSeconds }
