@@ -95,7 +95,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                 throw APIError(.badRequest, "invalidRequest", "Last-Event-ID must be an event number (0...\(numbers.upperBound)), not \"\(h)\"")
             }
             after = v
-        } else if !request.uri.queryParameters.getAll("after").isEmpty {
+        } else if try queryString(request, "after") != nil {
             after = Int64(try queryInteger(request, "after", in: numbers, default: 0))
         } else if from == "now" {
             let store = tenant.store

@@ -82,16 +82,16 @@ func readBody(_ request: Request, limit: Int) async throws -> [UInt8] {
 /// integer, out of range, given twice) is a 400 naming the parameter: a typo must not be
 /// read as the default.
 func queryInteger(_ request: Request, _ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
-    let given = request.uri.queryParameters.getAll(name)
-    guard let raw = given.first else { return fallback }
-    guard given.count == 1, let v = Int(raw), range.contains(v) else {
+    guard let raw = try queryString(request, name) else { return fallback }
+    guard let v = Int(raw), range.contains(v) else {
         let bound = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "in \(range.lowerBound)...\(range.upperBound)"
-        throw APIError(.badRequest, "invalidRequest", "\(name) must be one integer \(bound), not \"\(given.joined(separator: ","))\"")
+        throw APIError(.badRequest, "invalidRequest", "\(name) must be one integer \(bound), not \"\(raw)\"")
     }
     return v
 }
 
 /// A text query parameter given at most once; nil when absent, a 400 naming it when twice.
+/// (The other query readers take their one value from here.)
 func queryString(_ request: Request, _ name: String) throws -> String? {
     let given = request.uri.queryParameters.getAll(name)
     guard given.count <= 1 else { throw APIError(.badRequest, "invalidRequest", "\(name) must be given once") }
@@ -100,13 +100,11 @@ func queryString(_ request: Request, _ name: String) throws -> String? {
 
 /// A query parameter that takes one of a few words; nil when absent, else a 400 naming it.
 func queryWord(_ request: Request, _ name: String, of words: [String]) throws -> String? {
-    let given = request.uri.queryParameters.getAll(name)
-    guard let raw = given.first else { return nil }
-    guard given.count == 1, words.contains(String(raw)) else {
-        throw APIError(.badRequest, "invalidRequest",
-                       "\(name) must be one of \(words.joined(separator: ", ")), not \"\(given.joined(separator: ","))\"")
+    guard let raw = try queryString(request, name) else { return nil }
+    guard words.contains(raw) else {
+        throw APIError(.badRequest, "invalidRequest", "\(name) must be one of \(words.joined(separator: ", ")), not \"\(raw)\"")
     }
-    return String(raw)
+    return raw
 }
 
 /// A path parameter, percent-decoded.

@@ -158,51 +158,6 @@ public actor TriggerCenter {
         engine.removeAll()
     }
 
-    // MARK: delivered
-
-    /// Delivered notifications still in the history, oldest first; with `device`, those that
-    /// device got: its own (at most ``CenterConfiguration/deliveredLimitPerDevice``) and the
-    /// time fires of requests shared by every device.
-    public func deliveredNotifications(device: String? = nil) -> [DeliveredNotification] {
-        let all = device.map { history.entries(device: $0) + history.entries(device: nil) } ?? history.all()
-        return all.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id.sorts(before: $1.id) }
-    }
-
-    /// Removes delivered notifications of these requests (every device).
-    public func removeDeliveredNotifications(withIdentifiers ids: [String]) {
-        guard !isShutDown else { return }
-        history.remove(identifiers: Set(ids.map(ExactKey.init)))
-    }
-
-    /// Empties the delivered history.
-    public func removeAllDeliveredNotifications() {
-        guard !isShutDown else { return }
-        history.removeAll()
-    }
-
-    // MARK: settings and categories
-
-    /// A device's notification settings.
-    public func notificationSettings(forDevice device: String) -> NotificationSettings {
-        evaluator.settings(forDevice: device)
-    }
-
-    /// Changes a device's notification settings from now on.
-    public func setNotificationSettings(_ settings: NotificationSettings, forDevice device: String) {
-        guard !isShutDown else { return }
-        evaluator.setSettings(settings, forDevice: device)
-    }
-
-    /// Changes the zone floating calendar triggers follow: those pending are re-planned from
-    /// now, and every request added later follows it too. ``configuration`` keeps the zone the
-    /// center was made with, and a snapshot does not hold the zone: restore with the zone in
-    /// the restoring center's configuration.
-    public func setFloatingTimeZone(_ zone: TimeZone) {
-        guard !isShutDown else { return }
-        evaluator.setFloatingTimeZone(zone)
-        wake()
-    }
-
     // MARK: time and fixes
 
     /// Delivers every time-based fire due by the clock's current time.

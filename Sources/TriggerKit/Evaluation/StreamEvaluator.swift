@@ -13,8 +13,9 @@ import Foundation
 @_spi(Engine) public final class StreamEvaluator {
     /// The requests, as given.
     public internal(set) var requests: [NotificationRequest]
-    /// (Its floating zone changes with ``setFloatingTimeZone(_:)``; the rest never does.)
-    public private(set) var options: StreamOptions
+    /// (Its floating zone changes with ``setFloatingTimeZone(_:)``; the rest never does. Read
+    /// at every fix: no dynamic exclusivity check, as the other per-fix state.)
+    @exclusivity(unchecked) public private(set) var options: StreamOptions
     @exclusivity(unchecked) public internal(set) var stats = StreamStats()
     /// Largest `t` read so far.
     @exclusivity(unchecked) public internal(set) var streamTime: Int64?

@@ -1,0 +1,26 @@
+import Foundation
+
+// Per-device notification settings and the zone floating triggers follow.
+
+extension TriggerCenter {
+    /// A device's notification settings.
+    public func notificationSettings(forDevice device: String) -> NotificationSettings {
+        evaluator.settings(forDevice: device)
+    }
+
+    /// Changes a device's notification settings from now on.
+    public func setNotificationSettings(_ settings: NotificationSettings, forDevice device: String) {
+        guard !isShutDown else { return }
+        evaluator.setSettings(settings, forDevice: device)
+    }
+
+    /// Changes the zone floating calendar triggers follow: those pending are re-planned from
+    /// now, and every request added later follows it too. ``configuration`` keeps the zone the
+    /// center was made with, and a snapshot does not hold the zone: restore with the zone in
+    /// the restoring center's configuration.
+    public func setFloatingTimeZone(_ zone: TimeZone) {
+        guard !isShutDown else { return }
+        evaluator.setFloatingTimeZone(zone)
+        wake()
+    }
+}
