@@ -73,9 +73,6 @@ extension RunCommand {
             }
         }
         let alreadyProcessed = durable?.resumePosition ?? 0
-        if let state, alreadyProcessed > 0 {
-            printError("resuming from \(state): skipping \(alreadyProcessed) line\(alreadyProcessed == 1 ? "" : "s") already processed")
-        }
         var storeError: StateStoreError?
 
         // A closed pipe must be an error we report (and a batch we do not commit), not a
@@ -114,6 +111,11 @@ extension RunCommand {
                 if lineNumber <= alreadyProcessed {
                     // Covered by the saved state: only checked against what it consumed.
                     do throws(StateStoreError) { try durable?.resume(lineBytes: line.bytes) } catch { storeError = error; return false }
+                    // Said once the skipped lines are known to be the ones consumed (a
+                    // changed input is refused instead).
+                    if lineNumber == alreadyProcessed, let state {
+                        printError("resuming from \(state): skipping \(alreadyProcessed) line\(alreadyProcessed == 1 ? "" : "s") already processed")
+                    }
                     continue
                 }
                 if line.isBlank { durable?.skipLine(bytes: line.bytes); continue }

@@ -295,4 +295,22 @@ struct CLIMannersTests {
         #expect(second.status == 0)
         #expect(second.err.contains("resuming from \(state): skipping 3 lines already processed"))
     }
+
+    @Test func aRefusedResumeDoesNotSayItIsResuming() throws {
+        let requests = try Self.file(circleRequest("c"))
+        let fixes = [fix("d", 0, north: 1000), fix("d", 10, north: 0), fix("d", 20, north: 1000)]
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-state-\(UUID().uuidString).sqlite").path
+        let first = try Self.run(["run", "--requests", requests, "--state", state], input: try Self.file(fixes.joined(separator: "\n") + "\n"))
+        #expect(first.status == 0)
+        // The same number of lines, the second one changed: refused, and not announced as a resume.
+        let changed = [fixes[0], fix("d", 11, north: 0), fixes[2]].joined(separator: "\n") + "\n"
+        let second = try Self.run(["run", "--requests", requests, "--state", state], input: try Self.file(changed))
+        #expect(second.status == 2)
+        #expect(second.err.contains("the input does not begin with the input this state already consumed"))
+        #expect(!second.err.contains("resuming"))
+        // Fewer lines than were consumed: refused at the end of input, also without the message.
+        let shorter = try Self.run(["run", "--requests", requests, "--state", state], input: try Self.file(fixes[0] + "\n"))
+        #expect(shorter.status == 2)
+        #expect(!shorter.err.contains("resuming"))
+    }
 }
