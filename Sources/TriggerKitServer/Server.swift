@@ -54,16 +54,7 @@ public enum TriggerKitServer {
         -> (app: some ApplicationProtocol, background: BackgroundService, state: ServerState) {
         try configuration.validate()
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        var centerConfig = CenterConfiguration()
-        centerConfig.margin = configuration.margin
-        centerConfig.dwell = configuration.dwell
-        centerConfig.maxAccuracy = configuration.maxAccuracy
-        centerConfig.deliveredLimitPerDevice = configuration.deliveredLimitPerDevice
-        if configuration.clock == .stream {
-            // Time is the data's: a fix is never "from the future", and catch-up follows `run`.
-            centerConfig.maxFixLead = .infinity
-            centerConfig.catchUp = .everyFire
-        }
+        let centerConfig = configuration.centerConfiguration
         let start = configuration.start
         var state = ServerState(tenantsByTokenHash: [:], tenants: [], metrics: metrics)
         let opening = configuration.tenants.map { t in

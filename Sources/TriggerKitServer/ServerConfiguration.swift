@@ -83,20 +83,39 @@ public struct ServerConfiguration: Sendable, Codable {
         return try decoder.decode(ServerConfiguration.self, from: data)
     }
 
+    /// The center every tenant runs: this configuration's margin, dwell, accuracy limit and
+    /// history bound; on the stream clock no fix is "from the future" and catch-up delivers
+    /// every fire, as `run`.
+    package var centerConfiguration: CenterConfiguration {
+        var c = CenterConfiguration()
+        c.margin = margin
+        c.dwell = dwell
+        c.maxAccuracy = maxAccuracy
+        c.deliveredLimitPerDevice = deliveredLimitPerDevice
+        if clock == .stream {
+            c.maxFixLead = .infinity
+            c.catchUp = .everyFire
+        }
+        return c
+    }
+
     /// Checks the configuration; the reason names the field.
     public func validate() throws(ConfigurationError) {
         guard (0...65535).contains(port) else { throw ConfigurationError("port must be in 0...65535, not \(port)") }
         guard !tenants.isEmpty else { throw ConfigurationError("no tenants: add one in the config file or with --tenant ID=SHA256") }
-        guard snapshotEvery > 0 else { throw ConfigurationError("snapshotEvery must be > 0, not \(snapshotEvery)") }
+        guard !dataDirectory.isEmpty else { throw ConfigurationError("dataDirectory must not be empty") }
+        if let start, !RequestLimits.isSupported(start) {
+            throw ConfigurationError("start must be a date in years 1-9999, not \(start.timeIntervalSince1970) s since 1970")
+        }
+        // Above a billion a snapshot is never taken before shutdown, and the journal a
+        // restart replays has no bound.
+        guard (1...1_000_000_000).contains(snapshotEvery) else { throw ConfigurationError("snapshotEvery must be in 1...1000000000, not \(snapshotEvery)") }
         guard (1...(1 << 30)).contains(restoreBudgetMiB) else {
             throw ConfigurationError("restoreBudgetMiB must be in 1...\(1 << 30), not \(restoreBudgetMiB)")
         }
-        guard margin.isFinite, margin >= 0, margin <= 100_000 else { throw ConfigurationError("margin must be in 0...100000 metres, not \(margin)") }
-        guard dwell.isFinite, dwell >= 0, dwell <= 86_400 * 366 else { throw ConfigurationError("dwell must be in 0...31622400 seconds, not \(dwell)") }
-        if let a = maxAccuracy, !(a.isFinite && a > 0) { throw ConfigurationError("maxAccuracy must be a positive number of metres, not \(a)") }
-        guard (0...100_000).contains(deliveredLimitPerDevice) else {
-            throw ConfigurationError("deliveredLimitPerDevice must be in 0...100000, not \(deliveredLimitPerDevice)")
-        }
+        // margin, dwell, maxAccuracy, deliveredLimitPerDevice: the center's own ranges, by the
+        // same names.
+        do throws(CenterError) { try centerConfiguration.validate() } catch { throw ConfigurationError(error.description) }
         try limits.validate(field: "limits")
         var ids = Set<String>(), hashes = Set<String>()
         for t in tenants {
@@ -112,10 +131,14 @@ public struct ServerConfiguration: Sendable, Codable {
                 }
                 guard hashes.insert(h).inserted else { throw ConfigurationError("a token hash is used twice (tenant \"\(t.id)\")") }
             }
+            var urls = Set<String>()
             for w in t.webhooks ?? [] {
                 guard let u = URL(string: w.url), u.scheme == "http" || u.scheme == "https", u.host != nil else {
                     throw ConfigurationError("tenant \"\(t.id)\": webhook url \"\(w.url)\" is not an http(s) URL")
                 }
+                // A webhook's cursor and dead letters are kept by URL: two entries would share them.
+                guard urls.insert(w.url).inserted else { throw ConfigurationError("tenant \"\(t.id)\": webhook url \"\(w.url)\" appears twice") }
+                guard !w.secret.isEmpty else { throw ConfigurationError("tenant \"\(t.id)\": webhook \"\(w.url)\" has an empty secret") }
             }
         }
     }

@@ -68,9 +68,14 @@ struct RunCommand: ParsableCommand {
         guard EventFormat(rawValue: format) != nil else { throw ValidationError("--format must be json or ids") }
         guard initial == "fire" || initial == "ignore" else { throw ValidationError("--initial must be fire or ignore") }
         // Unconditional parsing above: `--margin -5` reaches these checks instead of "missing value".
-        guard margin >= 0, margin.isFinite else { throw ValidationError("--margin must be a finite number >= 0, not \(margin)") }
-        guard dwell >= 0, dwell.isFinite else { throw ValidationError("--dwell must be a finite number >= 0, not \(dwell)") }
-        if let a = maxAccuracy, !(a >= 0 && a.isFinite) { throw ValidationError("--max-accuracy must be a finite number >= 0, not \(a)") }
+        // The ranges every way in shares (``CenterConfiguration/validate()``).
+        do throws(CenterError) {
+            try OptionRules.margin(margin, field: "--margin")
+            try OptionRules.seconds(dwell, field: "--dwell")
+            if let a = maxAccuracy { try OptionRules.accuracy(a, field: "--max-accuracy") }
+        } catch {
+            throw ValidationError(error.description)
+        }
         if maxClockJump != "none" {
             guard let j = Double(maxClockJump), j.isFinite, j >= 0 else {
                 throw ValidationError("--max-clock-jump must be a number of seconds >= 0 or 'none'")

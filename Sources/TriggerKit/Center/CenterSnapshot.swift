@@ -152,7 +152,9 @@ struct RequestBoxes {
 
 /// Why a snapshot could not be restored.
 public struct SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the snapshot.
     public var reason: String
+    /// "cannot restore the center: " and the reason.
     public var description: String { "cannot restore the center: \(reason)" }
 }
 

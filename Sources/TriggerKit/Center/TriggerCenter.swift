@@ -39,7 +39,11 @@ public actor TriggerCenter {
 
     /// A center with no requests whose clock starts now (`clock.now` is the `addedAt` of
     /// requests added without one from the first call on).
-    public init(configuration: CenterConfiguration = .init(), clock: any TriggerClock = WallClock()) {
+    ///
+    /// - Throws: ``CenterError/invalidConfiguration(field:reason:)`` for a configuration value
+    ///   out of its range (``CenterConfiguration/validate()``).
+    public init(configuration: CenterConfiguration = .init(), clock: any TriggerClock = WallClock()) throws(CenterError) {
+        try configuration.validate()
         self.clock = clock
         self.configuration = configuration
         self.history = DeliveredHistory(limit: configuration.deliveredLimitPerDevice)
@@ -51,15 +55,18 @@ public actor TriggerCenter {
     /// counters. Fires that became due while it was stopped are caught up at the first step,
     /// as ``CenterConfiguration/catchUp`` says.
     ///
-    /// - Throws: ``SnapshotError`` for a snapshot of a newer format or an inconsistent one.
+    /// - Throws: ``CenterError/invalidSnapshot(_:)`` for a snapshot of a newer format or an
+    ///   inconsistent one; ``CenterError/invalidConfiguration(field:reason:)`` as
+    ///   ``init(configuration:clock:)``.
     ///
     /// - Complexity: O(size of the snapshot), the region index built on every core. A
     ///   snapshot given up here (not used by the caller afterwards) lends its request list to
     ///   the center without a copy.
     public init(restoring snapshot: consuming CenterSnapshot, configuration: CenterConfiguration = .init(),
-                clock: any TriggerClock = WallClock()) throws(SnapshotError) {
+                clock: any TriggerClock = WallClock()) throws(CenterError) {
+        try configuration.validate()
         guard snapshot.formatVersion <= CenterSnapshot.formatVersion else {
-            throw SnapshotError(reason: "format \(snapshot.formatVersion) is newer than this build's \(CenterSnapshot.formatVersion)")
+            throw .invalidSnapshot(SnapshotError(reason: "format \(snapshot.formatVersion) is newer than this build's \(CenterSnapshot.formatVersion)"))
         }
         self.clock = clock
         self.configuration = configuration
@@ -68,8 +75,12 @@ public actor TriggerCenter {
         self.categories = Dictionary(snapshot.categories.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
         self.counters = snapshot.statistics
         _ = consume snapshot
-        self.engine = try LiveEngine(restoring: requests, snapshot: evaluator, format: format,
-                                     options: Self.streamOptions(configuration), start: Timestamp.millis(clock.now))
+        do throws(SnapshotError) {
+            self.engine = try LiveEngine(restoring: requests, snapshot: evaluator, format: format,
+                                         options: Self.streamOptions(configuration), start: Timestamp.millis(clock.now))
+        } catch {
+            throw .invalidSnapshot(error)
+        }
         for d in delivered { history.append(d) }
     }
 
@@ -104,6 +115,11 @@ public actor TriggerCenter {
         guard !isShutDown else { throw RequestError(.invalidRequest, "the center is shut down") }
         var r = request
         let now = clock.now
+        // A clock that reads NaN or outside years 1-9999 (a user's own ``TriggerClock``, a
+        // ``ManualClock`` started there) is named, not blamed on the request's `addedAt`.
+        guard RequestLimits.isSupported(now) else {
+            throw RequestError(.invalidRequest, "the center's clock reads \(now.timeIntervalSince1970) s since 1970, outside the supported dates (years 1-9999)")
+        }
         if r.addedAt == nil { r.addedAt = now }
         var v = ValidationOptions(now: now, floatingTimeZone: evaluator.options.floatingTimeZone, defaultSettings: configuration.defaultSettings)
         v.margin = configuration.margin
@@ -189,10 +205,15 @@ public actor TriggerCenter {
     public func receive(_ fix: LocationFix) throws(FixError) -> [DeliveredNotification] {
         guard !isShutDown else { throw .shutDown }
         let now = clock.now
+        guard RequestLimits.isSupported(now) else {
+            throw reject(.invalid("the center's clock reads \(now.timeIntervalSince1970) s since 1970, outside the supported dates (years 1-9999)"))
+        }
         guard fix.latitude.isFinite, (-90...90).contains(fix.latitude) else { throw reject(.invalid("latitude must be in [-90, 90], not \(fix.latitude)")) }
         guard fix.longitude.isFinite, (-180...180).contains(fix.longitude) else { throw reject(.invalid("longitude must be in [-180, 180], not \(fix.longitude)")) }
         if let a = fix.horizontalAccuracy, a.isNaN { throw reject(.invalid("horizontalAccuracy must be a number")) }
-        guard RequestLimits.supportedDates.contains(fix.date) else { throw reject(.invalid("date \(fix.date) is outside the supported range")) }
+        guard RequestLimits.isSupported(fix.date) else {
+            throw reject(.invalid("date \(fix.date.timeIntervalSince1970) s since 1970 is outside the supported dates (years 1-9999)"))
+        }
         guard fix.device.utf8.count <= RequestLimits.maximumIdentifierBytes else { throw reject(.invalid("device id longer than \(RequestLimits.maximumIdentifierBytes) bytes")) }
         guard fix.date.timeIntervalSince(now) <= configuration.maxFixLead else { throw reject(.fromTheFuture(date: fix.date, clock: now)) }
         scratch.removeAll(keepingCapacity: true)

@@ -12,7 +12,8 @@ public protocol TriggerClock: Sendable {
     /// The current instant.
     var now: Date { get }
     /// Suspends until ``now`` is at or after `deadline`, or the task is cancelled (then it
-    /// throws `CancellationError`).
+    /// throws `CancellationError`). A deadline the clock never reaches (NaN, `distantFuture`)
+    /// suspends until cancelled.
     func sleep(until deadline: Date) async throws
 }
 
@@ -21,8 +22,10 @@ public struct WallClock: TriggerClock {
     /// The system clock.
     public init() {}
 
+    /// `Date()`.
     public var now: Date { Date() }
 
+    /// Naps of at most a minute until the wall clock reads `deadline` or later.
     public func sleep(until deadline: Date) async throws {
         // Re-reads the wall clock after each nap: a wall-clock step (NTP, suspend) moves the
         // deadline, and one long sleep measured on the monotonic clock would miss it. Naps
@@ -30,7 +33,9 @@ public struct WallClock: TriggerClock {
         while true {
             let left = deadline.timeIntervalSince(Date())
             if left <= 0 { return }
-            try await Task.sleep(for: .milliseconds(Int64(min(left, 60) * 1000) + 1))
+            // A NaN deadline is never reached (`min` would pass NaN on to a trapping Int64).
+            let nap = left.isNaN ? 60 : min(left, 60)
+            try await Task.sleep(for: .milliseconds(Int64(nap * 1000) + 1))
         }
     }
 }
@@ -46,9 +51,11 @@ public final class ManualClock: TriggerClock {
     }
     private let state: Mutex<State>
 
-    /// A clock reading `start`.
+    /// A clock reading `start`. A center refuses changes and fixes while its clock reads NaN
+    /// or a date outside ``RequestLimits/supportedDates``, naming the clock.
     public init(_ start: Date) { state = Mutex(State(now: start)) }
 
+    /// The date the clock was started at or last advanced to.
     public var now: Date { state.withLock { $0.now } }
 
     /// Moves the clock to `date` (never backwards: an earlier date is ignored) and wakes the
@@ -57,11 +64,17 @@ public final class ManualClock: TriggerClock {
         let due = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
             guard date > s.now else { return [] }
             s.now = date
-            let ready = s.sleepers.filter { $0.deadline <= date }
-            s.sleepers.removeAll { $0.deadline <= date }
+            let ready = s.sleepers.filter { Self.reached($0.deadline, at: date) }
+            s.sleepers.removeAll { Self.reached($0.deadline, at: date) }
             return ready.map(\.continuation)
         }
         for c in due { c.resume() }
+    }
+
+    /// Whether the clock reading `now` has reached `deadline`; never for a NaN deadline
+    /// (`Date`'s `<=` is `!(b < a)`, true with a NaN).
+    private static func reached(_ deadline: Date, at now: Date) -> Bool {
+        deadline.timeIntervalSinceReferenceDate <= now.timeIntervalSinceReferenceDate
     }
 
     /// Moves the clock forward by `interval` seconds.
@@ -69,12 +82,14 @@ public final class ManualClock: TriggerClock {
         advance(to: now.addingTimeInterval(interval))
     }
 
+    /// Suspends until ``advance(to:)`` reaches `deadline` (never, for a NaN deadline: until
+    /// cancelled).
     public func sleep(until deadline: Date) async throws {
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
                 let resumeNow: Bool = state.withLock { s in
-                    if s.now >= deadline { return true }
+                    if Self.reached(deadline, at: s.now) { return true }
                     s.sleepers.append((id, deadline, c))
                     return false
                 }

@@ -30,6 +30,10 @@ public enum RequestLimits {
     @inlinable
     package static func isSupported(millis: Int64) -> Bool { supportedMillis.contains(millis) }
 
+    /// Whether `date` is a number within ``supportedDates``. (Use this, not
+    /// `supportedDates.contains`: a NaN date is "contained", `Date`'s `<=` being `!(b < a)`.)
+    package static func isSupported(_ date: Date) -> Bool { millis(date) != nil }
+
     /// Epoch milliseconds of a date within ``supportedDates``, or `nil` (NaN, infinite,
     /// out of range): the checked conversion every input path uses.
     package static func millis(_ date: Date) -> Int64? {

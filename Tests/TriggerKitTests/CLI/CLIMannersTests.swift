@@ -184,10 +184,10 @@ struct CLIMannersTests {
         #expect(r.out.contains("\"identifier\":\"big\"") && !r.out.contains("\"small\""))
     }
 
-    @Test func theCenterRefusesTheSameRequest() async {
+    @Test func theCenterRefusesTheSameRequest() async throws {
         var config = CenterConfiguration()
         config.margin = 50
-        let center = TriggerCenter(configuration: config, clock: ManualClock(Date(timeIntervalSince1970: 1_795_770_000)))
+        let center = try TriggerCenter(configuration: config, clock: ManualClock(Date(timeIntervalSince1970: 1_795_770_000)))
         let r = NotificationRequest(identifier: "x", content: NotificationContent(title: "x"),
                                     trigger: .location(LocationTrigger(region: .circular(CircularRegion(identifier: "x", center: Coordinate(latitude: 40, longitude: -74), radius: 50)), repeats: true)))
         await #expect(throws: RequestError.self) { try await center.add(r) }
@@ -294,6 +294,18 @@ struct CLIMannersTests {
         let second = try Self.run(["run", "--requests", requests, "--state", state], input: fixes)
         #expect(second.status == 0)
         #expect(second.err.contains("resuming from \(state): skipping 3 lines already processed"))
+    }
+
+    /// `run` holds its options to the library's ranges (``CenterConfiguration/validate()``):
+    /// a margin of 200 km or a dwell of 1e300 s used to be accepted.
+    @Test(arguments: [(["--margin", "200000"], "--margin must be a number of metres in 0...100000, not 200000.0"),
+                      (["--dwell", "1e300"], "--dwell must be a number of seconds in 0...31622400 (366 days), not 1e+300"),
+                      (["--max-accuracy", "-1"], "--max-accuracy must be a finite number >= 0 (metres), not -1.0")])
+    func runsOptionsHaveTheLibrarysRanges(_ args: [String], _ message: String) throws {
+        let requests = try Self.file(circleRequest("c"))
+        let r = try Self.run(["run", "--requests", requests] + args)
+        #expect(r.status == 64)
+        #expect(r.err.contains(message), "\(r.err)")
     }
 
     @Test func aRefusedResumeDoesNotSayItIsResuming() throws {

@@ -59,7 +59,7 @@ struct OtherCalendarBoundsTests {
     /// minutes.
     @Test(.timeLimit(.minutes(1)))
     func theCentersUpcomingFiresAreBounded() async throws {
-        let center = TriggerCenter(clock: ManualClock(Timestamp.date(millis: Self.t0)))
+        let center = try TriggerCenter(clock: ManualClock(Timestamp.date(millis: Self.t0)))
         try await center.add(Self.chineseDaily())
         let fires = await center.upcomingFires(limit: .max)
         #expect(fires.count == FireSchedule.otherCalendarRepeatBudget + 1)
@@ -202,7 +202,7 @@ struct OtherCalendarBoundsTests {
         let first = try #require(rule.firstFire)
         #expect(rule.coalesce(from: first, before: first + 200 * 365 * 86_400_000).count == TimeRule.foundationCoalescingCap)
 
-        let center = TriggerCenter(clock: ManualClock(Timestamp.date(millis: Self.t0)))
+        let center = try TriggerCenter(clock: ManualClock(Timestamp.date(millis: Self.t0)))
         try await center.add(odd)
         let fires = await center.upcomingFires(limit: .max)
         #expect(fires.count == FireSchedule.foundationRepeatBudget + 1)

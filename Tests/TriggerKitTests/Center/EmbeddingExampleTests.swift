@@ -12,7 +12,7 @@ struct EmbeddingExampleTests {
         var configuration = CenterConfiguration()
         configuration.margin = 10                 // hysteresis, metres
         configuration.deliveredLimitPerDevice = 50
-        let center = TriggerCenter(configuration: configuration, clock: clock)
+        let center = try TriggerCenter(configuration: configuration, clock: clock)
 
         await center.setNotificationCategories([
             NotificationCategory(identifier: "REMINDER", actions: [
@@ -73,7 +73,7 @@ struct OwnThreadExampleTests {
     /// The guide's snippet compiles and does what it says: the center's code runs on the
     /// preferred queue, and without the preference it does not.
     @Test func theGuidesSnippetRunsTheCenterOnItsQueue() async throws {
-        let center = TriggerCenter(configuration: CenterConfiguration(), clock: ManualClock(Date(timeIntervalSince1970: 1_795_770_000)))
+        let center = try TriggerCenter(configuration: CenterConfiguration(), clock: ManualClock(Date(timeIntervalSince1970: 1_795_770_000)))
         let fix = LocationFix(device: "phone-1", date: Date(timeIntervalSince1970: 1_795_770_000), latitude: 40.75, longitude: -73.99)
         // --- snippet begins ---
         let thread = QueueExecutor(label: "center.acme")

@@ -203,6 +203,16 @@ struct ServeConfigurationTests {
             ("maxRequests", { $0.tenants[0].limits?.maxRequests = -1 }),
             ("margin", { $0.margin = .nan }),
             ("snapshotEvery", { $0.snapshotEvery = 0 }),
+            ("snapshotEvery", { $0.snapshotEvery = .max }),
+            ("dwell", { $0.dwell = 1e300 }),
+            ("maxAccuracy", { $0.maxAccuracy = -.infinity }),
+            ("deliveredLimitPerDevice", { $0.deliveredLimitPerDevice = 100_001 }),
+            ("dataDirectory", { $0.dataDirectory = "" }),
+            ("start", { $0.start = Date(timeIntervalSince1970: .nan) }),
+            ("start", { $0.start = Date(timeIntervalSince1970: 1e12) }),
+            ("appears twice", { $0.tenants[0].webhooks = [WebhookConfiguration(url: "http://127.0.0.1:9/h", secret: "s"),
+                                                           WebhookConfiguration(url: "http://127.0.0.1:9/h", secret: "t")] }),
+            ("empty secret", { $0.tenants[0].webhooks = [WebhookConfiguration(url: "http://127.0.0.1:9/h", secret: "")] }),
         ]
         for (field, change) in bad {
             var copy = c
@@ -210,5 +220,10 @@ struct ServeConfigurationTests {
             #expect(throws: ConfigurationError.self, "\(field)") { try copy.validate() }
             do { try copy.validate() } catch { #expect(error.description.contains(field), "\(error.description)") }
         }
+        // The same ranges as `run` and the library's CenterConfiguration: an accuracy limit of
+        // 0 (only exact fixes count) is accepted, as `run --max-accuracy 0` is.
+        var exact = c
+        exact.maxAccuracy = 0
+        try exact.validate()
     }
 }
