@@ -42,4 +42,26 @@ struct CenterFenceRulesTests {
         await c.advance(to: Center.t0.addingTimeInterval(61))
         #expect(await c.center.pendingRequests().isEmpty)
     }
+
+    /// A request with `expiresAt` builds the expiry table; a time request added after it is
+    /// appended in place, past the table's end, and its first fire indexed past it: the whole
+    /// `serve` process crashed, and again at every restart (found by a helper). Both kinds of
+    /// later request, one by one and after a step.
+    @Test(arguments: [false, true], [false, true])
+    func aRequestAddedAfterOneThatExpiresFires(_ stepBefore: Bool, _ stepBetween: Bool) async throws {
+        let c = Center()
+        if stepBefore { await c.advance(to: Center.t0) }
+        try await c.add(NotificationRequest(identifier: "first", content: NotificationContent(title: "a"),
+                                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 3600, repeats: false)),
+                                            expiresAt: Center.t0.addingTimeInterval(1800)))
+        if stepBetween { await c.advance(to: Center.t0.addingTimeInterval(1)) }
+        try await c.add(NotificationRequest(identifier: "second", content: NotificationContent(title: "b"),
+                                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true))))
+        let fired = await c.advance(to: Center.t0.addingTimeInterval(300))
+        // Added at t0 (fires at 60...300 s) or, after the step, at t0 + 1 s (61...241 s).
+        #expect(fired.map(\.request.identifier) == Array(repeating: "second", count: stepBetween ? 4 : 5))
+        // "first" expires before its only fire.
+        #expect(await c.advance(to: Center.t0.addingTimeInterval(3700)).allSatisfy { $0.request.identifier == "second" })
+        #expect(await c.center.pendingRequests().map(\.identifier) == ["second"])
+    }
 }
