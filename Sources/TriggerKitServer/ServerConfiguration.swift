@@ -190,7 +190,8 @@ public struct WebhookConfiguration: Sendable, Codable {
 public struct TenantLimits: Sendable, Codable {
     /// Largest request body, bytes (default 8 MiB).
     public var maxBodyBytes: Int = 8 << 20
-    /// Requests a tenant may hold (default 1,000,000).
+    /// Requests a tenant may hold (default 1,000,000): its pending ones (a one-shot that
+    /// fired, or a request that expired, no longer counts).
     public var maxRequests: Int = 1_000_000
     /// Devices a tenant may have (default 1,000,000).
     public var maxDevices: Int = 1_000_000

@@ -186,5 +186,6 @@ extension LiveEngine {
         } catch {
             throw SnapshotError(reason: "its requests do not match its state")
         }
+        retireNotPending()
     }
 }

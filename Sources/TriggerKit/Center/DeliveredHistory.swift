@@ -50,6 +50,16 @@ struct DeliveredHistory: Sendable {
         byDevice[device.map(ExactKey.init)].map(Array.init) ?? []
     }
 
+    /// The request of the newest delivery of `identifier` to `device`, else of the newest
+    /// one concerning no device (a shared time trigger's). O(entries of those two lists).
+    func latestRequest(identifier: String, device: String?) -> NotificationRequest? {
+        let key = ExactKey(identifier)
+        for list in [device.map { byDevice[ExactKey($0)] } ?? nil, byDevice[nil]] {
+            if let d = list?.last(where: { ExactKey($0.request.identifier) == key }) { return d.request }
+        }
+        return nil
+    }
+
     /// Removes the entries whose request identifier is in `ids` (every device). O(count).
     mutating func remove(identifiers ids: Set<ExactKey>) {
         for (key, list) in byDevice {

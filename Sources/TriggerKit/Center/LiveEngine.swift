@@ -12,7 +12,10 @@ import Foundation
 /// before the next step or query. A migration also compacts: once dead entries pass half of
 /// the evaluator's requests, or appended ones an eighth (amortised O(1) per change).
 final class LiveEngine {
-    private(set) var evaluator: StreamEvaluator
+    private(set) var evaluator: StreamEvaluator {
+        // Every evaluator the engine holds (built, migrated) lists its one-shots as they finish.
+        didSet { evaluator.recordsFinished = true }
+    }
     /// Live requests by exact identifier, with their add sequence (the order of pending
     /// lists and of the next migration). Not swift-collections' `OrderedDictionary`: a
     /// replaced request moves to the end and a removal leaves a gap, each O(n) there (the
@@ -48,6 +51,7 @@ final class LiveEngine {
 
     init(options: StreamOptions, start: Int64) {
         evaluator = StreamEvaluator(requests: [], options: options)
+        evaluator.recordsFinished = true
         evaluator.start(defaultAddedAt: start)
     }
 
@@ -205,6 +209,41 @@ final class LiveEngine {
             }
         }
         return count
+    }
+
+    /// Drops the requests that finished in the steps since the last call: one-shots that fired
+    /// (time triggers, device-scoped regions) and requests whose `expiresAt` passed. As in
+    /// Apple's center, they leave the pending list and the center; their deliveries keep
+    /// them. Without this a center taking one-shots for ever grew for ever, and `serve`'s
+    /// request limit counted them. O(finished).
+    func retireFinished() {
+        let e = evaluator
+        var ended = e.finishedRequests
+        e.finishedRequests.removeAll(keepingCapacity: true)
+        ended += e.takeRequestsEndedByRules()
+        // Positions are the evaluator's as the step left it (a step never leaves it dirty).
+        guard !ended.isEmpty, !dirty else { return }
+        for i in ended {
+            let key = ExactKey(e.requests[Int(i)].identifier)
+            // Replaced or removed since it was built: not this request any more.
+            guard indexOf[key] == i else { continue }
+            indexOf.removeValue(forKey: key)
+            live.removeValue(forKey: key)
+            e.kill(request: i)
+            deadCount += 1
+            killed.insert(key)
+        }
+    }
+
+    /// Drops every request that cannot fire any more (a restored center's: a snapshot of an
+    /// earlier release kept finished requests). O(n).
+    func retireNotPending() {
+        let e = current
+        let flags = e.pendingFlags()
+        var ended: [Int32] = []
+        for (i, pending) in flags.enumerated() where !pending { ended.append(Int32(i)) }
+        e.finishedRequests += ended
+        retireFinished()
     }
 
     func removeAll() {

@@ -226,9 +226,12 @@ extension NotificationCategory {
         return (action.effect, [])
     }
 
-    /// The request a snooze adds: the same content and device, a one-shot interval.
+    /// The request a snooze adds: the same content and device, a one-shot interval, named
+    /// `<identifier>/snooze`, or `<identifier>/snooze/<device>` when a device snoozes a shared
+    /// request (each device's snooze its own: one device's no longer replaced another's).
     package static func snoozedRequest(_ request: NotificationRequest, device: String?, delay: TimeInterval, at date: Date) -> NotificationRequest {
-        NotificationRequest(identifier: request.identifier + "/snooze", content: request.content,
+        let name = request.device == nil && device != nil ? request.identifier + "/snooze/" + device! : request.identifier + "/snooze"
+        return NotificationRequest(identifier: name, content: request.content,
                             trigger: .timeInterval(TimeIntervalTrigger(timeInterval: delay, repeats: false)),
                             device: request.device ?? device, addedAt: date)
     }

@@ -24,7 +24,10 @@ extension TriggerCenter {
         guard !isShutDown else {
             return ResponseOutcome(response: response, effect: .none, applied: false, warnings: ["the center is shut down"])
         }
+        // A one-shot that fired has left the center; its delivery still has it (a reminder
+        // snoozed after it showed).
         let request = engine.request(identifier: response.requestIdentifier)
+            ?? history.latestRequest(identifier: response.requestIdentifier, device: response.device)
         let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
         var outcome = ResponseOutcome(response: response, effect: effect, applied: false, warnings: warnings)
         guard let request else { return outcome }

@@ -153,13 +153,16 @@ public actor TriggerCenter {
         return (page.requests, page.more ? page.last : nil)
     }
 
-    /// The request held under an identifier (pending, or finished and not removed).
+    /// The request held under an identifier. A one-shot that fired (time trigger, or region
+    /// of one device) and a request whose `expiresAt` passed have left the center, as they
+    /// leave Apple's pending list; their deliveries still carry them. A repeating calendar
+    /// trigger with no date left (one that names its year) stays until removed.
     /// - Complexity: O(1).
     public func request(withIdentifier id: String) -> NotificationRequest? {
         engine.request(identifier: id)
     }
 
-    /// How many requests the center holds (pending, or finished and not removed). O(1).
+    /// How many requests the center holds (see ``request(withIdentifier:)``). O(1).
     public var requestCount: Int { engine.requestCount }
 
     /// Removes pending requests; their triggers stop at once. Unknown identifiers are ignored.
@@ -236,6 +239,7 @@ public actor TriggerCenter {
 
     /// Turns the evaluator's fires into deliveries: history, feeds, return value.
     private func publish() -> [DeliveredNotification] {
+        engine.retireFinished()
         guard !scratch.isEmpty else { return [] }
         let e = evaluator
         let out = scratch.map { e.delivered(value: $0) }

@@ -68,6 +68,7 @@ import Foundation
             // are past the end of their expiry table (indexing it crashed `serve`).
             if let g = guarded, Int(ri) < g.expiresAt.count, f.date >= g.expiresAt[Int(ri)] { continue }
             let r = requests[Int(ri)]
+            if recordsFinished, !r.trigger.repeats { finishedRequests.append(ri) }
             var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
                                device: r.device.map { device(named: $0) } ?? -1)
             e.count = f.count

@@ -125,7 +125,12 @@
         guard crossing == .enter ? e.notifyOnEntry : e.notifyOnExit else { return true }
         deliver(FiredEvent(request: e.request, date: t, kind: .location, crossing: crossing, device: d), into: &events)
         if !e.repeats {
-            if e.device >= 0 { locations[Int(s)].done = true } else { state.firedOnce.sortedInsert(s) }
+            if e.device >= 0 {
+                locations[Int(s)].done = true
+                if recordsFinished { finishedRequests.append(e.request) }
+            } else {
+                state.firedOnce.sortedInsert(s)
+            }
             return false
         }
         return true

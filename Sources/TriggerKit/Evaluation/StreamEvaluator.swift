@@ -102,6 +102,12 @@ import Foundation
     /// Location requests with ``FenceRules`` and the expiry clock; nil when no request has
     /// rules or an `expiresAt` (then nothing of it costs anything).
     @exclusivity(unchecked) var guarded: GuardedFences?
+    /// Whether one-shots that fire are listed in ``finishedRequests`` (the live center drops
+    /// them; `run` keeps its requests, so it leaves this off and the list empty).
+    @exclusivity(unchecked) package var recordsFinished = false
+    /// Requests that finished since the center last took them: one-shot time triggers at
+    /// their fire (delivered or suppressed) and device-scoped one-shot regions at theirs.
+    @exclusivity(unchecked) package var finishedRequests: [Int32] = []
     @exclusivity(unchecked) var guardedEvents: [FiredEvent] = []
 
     // Scratch buffers reused across fixes so the hot path does not allocate.

@@ -146,6 +146,34 @@ struct ServeAPITests {
         }
     }
 
+    /// One-shots that fired no longer count toward the request limit (they locked a tenant
+    /// out, found by a helper); a fired one is gone from the API as from the listing, and a
+    /// restart keeps it so.
+    @Test func firedOneShotsFreeTheirPlaceUnderTheLimit() async throws {
+        var limits = TenantLimits()
+        limits.maxRequests = 3
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        let once: @Sendable (String) -> String = { id in
+            #"{"identifier":"\#(id)","content":{"title":"t"},"addedAt":"\#(Serve.t0)","trigger":{"type":"timeInterval","timeInterval":30}}"#
+        }
+        try await serve.run { c, _ in
+            for i in 1...3 {
+                let added = try await c.call(.post, "/v1/requests", body: once("once\(i)"))
+                #expect(added.status == 201)
+            }
+            #expect(try await c.call(.post, "/v1/requests", body: once("early")).status == 429)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:05:00Z"}"#).status == 200)
+            #expect(try await c.call(.get, "/v1/requests/once1").status == 404)
+            #expect(try await c.call(.post, "/v1/requests", body: once("fresh")).status == 201)
+        }
+        try await serve.run { c, _ in
+            let listed = try await c.call(.get, "/v1/requests").json?.objectValue?["requests"]?.arrayValue
+            #expect(listed?.compactMap { $0.objectValue?["identifier"]?.stringValue } == ["fresh"])
+            #expect(try await c.call(.post, "/v1/requests", body: once("two")).status == 201)
+        }
+    }
+
     @Test func badBodiesGetAClear4xxAndChangeNothing() async throws {
         var limits = TenantLimits()
         limits.maxBodyBytes = 4096
