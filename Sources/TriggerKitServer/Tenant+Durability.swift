@@ -40,7 +40,7 @@ extension Tenant {
     }
 
     /// Restores the tenant from its store: the snapshot, then the journal after it, replayed
-    /// at its recorded times (events already in the outbox are not sent again).
+    /// at its recorded times (its events, recorded with it, are not recorded or sent again).
     static func open(id: String, limits: TenantLimits, configuration: CenterConfiguration, store: TenantStore, thread: TenantThread,
                      mode: ClockMode, start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
         let snapshot = try store.loadSnapshot()
@@ -94,9 +94,9 @@ extension Tenant {
         }
     }
 
-    /// Applies journaled rows again, each at its recorded time, without journaling them
-    /// (their events, already in the outbox, are ignored there; any that are not are recorded
-    /// and sent). Returns their ``replayWeight(_:)``. Each row is read just before it is
+    /// Applies journaled rows again, each at its recorded time, recording nothing: neither
+    /// the rows nor their events, which were recorded with them (in the outbox, or pruned
+    /// from it since). Returns their ``replayWeight(_:)``. Each row is read just before it is
     /// applied (a batch of fix rows read at once took a quarter longer: out of cache).
     private func replay(_ rows: [TenantStore.JournalRow]) async -> Int {
         let weight = await withCenter { c in

@@ -182,7 +182,10 @@ final class Tenant: Sendable {
             }
         }
         if !fixLines.isEmpty { journal.append((Self.journalKindFixes, Data(fixLines))) }
-        if replaying { journal.removeAll() }
+        // A replayed row's events were recorded with it, in its transaction: kept in the
+        // outbox, or pruned from it since. Recording them again by eventId re-sent the pruned
+        // ones under new numbers after a crash (found by a helper).
+        if replaying { return (outcomes, [], nil) }
         guard !journal.isEmpty || !delivered.isEmpty else { return (outcomes, [], nil) }
         var rendered: [(eventId: String, device: String?, body: Data)] = []
         rendered.reserveCapacity(delivered.count)

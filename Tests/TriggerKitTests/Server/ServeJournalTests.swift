@@ -51,6 +51,36 @@ struct ServeJournalTests {
         }
     }
 
+    /// After a crash the journal is replayed; its events were recorded with it. Those pruned
+    /// from the outbox since (past `outboxEvents`) were recorded again under new numbers, and
+    /// event streams and webhooks got them twice (found by a helper: 3,000 duplicates).
+    @Test func aReplayRecordsNoEventAgainEvenPrunedOnes() async throws {
+        var serve = Self.serve()
+        var limits = TenantLimits()
+        limits.outboxEvents = 100
+        serve.configuration.limits = limits
+        serve.configuration.tenants = serve.configuration.tenants.map { var t = $0; t.limits = limits; return t }
+        defer { serve.remove() }
+        let before = Mutex<(newest: Int64, oldest: Int64)>((0, 0))
+        try await serve.run { c, state async throws in
+            let batch = "[" + (0..<100).map { Sample.every("r\($0)", 60) }.joined(separator: ",") + "]"
+            #expect(try await c.call(.post, "/v1/requests", body: batch).status < 300)
+            for m in 1...30 {
+                let t = String(format: "2026-11-23T08:%02d:00Z", m)
+                #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"\#(t)"}"#).status == 200)
+            }
+            let store = state.tenants[0].store
+            before.withLock { $0 = (try! store.lastEventSeq(), try! store.oldestEvent()) }
+            Self.asIfKilled(state)
+        }
+        #expect(before.withLock { $0.newest } == 3000)
+        try await serve.run { _, state async throws in
+            let store = state.tenants[0].store
+            #expect(try store.lastEventSeq() == before.withLock { $0.newest })
+            #expect(try store.oldestEvent() == before.withLock { $0.oldest })
+        }
+    }
+
     @Test func addRowsWrittenThroughCodableByEarlierVersionsAreStillReplayed() async throws {
         let serve = Self.serve()
         defer { serve.remove() }
