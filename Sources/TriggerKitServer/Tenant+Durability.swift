@@ -43,6 +43,13 @@ extension Tenant {
     /// at its recorded times (its events, recorded with it, are not recorded or sent again).
     static func open(id: String, limits: TenantLimits, configuration: CenterConfiguration, store: TenantStore, thread: TenantThread,
                      mode: ClockMode, start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
+        // On the stream clock, catch-up delivers fires one by one back as far as `run` does:
+        // the tenant's clock jump limit, or 7 days without one (it was the wall clock's hour:
+        // a two-hour step gave one coalesced delivery where `run` gave 120, found by a helper).
+        var configuration = configuration
+        if mode == .stream {
+            configuration.catchUpWindow = limits.maxClockJumpSeconds > 0 ? Double(limits.maxClockJumpSeconds) : StreamOptions.defaultMaxClockJump
+        }
         let snapshot = try store.loadSnapshot()
         // The journal is read a page at a time (``TenantStore/journal(after:rows:bytes:)``).
         var page = try store.journal(after: snapshot?.journalSeq ?? 0)
@@ -50,18 +57,25 @@ extension Tenant {
         // tenant restarted without --start); a fresh tenant starts at `start`, else now.
         var clockStart = start
         var restored = try snapshot.map { s throws(SnapshotError) in try CenterSnapshot(serialized: s.body) }
+        let snapshotTime = restored?.evaluator.streamTime
         if let restored, let t = restored.evaluator.streamTime { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: t)) }
         if let first = page.first { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: first.at)) }
         let clock = ServerClock(start: clockStart ?? Date())
+        // Every device the tenant knew counts toward its limit after a restart: those of its
+        // requests, and those known only from fixes or settings (the center's devices).
         var devices = Set<String>()
         for r in restored?.requests ?? [] { if let d = r.device { devices.insert(d) } }
+        for d in restored?.evaluator.devices ?? [] { devices.insert(d.name) }
         // The snapshot is given up to the center (its request list moves there uncopied).
         let center = try restored.take().map { try TriggerCenter(restoring: $0, configuration: configuration, clock: clock) }
             ?? TriggerCenter(configuration: configuration, clock: clock)
         let tenant = Tenant(id: id, limits: limits, center: center, thread: thread, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
         tenant.devices.withLock { $0.formUnion(devices) }
-        // Restored from data: the clock is the data's, and the jump limit applies at once.
-        if snapshot != nil || !page.isEmpty { tenant.clockMoved.withLock { $0 = true } }
+        // The jump limit applies once input has moved the clock, as before the restart: the
+        // snapshot's center took a fix or a clock step (its stream time is set), or the
+        // journal's replay applies one (``perform(_:on:into:)`` notes it). Adds alone do not
+        // (they did before: a restart made the limit apply early, found by a helper).
+        if Self.clockMovedBy(snapshotTime) { tenant.clockMoved.withLock { $0 = true } }
         // Replayed a page at a time, each page in one step on the center's actor (one hop for
         // many rows; nothing else reaches the tenant before it opens).
         var replayed = 0
@@ -93,6 +107,9 @@ extension Tenant {
             return [.change(change)]
         }
     }
+
+    /// Whether a snapshot's stream time says input had moved the clock.
+    private static func clockMovedBy(_ streamTime: Int64?) -> Bool { streamTime != nil }
 
     /// Applies journaled rows again, each at its recorded time, recording nothing: neither
     /// the rows nor their events, which were recorded with them (in the outbox, or pruned

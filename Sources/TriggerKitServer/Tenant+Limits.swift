@@ -23,13 +23,21 @@ extension Tenant {
         default: device = nil
         }
         guard let device else { return nil }
-        let full = devices.withLock { set -> Bool in
-            if set.contains(device) { return false }
-            if set.count >= limits.maxDevices { return true }
-            set.insert(device)
-            return false
-        }
+        let full = devices.withLock { set in !set.contains(device) && set.count >= limits.maxDevices }
         return full ? APIError(.tooManyRequests, "tooManyDevices", "the tenant has \(limits.maxDevices) devices, its limit") : nil
+    }
+
+    /// Counts the device an applied input names (after it was accepted: a refused request
+    /// for a new device used up a place, found by a helper).
+    func countDevice(of input: TenantInput) {
+        let device: String?
+        switch input {
+        case .change(.add(let r)): device = r.device
+        case .change(.settings(let d, _)): device = d
+        case .fix(let f, _): device = f.device
+        default: device = nil
+        }
+        if let device { devices.withLock { _ = $0.insert(device) } }
     }
 
     /// On the stream clock, once input has moved it: a date more than the tenant's

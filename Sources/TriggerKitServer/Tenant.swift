@@ -163,6 +163,7 @@ final class Tenant: Sendable {
             let (outcome, entry) = perform(input, on: c, into: &delivered)
             outcomes.append(outcome)
             if case .rejected = outcome { continue }
+            countDevice(of: input)
             switch entry {
             case .line(let line):
                 fixLines.append(contentsOf: line)

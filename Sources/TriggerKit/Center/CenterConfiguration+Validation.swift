@@ -23,7 +23,8 @@ extension CenterConfiguration {
     /// | field | accepted |
     /// |---|---|
     /// | ``margin`` | 0...100,000 metres |
-    /// | ``dwell``, ``catchUpWindow`` | 0...31,622,400 seconds (366 days) |
+    /// | ``dwell`` | 0...31,622,400 seconds (366 days) |
+    /// | ``catchUpWindow`` | 0...3,155,760,000 seconds (100 years) |
     /// | ``maxAccuracy`` | nil, or a finite number of metres >= 0 |
     /// | ``maxFixLead`` | >= 0 seconds (`.infinity`: no limit) |
     /// | ``deliveredLimitPerDevice`` | 0...100,000 (0: no history) |
@@ -36,7 +37,9 @@ extension CenterConfiguration {
         try OptionRules.margin(margin, field: "margin")
         try OptionRules.seconds(dwell, field: "dwell")
         if let a = maxAccuracy { try OptionRules.accuracy(a, field: "maxAccuracy") }
-        try OptionRules.seconds(catchUpWindow, field: "catchUpWindow")
+        guard OptionRules.windows.contains(catchUpWindow) else {
+            throw .invalidConfiguration(field: "catchUpWindow", reason: "must be a number of seconds in 0...3155760000 (100 years), not \(catchUpWindow)")
+        }
         guard !maxFixLead.isNaN, maxFixLead >= 0 else {
             throw .invalidConfiguration(field: "maxFixLead", reason: "must be a number of seconds >= 0 (.infinity: no limit), not \(maxFixLead)")
         }
@@ -52,6 +55,8 @@ package enum OptionRules {
     package static let margins = 0.0...100_000
     /// Dwell and catch-up windows: up to a year (366 days).
     package static let durations = 0.0...31_622_400
+    /// Catch-up windows: up to the longest clock jump a stream may be allowed (100 years).
+    package static let windows = 0.0...3_155_760_000
     package static let maxDeliveredPerDevice = 100_000
     package static let maxDeliveryBuffer = 1 << 20
 

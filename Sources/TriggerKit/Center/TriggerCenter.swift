@@ -289,8 +289,10 @@ public actor TriggerCenter {
     public var statistics: CenterStatistics {
         var s = counters
         s.suppressed = evaluator.stats.suppressed
-        s.historyDropped = history.dropped
-        s.feedDropped = feed.dropped
+        // The restored counts (a snapshot's) plus this center's own: they were reset to 0 by
+        // every restart (found by a helper).
+        s.historyDropped = counters.historyDropped + history.dropped
+        s.feedDropped = counters.feedDropped + feed.dropped
         s.pendingRequests = engine.pendingCount
         return s
     }

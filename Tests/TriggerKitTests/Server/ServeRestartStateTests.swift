@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Synchronization
+import Testing
+@_spi(Engine) @testable import TriggerKit
+@testable import TriggerKitServer
+
+/// What a tenant counts and how its stream clock catches up, across refusals and restarts
+/// (each found by a helper driving the real server).
+@Suite("serve: counts and catch-up across restarts")
+struct ServeRestartStateTests {
+    static func limited(_ change: (inout TenantLimits) -> Void) -> Serve {
+        var limits = TenantLimits()
+        change(&limits)
+        var serve = Serve(limits: limits)
+        serve.configuration.snapshotEvery = 1_000_000
+        return serve
+    }
+
+    /// `--clock stream` delivers what `run` delivers: a two-hour step of a request repeating
+    /// every minute is 120 deliveries, not one coalesced (the window was the wall clock's hour).
+    @Test func aLongStreamStepDeliversEveryFireAsRunDoes() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T10:00:00Z"}"#).status == 200)
+            let events = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body)
+            #expect(events.count == 120)
+            #expect(!events.contains { $0.data.contains("coalesced") })
+        }
+    }
+
+    /// A request refused for a new device does not use up a device; a restart still counts
+    /// the devices known only from fixes.
+    @Test func devicesAreCountedWhenAcceptedAndKeptAcrossARestart() async throws {
+        let serve = Self.limited { $0.maxDevices = 2 }
+        defer { serve.remove() }
+        let past = #"{"identifier":"old","device":"DEV","content":{"title":"t"},"trigger":{"type":"calendar","dateMatching":{"year":2001,"month":1,"day":1}}}"#
+        try await serve.run { c, _ async throws in
+            for d in ["dA", "dB"] {
+                let refused = try await c.call(.post, "/v1/requests", body: past.replacingOccurrences(of: "DEV", with: d))
+                #expect(refused.status == 422)
+            }
+            let fix = #"{"device":"f1","t":"2026-11-23T08:01:00Z","lat":40,"lon":-74}"# + "\n"
+            #expect(try await c.call(.post, "/v1/fixes", body: fix).status == 200)
+            #expect(try await c.call(.post, "/v1/requests", body: #"{"identifier":"ok","device":"dC","content":{"title":"t"}}"#).status == 201)
+        }
+        try await serve.run { c, _ async throws in
+            let third = #"{"device":"f3","t":"2026-11-23T08:02:00Z","lat":40,"lon":-74}"# + "\n"
+            let a = try await c.call(.post, "/v1/fixes", body: third)
+            #expect(a.json?.objectValue?["rejected"] == .number(1), "\(a.body)")
+            #expect(a.body.contains("tooManyDevices"))
+        }
+    }
+
+    /// The clock jump limit applies once a fix or clock step moved the clock, restart or not:
+    /// after a restart with only adds behind it, the first fix may still be anywhere.
+    @Test func onlyAddsBeforeARestartDoNotStartTheJumpLimit() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+        }
+        try await serve.run { c, _ async throws in
+            let late = #"{"device":"d","t":"2026-12-23T08:00:00Z","lat":40,"lon":-74}"# + "\n"
+            let a = try await c.call(.post, "/v1/fixes", body: late)
+            #expect(a.json?.objectValue?["accepted"] == .number(1), "\(a.body)")
+            // Now it has moved: a second jump of 30 days is refused, and after a restart too.
+            let later = #"{"device":"d","t":"2027-01-23T08:00:00Z","lat":40,"lon":-74}"# + "\n"
+            #expect(try await c.call(.post, "/v1/fixes", body: later).json?.objectValue?["rejected"] == .number(1))
+        }
+        try await serve.run { c, _ async throws in
+            let later = #"{"device":"d","t":"2027-01-23T08:00:00Z","lat":40,"lon":-74}"# + "\n"
+            #expect(try await c.call(.post, "/v1/fixes", body: later).json?.objectValue?["rejected"] == .number(1))
+        }
+    }
+
+    /// `historyDropped` went back to 0 when a snapshot was restored.
+    @Test func droppedCountsSurviveASnapshot() async throws {
+        var serve = Serve()
+        serve.configuration.deliveredLimitPerDevice = 5
+        defer { serve.remove() }
+        let dropped = Mutex<JSONValue?>(nil)
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:20:00Z"}"#).status == 200)
+            let s = try await c.call(.get, "/v1/stats").json?.objectValue
+            dropped.withLock { $0 = s?["historyDropped"] }
+        }
+        #expect(dropped.withLock { $0 } == .number(15))
+        try await serve.run { c, state async throws in
+            #expect(try state.tenants[0].store.loadSnapshot() != nil)
+            #expect(try await c.call(.get, "/v1/stats").json?.objectValue?["historyDropped"] == .number(15))
+        }
+    }
+}
