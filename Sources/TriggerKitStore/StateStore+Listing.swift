@@ -56,6 +56,18 @@ extension StateStore {
         return DeliveredLog.restore(out)
     }
 
+    /// The delivered log as ``deliveredLog()`` gives it, one run batch at a time (the events
+    /// of at most 50,000 input lines), so the log's size does not bound what can be listed;
+    /// `body` returning false stops the walk (a closed pipe).
+    @_spi(Engine) public func forEachDeliveredBatch(_ body: ([UInt8]) -> Bool) throws(StateStoreError) {
+        try run { db in
+            let batches = try Data.fetchCursor(db, sql: "SELECT lines FROM delivered ORDER BY seq")
+            while let b = try batches.next() {
+                guard body(DeliveredLog.restore([UInt8](b))) else { return }
+            }
+        }
+    }
+
     /// Every delivered event, in delivery order, read back from the log. O(delivered).
     @_spi(Engine) public func deliveredEvents() throws(StateStoreError) -> [DeliveredEvent] {
         let log = try deliveredLog()

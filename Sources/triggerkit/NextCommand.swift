@@ -50,6 +50,9 @@ struct NextCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A closed pipe (`| head`) is exit status 3 with a message, as for `run`, not a
+        // silent death by SIGPIPE (status 141).
+        signal(SIGPIPE, SIG_IGN)
         let started = DispatchTime.now().uptimeNanoseconds
         var dateCount = 0
         let zone = try input.floatingZone()
@@ -94,7 +97,8 @@ struct NextCommand: ParsableCommand {
                 out.writer.raw(",\"date\":")
                 out.writer.timestamp(millis: f.date)
                 out.writer.raw("}\n")
-                out.flushIfLarge()
+                // Nothing more to compute once the reader is gone.
+                guard out.flushIfLarge() else { break }
             }
         } else {
             for r in requests {
@@ -113,7 +117,8 @@ struct NextCommand: ParsableCommand {
                     out.writer.timestamp(millis: d)
                 }
                 out.writer.raw("]}\n")
-                out.flushIfLarge()
+                // Nothing more to compute once the reader is gone.
+                guard out.flushIfLarge() else { break }
             }
         }
         guard out.flush() else {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(Engine) import TriggerKit
-import TriggerKitStore
+@_spi(Engine) import TriggerKitStore
 
 /// Options of the commands that read a state file written by `run --state`.
 struct StateFileOptions: ParsableArguments {
@@ -28,6 +28,8 @@ extension StateFileOptions {
     /// Opens the store, lets `body` fill the output, flushes it; any store error is reported
     /// on stderr with exit status 2.
     func write(_ body: (StateStore, inout OutputBuffer) throws -> Void) throws {
+        // A closed pipe is exit status 3, not a death by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let store = try open()
         var out = OutputBuffer()
         do {
@@ -59,7 +61,7 @@ struct PendingCommand: ParsableCommand {
             for json in try store.pendingRequestsDetailed() {
                 out.writer.value(json)
                 out.writer.bytes.append(0x0A)
-                out.flushIfLarge()
+                guard out.flushIfLarge() else { break }
             }
         }
     }
@@ -73,7 +75,13 @@ struct DeliveredCommand: ParsableCommand {
     @OptionGroup var options: StateFileOptions
 
     func run() throws {
-        try options.write { store, out in out.writer.bytes = try store.deliveredLog() }
+        // A batch at a time: a log of millions of events was read into memory whole.
+        try options.write { store, out in
+            try store.forEachDeliveredBatch { lines in
+                out.writer.bytes.append(contentsOf: lines)
+                return out.flushIfLarge()
+            }
+        }
     }
 }
 

@@ -308,6 +308,35 @@ struct CLIMannersTests {
         #expect(r.err.contains(message), "\(r.err)")
     }
 
+    /// `next`, `pending` and `delivered` into a pipe the reader closes (`| head -1`) died by
+    /// SIGPIPE (status 141, no message); they now say so and exit 3, as `run` does.
+    @Test func aClosedPipeIsStatusThreeForEveryCommand() throws {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let requests = try Self.file((0..<3000).map {
+            #"{"identifier":"r\#($0)","content":{"title":"t"},"addedAt":"2026-01-01T00:00:00Z","trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#
+        }.joined(separator: "\n") + "\n")
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-pipe-\(UUID().uuidString).sqlite").path
+        let clock = try Self.file(#"{"type":"clock","t":"2026-01-01T00:10:00Z"}"# + "\n")
+        #expect(try Self.run(["run", "--requests", requests, "--state", state, "--format", "ids"], input: clock).status == 0)
+        for args in [["next", "--requests", requests, "--now", "2026-01-01T00:00:00Z", "--count", "5"],
+                     ["pending", "--state", state], ["delivered", "--state", state]] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = args
+            let out = Pipe(), err = Pipe()
+            p.standardOutput = out
+            p.standardError = err
+            try p.run()
+            // The reader takes one chunk and goes away.
+            _ = out.fileHandleForReading.availableData
+            try out.fileHandleForReading.close()
+            let e = err.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            #expect(p.terminationReason == .exit && p.terminationStatus == 3, "\(args[0]): \(p.terminationReason) \(p.terminationStatus)")
+            #expect(String(decoding: e, as: UTF8.self).contains("writing to standard output failed"), "\(args[0])")
+        }
+    }
+
     @Test func aRefusedResumeDoesNotSayItIsResuming() throws {
         let requests = try Self.file(circleRequest("c"))
         let fixes = [fix("d", 0, north: 1000), fix("d", 10, north: 0), fix("d", 20, north: 1000)]
