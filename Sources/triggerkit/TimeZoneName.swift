@@ -13,9 +13,16 @@ enum TimeZoneName {
         if name.hasPrefix(":") { name.removeFirst() }
         if name.isEmpty { return TimeZone(identifier: "UTC") }
         if name.hasPrefix("/") { return zone(atPath: name) }
-        if let z = ZoneNames.zone(named: name) { return z }
-        return fixedOffset(name)
+        // An IANA name first; then POSIX's `STDoffset` (`UTC+3` is three hours WEST, as
+        // `TZ=UTC+3 date` says), before Foundation's own reading of such a name, which counts
+        // east (it read `UTC+3` as UTC+03:00: a silent six-hour error, found by a helper).
+        if iana.contains(name), let z = ZoneNames.zone(named: name) { return z }
+        if let z = fixedOffset(name) { return z }
+        return ZoneNames.zone(named: name)
     }
+
+    /// The zone names Foundation's database lists.
+    private static let iana = Set(TimeZone.knownTimeZoneIdentifiers)
 
     /// A zoneinfo file: named by where it lies under a `zoneinfo/` directory, or, for a copy
     /// of the local zone (the same bytes as `/etc/localtime`), by `/etc/timezone` (Debian keeps

@@ -101,6 +101,11 @@ public enum RequestValidation {
             break
         case .timeInterval(let t):
             try checkInterval(t)
+            // Its first fire must be a supported date (one after 9999 was accepted and never fired).
+            if let added = r.addedAt.flatMap(RequestLimits.millis),
+               TimeRule(r.trigger, addedAt: added, floatingTimeZone: .gmt)?.firstFire == nil {
+                throw RequestError(.invalidTrigger, "its first fire, \(NotificationRequest.show(.number(t.timeInterval))) s after \"addedAt\", is after 9999-12-31T23:59:59.999Z, the last supported date")
+            }
         case .calendar(let t):
             try checkCalendar(t)
         case .location(let t):

@@ -83,11 +83,20 @@ struct CLIMannersTests {
     }
 
     @Test(arguments: [(":/etc/localtime", nil), ("UTC0", "2026-11-23T09:00:00Z"), ("EST5", "2026-11-23T14:00:00Z"),
-                      ("<+0530>-5:30", "2026-11-23T03:30:00Z"), (":America/New_York", "2026-11-23T14:00:00Z"), ("", "2026-11-23T09:00:00Z")])
+                      ("<+0530>-5:30", "2026-11-23T03:30:00Z"), (":America/New_York", "2026-11-23T14:00:00Z"), ("", "2026-11-23T09:00:00Z"),
+                      // POSIX's sign, west positive, also where Foundation reads such a name as east
+                      // (`UTC+3` ran three hours east, a six-hour error); IANA's Etc/ names agree.
+                      ("UTC+3", "2026-11-23T12:00:00Z"), ("GMT+3", "2026-11-23T12:00:00Z"), ("UTC-3", "2026-11-23T06:00:00Z"),
+                      ("UTC+03:00", "2026-11-23T12:00:00Z"), ("Etc/GMT+3", "2026-11-23T12:00:00Z"), ("Etc/GMT-3", "2026-11-23T06:00:00Z")])
     func tzIsReadAsPOSIXWritesIt(tz: String, expected: String?) throws {
         let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--after", "2026-11-23T00:00:00Z"], environment: ["TZ": tz])
         #expect(r.status == 0, "\(r.err)")
         if let expected { #expect(r.out.contains(expected), "\(r.out)") }
+        // --time-zone reads a zone as TZ does.
+        guard !tz.isEmpty else { return }
+        let o = try Self.run(["next", "--requests", Self.file(Self.floating), "--after", "2026-11-23T00:00:00Z", "--time-zone", tz])
+        #expect(o.status == 0, "\(o.err)")
+        if let expected { #expect(o.out.contains(expected), "--time-zone \(tz): \(o.out)") }
     }
 
     @Test func aTZWithDaylightRulesIsRefusedClearly() throws {

@@ -40,6 +40,9 @@ struct ValidationTests {
         ("interval inf", request(interval(.infinity, repeats: true)), .invalidTrigger),
         ("interval 1e300", request(interval(1e300)), .invalidTrigger),
         ("interval 1e16", request(interval(1e16)), .invalidTrigger),
+        // Its only fire after 9999-12-31 (it was accepted and never fired).
+        ("one-shot firing after 9999", request(interval(1), addedAt: Date(timeIntervalSince1970: 253_402_300_799.999)), .invalidTrigger),
+        ("one-shot firing after 9999, repeating", request(interval(3600, repeats: true), addedAt: Date(timeIntervalSince1970: 253_402_300_000)), .invalidTrigger),
         ("addedAt 1e16 s", request(addedAt: Date(timeIntervalSince1970: 1e16)), .invalidRequest),
         ("addedAt NaN", request(addedAt: Date(timeIntervalSince1970: .nan)), .invalidRequest),
         ("addedAt distantPast", request(addedAt: .distantPast), .invalidRequest),
