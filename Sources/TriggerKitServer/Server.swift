@@ -25,19 +25,29 @@ public enum TriggerKitServer {
     /// The OpenAPI document of the HTTP API (JSON), as served at `/openapi.json`.
     public static var openAPIDocument: String { OpenAPIDocument.json }
 
-    /// Knobs tests turn (webhook retry timing).
-    public struct Tuning: Sendable {
-        public var webhookBaseDelay: Double = 0.5
-        public var webhookMaxAttempts: Int = 8
-        public var webhookTimeout: Double = 10
-        public init() {}
+    /// Knobs tests turn (webhook retry timing): the package's own, not users' (values out of
+    /// range trapped in the webhook loop, found by a helper; the tests' are in range).
+    package struct Tuning: Sendable {
+        package var webhookBaseDelay: Double = 0.5
+        package var webhookMaxAttempts: Int = 8
+        package var webhookTimeout: Double = 10
+        package init() {}
     }
 
     /// Runs the server until SIGTERM/SIGINT (or until the surrounding task is cancelled).
     /// `onListening` gets the bound port (useful with port 0).
-    public static func run(configuration: ServerConfiguration, tuning: Tuning = .init(), metrics registry: ServerMetricsRegistry = .init(),
+    ///
+    /// - Throws: ``ConfigurationError`` for a configuration that does not validate, the
+    ///   stores' and the HTTP server's errors.
+    public static func run(configuration: ServerConfiguration, metrics registry: ServerMetricsRegistry = .init(),
                            logger: Logger = Logger(label: "triggerkit.serve"),
                            onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await run(configuration: configuration, tuning: .init(), metrics: registry, logger: logger, onListening: onListening)
+    }
+
+    /// ``run(configuration:metrics:logger:onListening:)`` with the package's tuning.
+    package static func run(configuration: ServerConfiguration, tuning: Tuning, metrics registry: ServerMetricsRegistry,
+                            logger: Logger, onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let (app, background, _) = try await make(configuration: configuration, tuning: tuning, metrics: registry.metrics,
                                                   logger: logger, backgroundInApplication: false, onListening: onListening)
         // Shutdown runs in reverse order: the background service first (event streams end,

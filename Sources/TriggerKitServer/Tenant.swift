@@ -235,10 +235,18 @@ final class Tenant: Sendable {
             if let ids { c.removeDeliveredNotifications(withIdentifiers: ids) } else { c.removeAllDeliveredNotifications() }
             return (.ok(warnings: []), journaled)
         case .change(.settings(let device, let s)):
-            c.setNotificationSettings(s, forDevice: device)
+            do throws(SettingsError) {
+                try c.setNotificationSettings(s, forDevice: device)
+            } catch {
+                return (.rejected(APIError(.unprocessableContent, "invalidSettings", error.reason)), .nothing)
+            }
             return (.ok(warnings: []), journaled)
         case .change(.categories(let list)):
-            c.setNotificationCategories(list)
+            do throws(SettingsError) {
+                try c.setNotificationCategories(list)
+            } catch {
+                return (.rejected(APIError(.unprocessableContent, "invalidCategories", error.description)), .nothing)
+            }
             return (.ok(warnings: []), journaled)
         case .change(.respond(let response)):
             return (.responded(c.respond(response)), journaled)

@@ -134,6 +134,6 @@ func hex(_ bytes: some Sequence<UInt8>) -> String {
 }
 
 /// SHA-256 of a token, lowercase hex: what the configuration stores instead of the token.
-public func tokenHash(_ token: String) -> String {
+package func tokenHash(_ token: String) -> String {
     hex(SHA256.hash(data: Data(token.utf8)))
 }

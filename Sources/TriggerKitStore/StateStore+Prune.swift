@@ -10,8 +10,12 @@ extension StateStore {
     ///
     /// - Returns: how many events were removed and how many are kept.
     /// - Complexity: O(delivered bytes).
+    /// - Throws: ``StateStoreError/invalidArgument(path:reason:)`` for a date that is NaN or
+    ///   outside years 1-9999 (clamped, a date after 9999 removed everything).
     public func pruneDelivered(before date: Date) throws(StateStoreError) -> (removed: Int, kept: Int) {
-        let before = Timestamp.millis(date)
+        guard let before = RequestLimits.millis(date) else {
+            throw .invalidArgument(path: path, reason: "prune date \(date.timeIntervalSince1970) s since 1970 is outside the supported dates (years 1-9999)")
+        }
         try lockForWriting()
         var removed = 0, kept = 0
         try transaction { db in

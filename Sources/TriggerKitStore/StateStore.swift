@@ -142,6 +142,11 @@ public final class StateStore: Sendable {
     /// Throws ``StateStoreError/cannotOpen(path:reason:)`` when something other than a regular
     /// file (or a symbolic link to one) is at `path`; nothing there is fine (a new store).
     private static func refuseIfNotRegular(_ path: String) throws(StateStoreError) {
+        // Names SQLite reads as "no file" (an empty path: a temporary database; `:memory:`):
+        // a store there kept nothing, and said nothing (found by a helper).
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
+            throw .cannotOpen(path: path, reason: "not a file path (SQLite would keep the state in memory or a temporary file)")
+        }
         var st = stat()
         guard stat(path, &st) == 0 else { return }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
@@ -163,7 +168,7 @@ public final class StateStore: Sendable {
     ///
     /// - Throws: ``StateStoreError/locked(path:holder:)`` naming the holder recorded in the
     ///   store (see ``recordHolder()``) when another process holds it.
-    public func lockForWriting() throws(StateStoreError) {
+    package func lockForWriting() throws(StateStoreError) {
         let deadline = ContinuousClock.now + Self.ownLockWait
         while true {
             switch lock.acquire(path) {
@@ -188,7 +193,7 @@ public final class StateStore: Sendable {
 
     /// Records this process as the lock's holder (shown to a second writer). Call after the
     /// run's meta row exists.
-    public func recordHolder() throws(StateStoreError) {
+    package func recordHolder() throws(StateStoreError) {
         let me = "pid \(getpid()), started \(Timestamp.string(millis: Timestamp.millis(Date())))"
         try run { db in try db.execute(sql: "UPDATE meta SET holder = ? WHERE id = 1", arguments: [me]) }
     }
@@ -252,7 +257,7 @@ public final class StateStore: Sendable {
     }
 
     /// The schema version recorded in the file.
-    public func storedSchemaVersion() throws(StateStoreError) -> Int {
+    package func storedSchemaVersion() throws(StateStoreError) -> Int {
         try run { db in try Int.fetchOne(db, sql: "SELECT version FROM schema_info") ?? 0 }
     }
 

@@ -19,6 +19,8 @@ public enum StateStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case inputChanged(path: String, reason: String)
     /// A resumed run was given other result-changing options than the saved run.
     case optionsChanged(path: String, differences: [String])
+    /// An argument out of its range (a prune date that is NaN or outside years 1-9999).
+    case invalidArgument(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -38,6 +40,8 @@ public enum StateStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "\(path): state file is in use by another run (\(holder)); one run at a time"
         case .inputChanged(let path, let reason):
             "\(path): the input does not begin with the input this state already consumed (\(reason)); give the same input, or use a new state file"
+        case .invalidArgument(let path, let reason):
+            "\(path): \(reason)"
         case .optionsChanged(let path, let differences):
             "\(path): the saved run used other options: \(differences.joined(separator: ", ")); give the same options, or use a new state file"
         }

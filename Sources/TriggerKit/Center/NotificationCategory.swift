@@ -178,7 +178,35 @@ extension NotificationCategory {
             }
             out.append(NotificationCategory(identifier: id, actions: actions, dismissEffect: try effect(o["dismissEffect"])))
         }
+        try validate(out)
         return out
+    }
+
+    /// The rules every list of categories is held to, however it arrives (a file, HTTP,
+    /// ``TriggerCenter/setNotificationCategories(_:)``): non-empty identifiers, no category
+    /// and no action of one category twice, snoozes of (0, 100 years] seconds.
+    /// - Throws: ``SettingsError`` naming the category, the action and what is wrong.
+    public static func validate(_ list: [NotificationCategory]) throws(SettingsError) {
+        var seen = Set<ExactKey>()
+        for c in list {
+            guard !c.identifier.isEmpty else { throw SettingsError("a category needs a non-empty \"identifier\"") }
+            let category = "category \"\(c.identifier)\""
+            guard seen.insert(ExactKey(c.identifier)).inserted else { throw SettingsError("\(category) is listed twice") }
+            try checkEffect(c.dismissEffect, "\(category): \"dismissEffect\"")
+            var actions = Set<ExactKey>()
+            for a in c.actions {
+                guard !a.identifier.isEmpty else { throw SettingsError("an action of \(category) needs a non-empty \"identifier\"") }
+                let action = "\(category): action \"\(a.identifier)\""
+                guard actions.insert(ExactKey(a.identifier)).inserted else { throw SettingsError("\(action) is listed twice") }
+                try checkEffect(a.effect, "\(action): \"effect\"")
+            }
+        }
+    }
+
+    private static func checkEffect(_ e: ActionEffect, _ field: String) throws(SettingsError) {
+        if case .snooze(let s) = e, !(s.isFinite && s > 0 && s <= RequestLimits.maximumTimeInterval) {
+            throw SettingsError("\(field): \"snooze\" must be a number of seconds in (0, 100 years], not \(s)")
+        }
     }
 
     /// The fields a category and an action may have (anything else is refused).

@@ -160,6 +160,14 @@ extension NotificationSettings: Codable {
         ])
     }
 
+    /// A device id as every way in takes it: at most ``RequestLimits/maximumIdentifierBytes``
+    /// UTF-8 bytes (fixes, stream lines and requests held to it; settings were not).
+    package static func checkDevice(_ device: String) throws(SettingsError) {
+        guard device.utf8.count <= RequestLimits.maximumIdentifierBytes else {
+            throw SettingsError("a device id is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+        }
+    }
+
     /// Reads a settings file: a JSON object mapping device id to settings; the key `"*"`
     /// gives the settings of devices not listed (default: authorized, everything enabled).
     public static func table(json: JSONValue) throws(SettingsError) -> (devices: [String: NotificationSettings], others: NotificationSettings) {
@@ -167,6 +175,7 @@ extension NotificationSettings: Codable {
         var out: [String: NotificationSettings] = [:]
         var others = NotificationSettings.authorized
         for (device, v) in o {
+            try checkDevice(device)
             let s: NotificationSettings
             do throws(SettingsError) { s = try NotificationSettings(json: v) } catch {
                 throw SettingsError("device \"\(device)\": \(error.reason)")
@@ -186,7 +195,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
 
 extension NotificationSettings {
     /// The settings in one integer (3 bits of status, 2 bits per setting), for compact storage.
-    public var packed: Int {
+    package var packed: Int {
         func code(_ s: NotificationSetting) -> Int { NotificationSetting.allCases.firstIndex(of: s) ?? 0 }
         let status = AuthorizationStatus.allCases.firstIndex(of: authorizationStatus) ?? 0
         return status | code(alertSetting) << 3 | code(soundSetting) << 5 | code(badgeSetting) << 7
@@ -194,7 +203,7 @@ extension NotificationSettings {
     }
 
     /// Settings from ``packed``; `nil` for a value no settings pack to.
-    public init?(packed: Int) {
+    package init?(packed: Int) {
         let statuses = AuthorizationStatus.allCases, settings = NotificationSetting.allCases
         func setting(_ shift: Int) -> NotificationSetting? {
             let i = packed >> shift & 3

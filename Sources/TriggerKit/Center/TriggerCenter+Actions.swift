@@ -5,8 +5,13 @@ import Foundation
 extension TriggerCenter {
     /// Registers the categories requests may name (replacing the ones registered before),
     /// as Apple's `setNotificationCategories`.
-    public func setNotificationCategories(_ list: [NotificationCategory]) {
+    /// - Throws: ``SettingsError`` for a list ``NotificationCategory/validate(_:)`` refuses (a
+    ///   category or an action twice, an empty identifier, a snooze of NaN or 0 s); nothing
+    ///   changes then. (It took any list: duplicates collapsed silently, and a bad snooze
+    ///   surfaced only when a user answered, found by a helper.)
+    public func setNotificationCategories(_ list: [NotificationCategory]) throws(SettingsError) {
         guard !isShutDown else { return }
+        try NotificationCategory.validate(list)
         categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
     }
 

@@ -9,8 +9,11 @@ extension TriggerCenter {
     }
 
     /// Changes a device's notification settings from now on.
-    public func setNotificationSettings(_ settings: NotificationSettings, forDevice device: String) {
+    /// - Throws: ``SettingsError`` for a device id longer than
+    ///   ``RequestLimits/maximumIdentifierBytes`` (as a fix's or a request's); nothing changes.
+    public func setNotificationSettings(_ settings: NotificationSettings, forDevice device: String) throws(SettingsError) {
         guard !isShutDown else { return }
+        try NotificationSettings.checkDevice(device)
         evaluator.setSettings(settings, forDevice: device)
     }
 

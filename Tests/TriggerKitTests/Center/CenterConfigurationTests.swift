@@ -106,4 +106,37 @@ struct CenterConfigurationTests {
             await #expect(throws: CancellationError.self) { try await sleeper.value }
         }
     }
+
+    /// The library took any categories: a category or an action twice collapsed silently, and
+    /// a snooze of NaN or 0 s showed only when a user answered. Now the file's rules.
+    @Test func categoriesAreHeldToTheFilesRules() async throws {
+        let center = try TriggerCenter(clock: ManualClock(Self.t0))
+        let ok = NotificationCategory(identifier: "R", actions: [NotificationAction(identifier: "later", title: "Later", effect: .snooze(300))])
+        try await center.setNotificationCategories([ok])
+        let bad: [([NotificationCategory], String)] = [
+            ([ok, ok], "category \"R\" is listed twice"),
+            ([NotificationCategory(identifier: "", actions: [])], "non-empty"),
+            ([NotificationCategory(identifier: "S", actions: [ok.actions[0], ok.actions[0]])], "action \"later\" is listed twice"),
+            ([NotificationCategory(identifier: "S", actions: [NotificationAction(identifier: "x", title: "x", effect: .snooze(.nan))])], "snooze"),
+            ([NotificationCategory(identifier: "S", actions: [NotificationAction(identifier: "x", title: "x", effect: .snooze(0))])], "snooze"),
+            ([NotificationCategory(identifier: "S", actions: [], dismissEffect: .snooze(-5))], "dismissEffect"),
+        ]
+        for (list, message) in bad {
+            let error = await #expect(throws: SettingsError.self) { try await center.setNotificationCategories(list) }
+            #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+        }
+        // Nothing changed: the good list stays.
+        #expect(await center.notificationCategories() == [ok])
+    }
+
+    /// A device id over 1,024 bytes is refused in settings as in fixes and requests (settings
+    /// took any, and the device was registered all the same).
+    @Test func settingsHoldDeviceIdsToTheSameBound() async throws {
+        let center = try TriggerCenter(clock: ManualClock(Self.t0))
+        let long = String(repeating: "d", count: RequestLimits.maximumIdentifierBytes + 1)
+        await #expect(throws: SettingsError.self) { try await center.setNotificationSettings(.authorized, forDevice: long) }
+        #expect(throws: SettingsError.self) { try NotificationSettings.table(json: .object([long: .object(["authorizationStatus": .string("denied")])])) }
+        try await center.setNotificationSettings(NotificationSettings(authorizationStatus: .denied),
+                                                 forDevice: String(repeating: "d", count: RequestLimits.maximumIdentifierBytes))
+    }
 }

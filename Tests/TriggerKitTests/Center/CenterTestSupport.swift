@@ -49,5 +49,7 @@ struct Center {
     func deliveredNotifications() async -> [DeliveredNotification] { await center.deliveredNotifications() }
     func removeDeliveredNotifications(withIdentifiers ids: [String]) async { await center.removeDeliveredNotifications(withIdentifiers: ids) }
     func removeAllDeliveredNotifications() async { await center.removeAllDeliveredNotifications() }
-    func setNotificationSettings(_ s: NotificationSettings, forDevice d: String) async { await center.setNotificationSettings(s, forDevice: d) }
+    func setNotificationSettings(_ s: NotificationSettings, forDevice d: String) async throws(SettingsError) {
+        try await center.setNotificationSettings(s, forDevice: d)
+    }
 }

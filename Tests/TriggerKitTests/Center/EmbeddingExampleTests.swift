@@ -14,7 +14,7 @@ struct EmbeddingExampleTests {
         configuration.deliveredLimitPerDevice = 50
         let center = try TriggerCenter(configuration: configuration, clock: clock)
 
-        await center.setNotificationCategories([
+        try await center.setNotificationCategories([
             NotificationCategory(identifier: "REMINDER", actions: [
                 NotificationAction(identifier: "cancel", title: "Stop reminding me", options: [.destructive], effect: .removeRequest),
             ])])

@@ -50,7 +50,7 @@ struct FinishedRequestsTests {
         let c = Center()
         try await c.add(Self.once("quiet", 60, device: "d"))
         // Denied after it was added: its fire is suppressed, and it is finished all the same.
-        await c.center.setNotificationSettings(NotificationSettings(authorizationStatus: .denied), forDevice: "d")
+        try await c.center.setNotificationSettings(NotificationSettings(authorizationStatus: .denied), forDevice: "d")
         #expect(await c.advance(to: Self.t0.addingTimeInterval(61)).isEmpty)
         #expect(await c.center.requestCount == 0)
     }
@@ -93,7 +93,7 @@ struct FinishedRequestsTests {
     /// its delivery; two devices snoozing one shared reminder each get their own.
     @Test func snoozesComeFromTheDeliveryAndAreEachDevicesOwn() async throws {
         let c = Center()
-        await c.center.setNotificationCategories([
+        try await c.center.setNotificationCategories([
             NotificationCategory(identifier: "R", actions: [NotificationAction(identifier: "later", title: "Later", effect: .snooze(300))])])
         try await c.add(Self.once("pill", 60, category: "R"))
         let shown = await c.advance(to: Self.t0.addingTimeInterval(60))

@@ -158,7 +158,7 @@ struct LiveCenterTests {
     /// The seeds' example: a reminder every 60 s whose "cancel" action removes it.
     @Test func aCancelActionStopsARepeatingReminder() async throws {
         let c = Center()
-        await c.center.setNotificationCategories([
+        try await c.center.setNotificationCategories([
             NotificationCategory(identifier: "REMINDER", actions: [
                 NotificationAction(identifier: "cancel", title: "Cancel", options: [.destructive], effect: .removeRequest),
                 NotificationAction(identifier: "snooze", title: "Snooze", effect: .snooze(300)),
@@ -180,7 +180,7 @@ struct LiveCenterTests {
 
     @Test func snoozeDeliversAgainAfterTheDelayAndUnknownsAreWarned() async throws {
         let c = Center()
-        await c.center.setNotificationCategories([
+        try await c.center.setNotificationCategories([
             NotificationCategory(identifier: "R", actions: [NotificationAction(identifier: "later", title: "Later", effect: .snooze(300))])])
         let once = NotificationRequest(identifier: "call", content: NotificationContent(title: "Call", categoryIdentifier: "R"),
                                        trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: false)), device: "d")
@@ -237,7 +237,7 @@ struct CenterSnapshotTests {
     @Test func aRestoredCenterDeliversWhatTheOriginalDoes() async throws {
         for cut in [1, 5, 13] {
             let a = Center()
-            await a.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
+            try await a.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
                 NotificationAction(identifier: "stop", title: "Stop", effect: .removeRequest)])])
             for r in Self.requests() { try await a.add(r) }
             for k in 0..<cut { _ = try await Self.step(a, k) }
@@ -327,13 +327,13 @@ struct CenterZoneAndShutdownTests {
     @Test func aShutDownCenterChangesNothing() async throws {
         let c = Center()
         try await c.add(Self.daily("kept"))
-        await c.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
+        try await c.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
             NotificationAction(identifier: "cancel", title: "Cancel", effect: .removeRequest)])])
         await c.center.shutdown()
         await c.center.removePendingRequests(withIdentifiers: ["kept"])
         await c.center.removeAllPendingRequests()
-        await c.center.setNotificationCategories([])
-        await c.center.setNotificationSettings(NotificationSettings(authorizationStatus: .denied), forDevice: "d")
+        try await c.center.setNotificationCategories([])
+        try await c.center.setNotificationSettings(NotificationSettings(authorizationStatus: .denied), forDevice: "d")
         #expect(await c.center.pendingRequests().map(\.identifier) == ["kept"])
         #expect(await c.center.notificationCategories().map(\.identifier) == ["R"])
         #expect(await c.center.notificationSettings(forDevice: "d") == .authorized)

@@ -27,9 +27,9 @@ import Testing
     /// A center with history: requests, categories, settings, fires delivered, devices inside.
     static func used() async throws -> Center {
         let c = Center()
-        await c.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
+        try await c.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
             NotificationAction(identifier: "stop", title: "Stop", effect: .removeRequest)])])
-        await c.setNotificationSettings(NotificationSettings(authorizationStatus: .provisional), forDevice: "e")
+        try await c.setNotificationSettings(NotificationSettings(authorizationStatus: .provisional), forDevice: "e")
         for r in requests() { try await c.add(r) }
         for k in 0..<9 { _ = try await CenterSnapshotTests.step(c, k) }
         return c

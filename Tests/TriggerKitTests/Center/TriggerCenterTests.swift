@@ -79,7 +79,7 @@ struct TriggerCenterTests {
     @Test func authorizationGatesAddingAndDelivery() async throws {
         let c = Center(defaultSettings: NotificationSettings(authorizationStatus: .notDetermined))
         await #expect(throws: RequestError.self) { try await c.add(Self.circle("mine", device: "d")) }
-        await c.setNotificationSettings(NotificationSettings(authorizationStatus: .provisional), forDevice: "d")
+        try await c.setNotificationSettings(NotificationSettings(authorizationStatus: .provisional), forDevice: "d")
         try await c.add(Self.circle("mine", device: "d"))
         try await c.add(Self.circle("shared"))
         try await c.receive(Self.fixAt(0, north: 300))

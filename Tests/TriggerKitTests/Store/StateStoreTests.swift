@@ -6,6 +6,25 @@ import Testing
 
 @Suite("State store: schema and identity")
 struct StateStoreTests {
+    /// An empty path and `:memory:` are no files: SQLite kept such a store in memory or a
+    /// temporary file, and `saveCenter` succeeded with nothing durable (found by a helper).
+    @Test(arguments: ["", ":memory:", "file:x.sqlite?mode=memory"])
+    func aPathSQLiteWouldNotWriteIsRefused(_ path: String) {
+        let error = #expect(throws: StateStoreError.self) { try StateStore(path: path) }
+        guard case .cannotOpen(_, let reason) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(reason.contains("not a file path"))
+    }
+
+    /// A prune date that is NaN or past 9999 was clamped: NaN removed nothing and said so as
+    /// a success, a date after 9999 removed everything.
+    @Test(arguments: [Double.nan, 1e12, -1e12])
+    func aPruneDateOutsideTheSupportedDatesIsRefused(_ seconds: Double) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("prune-\(UUID().uuidString).sqlite").path
+        let store = try StateStore(path: path)
+        let error = #expect(throws: StateStoreError.self) { try store.pruneDelivered(before: Date(timeIntervalSince1970: seconds)) }
+        guard case .invalidArgument = error else { Issue.record("\(String(describing: error))"); return }
+    }
+
     @Test func createsTheSchemaInWALMode() throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         let store = try StateStore(path: tmp.path)

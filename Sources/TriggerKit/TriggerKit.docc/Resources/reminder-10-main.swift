@@ -7,8 +7,8 @@ struct ReminderService {
         // A clock that moves only when told to, so this demo replays a morning in a moment.
         // A real service passes WallClock() instead.
         let clock = ManualClock(Date(timeIntervalSince1970: 1_795_417_200))  // 2026-11-23 07:00 UTC
-        let center = makeCenter(clock: clock)
-        await registerCategories(on: center)
+        let center = try makeCenter(clock: clock)
+        try await registerCategories(on: center)
         try await addPillsReminder(for: "phone-1", to: center)
         try await addBreadReminder(for: "phone-1", to: center)
 
