@@ -58,9 +58,14 @@ final class ForeignCalendarSchedule: Sendable {
         // is `ref` itself in milliseconds: not a later fire. Returned, it made every caller
         // stepping from fire to fire (catch-up, queries) loop on one date for ever. The match
         // after it is the next fire (a nanosecond field matches once per second at most).
+        // Foundation can also answer a match at or *before* `after`: a `nanosecond` a Double
+        // cannot hold exactly (1 ns, 0.123456789 s today) is a mismatch its search ignores,
+        // and so is its check that the match lies after the start, so from 01:47 it answers the
+        // same hour's 01:15 for {hour 1, minute 15, nanosecond 1}. Not a fire either: the
+        // search goes on from that match (Foundation skips a match equal to its start).
         for _ in 0..<4 {
             guard let d = calendar.nextDate(after: after, matching: components, matchingPolicy: .nextTimePreservingSmallerComponents,
-                                            repeatedTimePolicy: .first, direction: .forward), d > after,
+                                            repeatedTimePolicy: .first, direction: .forward),
                   // Nothing beyond the supported range (year 9999) is a fire.
                   let m = RequestLimits.millis(d) else { return nil }
             if m > ref { return m }

@@ -71,7 +71,7 @@ extension CalendarSchedule {
     /// pattern is in ``FoundationSearch``'s scope and the instant in the zone's table, else
     /// asked of Foundation and counted under `reason`.
     func foundationNext(afterMillis ref: Int64, _ reason: CalendarFallbacks.Reason) -> Int64? {
-        if reason != .outsideTables, zone.covers(ref), ref < zone.nativeEnd, let search = FoundationSearch(zone: zone, pattern: pattern) {
+        if reason != .outsideTables, zone.covers(ref), ref < zone.nativeEnd, let search = FoundationSearch(zone: zone, pattern: pattern, gregorian: fallbackCalendar == .gregorian) {
             do {
                 let next = try search.next(after: ref)
                 // Beyond the table the zone's offsets are unknown: Foundation answers.

@@ -160,7 +160,7 @@ import Foundation
     /// ``nextFire(afterMillis:consultingFoundation:)`` for a reference inside the zone's table.
     private func tabledNextFire(afterMillis ref: Int64, consultingFoundation: Bool) -> Int64? {
         if consultingFoundation, pattern.needsFoundationCheck || pattern.rollsOverMissingDays,
-           let search = FoundationSearch(zone: zone, pattern: pattern) {
+           let search = FoundationSearch(zone: zone, pattern: pattern, gregorian: fallbackCalendar == .gregorian) {
             // Month-relative patterns and days some months lack: Foundation's own search,
             // re-enacted (its answers there are not always real occurrences).
             if pattern.needsFoundationCheck { return reconciled(search, afterMillis: ref) }

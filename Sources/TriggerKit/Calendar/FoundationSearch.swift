@@ -64,13 +64,19 @@ struct FoundationSearch {
     let fields: Fields
     /// The calendar's week rules (first weekday, minimum days in the first week).
     let weeks: CalendarPattern
+    /// Whether the calendar is Foundation's `.gregorian`, not `.iso8601`: only there does its
+    /// search answer March 1st for a February candidate with a mismatched day-level field
+    /// (`isGregorianCalendar` in `_adjustedDateForMismatches`); in ISO 8601 it searches on in
+    /// the next month.
+    let gregorian: Bool
 
     static let msDay: Int64 = 86_400_000
     static let msHour: Int64 = 3_600_000
     static let msMinute: Int64 = 60_000
 
-    init?(zone: ZoneTable, pattern p: CalendarPattern) {
+    init?(zone: ZoneTable, pattern p: CalendarPattern, gregorian: Bool) {
         guard Self.reenacts(p) else { return nil }
+        self.gregorian = gregorian
         let c = p.dateComponents
         self.zone = zone
         fields = Fields(year: c.year, yearForWeekOfYear: c.yearForWeekOfYear, weekOfYear: c.weekOfYear, dayOfYear: c.dayOfYear,
@@ -122,7 +128,7 @@ struct FoundationSearch {
                         match = try missingDayAdjusted(searching: searching, start: start, toMatch)
                         leapDay = match != nil
                     }
-                } else if next == .month, month(of: candidate) == 2 {
+                } else if next == .month, gregorian, month(of: candidate) == 2 {
                     // "A day February lacks": the start of March plus the reference's hour,
                     // minute and second, added as a duration.
                     let year = CivilDate.ymd(days: wallDay(candidate)).year
