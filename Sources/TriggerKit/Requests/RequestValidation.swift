@@ -42,6 +42,11 @@ public enum RequestValidation {
     /// - Throws: ``RequestError`` naming the offending field.
     public static func validate(_ request: NotificationRequest, options: ValidationOptions) throws(RequestError) {
         try checkValue(request)
+        // The caller's reference instant, when given, is held to the supported dates too (a NaN
+        // or a year past 9999 was clamped, and a calendar trigger judged against year 1 or 9999).
+        if let now = options.now, !RequestLimits.isSupported(now) {
+            throw RequestError(.invalidRequest, "the validation's reference instant (\(now.timeIntervalSince1970) s since 1970) is outside the supported dates (years 1-9999)")
+        }
         if options.margin > 0, case .location(let t) = request.trigger, case .circular(let c) = t.region, c.radius <= options.margin {
             throw RequestError(.invalidRegion, "radius \(c.radius) m is not above the margin \(options.margin) m: the region could never be entered (entering needs distance <= radius - margin)")
         }
@@ -69,8 +74,8 @@ public enum RequestValidation {
         }
     }
 
-    /// The rules that depend on the request alone: identifier and device id (non-empty,
-    /// at most ``RequestLimits/maximumIdentifierBytes``), presentable content, a badge >= 0,
+    /// The rules that depend on the request alone: a non-empty identifier and a device id of
+    /// at most ``RequestLimits/maximumIdentifierBytes`` each (a device id may be empty), presentable content, a badge >= 0,
     /// `addedAt` within ``RequestLimits/supportedDates``, finite numbers, a time interval in
     /// (0, 100 years] and >= 60 s when repeating, calendar fields the engine supports,
     /// coordinates in range, a radius in (0, 1,000,000] m, and polygons that are valid

@@ -257,6 +257,18 @@ struct ValidationTests {
         }
     }
 
+    /// A reference instant out of range was clamped: a calendar trigger without `addedAt`
+    /// was judged against year 1 (a past year accepted) or 9999 (refused as never firing).
+    @Test(arguments: [Double.nan, 1e12, -1e12])
+    func aValidationReferenceOutsideTheSupportedDatesIsRefused(_ seconds: Double) {
+        let r = Self.request(.calendar(CalendarTrigger(dateMatching: DateComponents(hour: 9), repeats: true)), addedAt: nil)
+        let error = #expect(throws: RequestError.self) {
+            try RequestValidation.validate(r, options: ValidationOptions(now: Date(timeIntervalSince1970: seconds)))
+        }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.message.contains("reference instant") == true)
+    }
+
     @Test func extremeValuesNeverTrapAnyEntryPoint() async throws {
         // Seeded property test: random extreme requests through every entry point; each is
         // accepted or refused with a typed error, and accepted ones plan without trapping.
