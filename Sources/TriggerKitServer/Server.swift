@@ -196,6 +196,7 @@ struct RestorePlan {
 /// The metrics registry a server reports into (served at `/metrics`).
 public struct ServerMetricsRegistry: Sendable {
     let metrics: ServerMetrics
+    /// A registry of its own (the server's counters, exported at `/metrics`).
     public init() { metrics = ServerMetrics() }
 
     /// Makes this registry the process's metrics backend, so Hummingbird's request counters

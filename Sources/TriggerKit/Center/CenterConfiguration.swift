@@ -37,5 +37,6 @@ public struct CenterConfiguration: Sendable, Hashable {
     /// fire time triggers early.
     public var maxFixLead: TimeInterval = 300
 
+    /// The defaults above (checked by ``validate()`` when a center is made).
     public init() {}
 }

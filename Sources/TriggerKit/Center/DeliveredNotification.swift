@@ -39,6 +39,8 @@ public struct DeliveredNotification: Sendable, Hashable, Codable {
     /// The id as computed (its bits) or as given (text).
     var id: EventIDText
 
+    /// A delivery as the center makes one (for tests of code that consumes deliveries).
+    /// `eventId` is normally ``eventId``'s derivation from the identifier, device, event and date.
     public init(request: NotificationRequest, date: Date, trigger: TriggerKind, crossing: Crossing? = nil,
                 device: String? = nil, region: String? = nil, presentation: Presentation, fireCount: Int = 1, eventId: String) {
         self.init(shared: SharedRequest(request), date: date, trigger: trigger, crossing: crossing, device: device,
@@ -192,9 +194,11 @@ public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// One upcoming fire of a time-based trigger.
 public struct UpcomingFire: Sendable, Hashable, Codable {
+    /// The request's identifier.
     public var identifier: String
     /// The device the request is scoped to, if any.
     public var device: String?
+    /// When it fires.
     public var date: Date
 }
 
@@ -217,6 +221,7 @@ public struct CenterStatistics: Sendable, Hashable, Codable {
     /// Requests pending now.
     public var pendingRequests = 0
 
+    /// All counters at 0.
     public init() {}
 }
 

@@ -138,11 +138,14 @@ final class DeliveryChannel: Sendable {
 /// deliveries with the first. Cancelling the consuming task, or releasing its iterator, ends
 /// the subscription.
 public struct DeliveryStream: AsyncSequence, Sendable {
+    /// Each value is one delivery.
     public typealias Element = DeliveredNotification
+    /// The feed never fails: it finishes at the center's shutdown.
     public typealias Failure = Never
 
     let channel: DeliveryChannel
 
+    /// The iterator over this feed's deliveries (one consumer per feed).
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(subscription: Subscription(channel: channel))
     }
@@ -154,6 +157,7 @@ public struct DeliveryStream: AsyncSequence, Sendable {
         deinit { channel.terminate() }
     }
 
+    /// Waits for the next delivery; `nil` once the center has shut down and the queue is empty.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let subscription: Subscription
         private var batch: [DeliveredNotification] = []

@@ -53,7 +53,9 @@ public struct NotificationAction: Sendable, Hashable, Codable {
 /// How an action behaves on the device: Apple's `UNNotificationActionOptions`. The center
 /// stores and reports them; the device acts on them.
 public struct ActionOptions: OptionSet, Sendable, Hashable, Codable {
+    /// The options' bits.
     public let rawValue: Int
+    /// Options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// The device must be unlocked to perform it.

@@ -17,6 +17,7 @@ public enum AuthorizationStatus: String, Sendable, Hashable, Codable, CaseIterab
 
 /// One presentation setting: Apple's `UNNotificationSetting`.
 public enum NotificationSetting: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The device cannot present this way; the user turned it off; the user allows it.
     case notSupported, disabled, enabled
 }
 
@@ -84,7 +85,9 @@ public struct NotificationSettings: Sendable, Hashable {
 
 /// How a delivered notification is presented.
 public struct Presentation: OptionSet, Sendable, Hashable, Codable {
+    /// The presentations' bits.
     public let rawValue: UInt8
+    /// Presentations from their bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Shown as an alert.
@@ -188,8 +191,11 @@ extension NotificationSettings: Codable {
 
 /// Malformed settings.
 public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, naming the device, category, action or field.
     public var reason: String
+    /// An error with this reason.
     public init(_ reason: String) { self.reason = reason }
+    /// The reason.
     public var description: String { reason }
 }
 

@@ -1,6 +1,7 @@
 /// What happened at a location fire: which way a crossing went, or a dwell that elapsed
 /// (``FenceDwell``).
 public enum Crossing: String, Sendable, Hashable, Codable {
+    /// The device came inside the region; it left it.
     case enter, exit
     /// The device has stayed inside for the trigger's dwell.
     case dwellInside

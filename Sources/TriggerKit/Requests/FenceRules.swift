@@ -48,6 +48,7 @@ public enum FenceSide: String, Sendable, Hashable, CaseIterable {
 /// (no further fix is needed). Leaving before then cancels it; the clock starts at the fix
 /// that showed the side (the crossing, or the device's first fix for the request).
 public struct FenceDwell: Sendable, Hashable {
+    /// The side the device must stay on.
     public var side: FenceSide
     /// Seconds, in (0, 100 years].
     public var duration: TimeInterval
@@ -111,7 +112,9 @@ public struct FenceWindow: Sendable, Hashable {
 
     /// A wall-clock time.
     public struct TimeOfDay: Sendable, Hashable {
+        /// 0-23.
         public var hour: Int
+        /// 0-59.
         public var minute: Int
         public var second: Int
 

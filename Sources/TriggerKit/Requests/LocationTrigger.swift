@@ -2,6 +2,7 @@
 public struct LocationTrigger: Sendable, Hashable {
     /// The circle or polygon, and which crossings notify.
     public var region: Region
+    /// Whether it fires at every crossing (else once, per device for a shared request).
     public var repeats: Bool
     private var box: FenceRulesBox?
 

@@ -113,6 +113,7 @@ public enum NotificationTrigger: Sendable, Hashable {
 
 /// The four kinds of trigger, by their names in the contract's JSON.
 public enum TriggerKind: String, Sendable, Hashable, CaseIterable, Codable {
+    /// ``CalendarTrigger``, ``TimeIntervalTrigger``, ``LocationTrigger``, or none (at once).
     case calendar, timeInterval, location, immediate
 }
 
@@ -121,6 +122,7 @@ public enum TriggerKind: String, Sendable, Hashable, CaseIterable, Codable {
 public struct TimeIntervalTrigger: Sendable, Hashable {
     /// Seconds after `addedAt` of the first fire, and between fires when repeating.
     public var timeInterval: Double
+    /// Whether it fires every `timeInterval` seconds (then at least 60).
     public var repeats: Bool
 
     /// A trigger `timeInterval` seconds after `addedAt` (> 0; >= 60 when repeating).
@@ -138,6 +140,7 @@ public struct TimeIntervalTrigger: Sendable, Hashable {
 public struct CalendarTrigger: Sendable, Hashable {
     /// The components a fire date matches (their zone and calendar included).
     public var dateComponents: DateComponents
+    /// Whether it fires at every match (else at the next one only).
     public var repeats: Bool
 
     /// A trigger on the dates matching `dateComponents`, once or every match.

@@ -20,6 +20,7 @@ public struct ValidationOptions: Sendable {
     /// <= radius - margin) and is refused with `invalidRegion`.
     public var margin: Double = 0
 
+    /// Options as the fields above say (by default: now, UTC, every device authorized).
     public init(now: Date? = nil, floatingTimeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current,
                 deviceSettings: [String: NotificationSettings] = [:], defaultSettings: NotificationSettings = .authorized,
                 deferTimeChecks: Bool = false) {

@@ -21,15 +21,20 @@ public enum RequestLocation: Sendable, Hashable, CustomStringConvertible {
 /// One problem found while reading requests, printed as
 /// `error: <file>:<line or index>: <identifier>: <code>: <message>`.
 public struct RequestDiagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// An error refuses the request; a warning accepts it.
     public enum Severity: String, Sendable, Hashable { case error, warning }
 
+    /// Whether the request was refused.
     public var severity: Severity
+    /// The requests file's name as given.
     public var file: String
+    /// Where in the file: the line (NDJSON) or the array index; `nil` for the whole file.
     public var location: RequestLocation?
     /// The request's identifier when it could be read.
     public var identifier: String?
     /// The error code; `nil` for warnings.
     public var code: RequestErrorCode?
+    /// What is wrong, naming the field (one line).
     public var message: String
 
     public var description: String {
@@ -54,7 +59,9 @@ public struct RequestSet: Sendable {
     /// Number of request records read (accepted, refused and replaced).
     public var recordCount: Int
 
+    /// Requests refused.
     public var errorCount: Int { diagnostics.count { $0.severity == .error } }
+    /// Warnings about accepted requests.
     public var warningCount: Int { diagnostics.count { $0.severity == .warning } }
 
     /// `N requests: N ok, N errors, N warnings`.
@@ -243,7 +250,9 @@ extension RequestLocation {
 
 /// A requests file that could not be read at all (missing, unreadable).
 public struct RequestsFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file.
     public var path: String
+    /// Why it could not be read (missing, a directory, not UTF-8, ...).
     public var reason: String
     public var description: String { "cannot read requests file \(path): \(reason)" }
 }

@@ -5,11 +5,17 @@
 /// on request files, and it reports the line and column of a syntax error, which
 /// `JSONDecoder` does not.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; a key given twice keeps its last value.
     case object([String: JSONValue])
 
     /// The object's members, or `nil` when this is not an object.
