@@ -33,6 +33,7 @@ public final class StateStore: Sendable {
     /// from any other SQLite database before anything is written.
     static let applicationID: Int32 = 0x5452_4B53
 
+    /// The state file, as given.
     public let path: String
     let dbQueue: DatabaseQueue
     /// Whether the store was opened only to read (``init(readingAt:)``).
