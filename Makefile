@@ -5,7 +5,7 @@ SYS_PKGS   := libgeos-dev pkg-config libsqlite3-dev
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN        := .build/release/triggerkit
 
-.PHONY: deps build run test crossings-check man completions bench crash-test durability-test fuzz serve-fuzz serve-load checks docs clean
+.PHONY: deps build run test crossings-check tutorial-check man completions bench crash-test durability-test fuzz serve-fuzz serve-load checks docs clean
 
 deps:
 	@missing=""; for p in $(SYS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -28,6 +28,12 @@ run: build
 test: deps
 	$(SWIFT) test
 	$(MAKE) crossings-check
+	$(MAKE) tutorial-check
+
+# The DocC tutorial's code, built as a reader's package against this checkout and run: its
+# output must be the one the tutorial shows (tools/tutorial-check.sh).
+tutorial-check: deps
+	sh tools/tutorial-check.sh
 
 # Crossings between sparse fixes against a geographiclib reference (tools/crossings-check.py,
 # 400 random and grazing paths through circles and polygons, with the debug binary that
