@@ -148,6 +148,9 @@ final class Tenant: Sendable {
     /// (unless replaying the journal) and the events they caused in one transaction.
     func step(_ inputs: [TenantInput], on c: isolated TriggerCenter, replaying: Bool)
         -> (outcomes: [TenantOutcome], events: [RecordedEvent], error: String?) {
+        // One instant for the whole step (see ``ServerClock/hold()``).
+        clock.hold()
+        defer { clock.release() }
         var outcomes: [TenantOutcome] = []
         outcomes.reserveCapacity(inputs.count)
         var journal: [(kind: Int, body: Data)] = []

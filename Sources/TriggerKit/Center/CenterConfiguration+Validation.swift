@@ -53,7 +53,7 @@ extension CenterConfiguration {
 package enum OptionRules {
     /// Hysteresis beyond 100 km is no hysteresis: every circle would be refused.
     package static let margins = 0.0...100_000
-    /// Dwell and catch-up windows: up to a year (366 days).
+    /// Dwell: up to a year (366 days).
     package static let durations = 0.0...31_622_400
     /// Catch-up windows: up to the longest clock jump a stream may be allowed (100 years).
     package static let windows = 0.0...3_155_760_000

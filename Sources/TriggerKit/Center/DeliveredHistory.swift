@@ -51,13 +51,17 @@ struct DeliveredHistory: Sendable {
     }
 
     /// The request of the newest delivery of `identifier` to `device`, else of the newest
-    /// one concerning no device (a shared time trigger's). O(entries of those two lists).
+    /// one concerning no device (a shared time trigger's); with no device, of the newest to
+    /// any device. O(entries of those lists; every entry without a device).
     func latestRequest(identifier: String, device: String?) -> NotificationRequest? {
         let key = ExactKey(identifier)
-        for list in [device.map { byDevice[ExactKey($0)] } ?? nil, byDevice[nil]] {
-            if let d = list?.last(where: { ExactKey($0.request.identifier) == key }) { return d.request }
+        func newest(in list: Deque<DeliveredNotification>?) -> DeliveredNotification? {
+            list?.last { ExactKey($0.request.identifier) == key }
         }
-        return nil
+        if let device, let d = newest(in: byDevice[ExactKey(device)]) { return d.request }
+        if let d = newest(in: byDevice[nil]) { return d.request }
+        guard device == nil else { return nil }
+        return byDevice.values.compactMap { newest(in: $0) }.max { $0.date < $1.date }?.request
     }
 
     /// Removes the entries whose request identifier is in `ids` (every device). O(count).

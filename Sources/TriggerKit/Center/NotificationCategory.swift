@@ -73,8 +73,10 @@ public enum ActionEffect: Sendable, Hashable, Codable {
     /// Removes the pending request (a "cancel" button on a repeating reminder stops it).
     case removeRequest
     /// Delivers the notification again after this many seconds: adds a one-shot
-    /// time-interval request with identifier `<identifier>/snooze` and the same content and
-    /// device; the original request and its schedule are left as they are.
+    /// time-interval request with identifier `<identifier>/snooze` (`<identifier>/snooze/<device>`
+    /// when a device snoozes a shared request) and the same content and device; the original
+    /// request and its schedule are left as they are. A one-shot that fired has left the
+    /// center: it is snoozed with the request its delivery carries, while the history holds it.
     case snooze(TimeInterval)
 }
 

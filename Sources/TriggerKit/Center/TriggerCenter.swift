@@ -153,10 +153,11 @@ public actor TriggerCenter {
         return (page.requests, page.more ? page.last : nil)
     }
 
-    /// The request held under an identifier. A one-shot that fired (time trigger, or region
-    /// of one device) and a request whose `expiresAt` passed have left the center, as they
-    /// leave Apple's pending list; their deliveries still carry them. A repeating calendar
-    /// trigger with no date left (one that names its year) stays until removed.
+    /// The request held under an identifier: a pending one. A request leaves the center when
+    /// it can fire no more, as it leaves Apple's pending list: a time trigger at its last fire
+    /// (a one-shot's, or a repeating calendar trigger's that names its year), a region of one
+    /// device at its one-shot fire, any request when its `expiresAt` passes. Its deliveries
+    /// still carry it (a response to one is applied with it).
     /// - Complexity: O(1).
     public func request(withIdentifier id: String) -> NotificationRequest? {
         engine.request(identifier: id)
@@ -182,7 +183,9 @@ public actor TriggerCenter {
     /// Delivers every time-based fire due by the clock's current time.
     @discardableResult
     public func deliverDue() -> [DeliveredNotification] {
-        guard !isShutDown else { return [] }
+        // A clock outside the supported dates moves nothing (clamped, 1e15 s moved every
+        // trigger to 9999 for good); ``add(_:)`` and ``receive(_:)`` name it.
+        guard !isShutDown, RequestLimits.isSupported(clock.now) else { return [] }
         scratch.removeAll(keepingCapacity: true)
         advance(to: Timestamp.millis(clock.now))
         return publish()
@@ -239,9 +242,13 @@ public actor TriggerCenter {
 
     /// Turns the evaluator's fires into deliveries: history, feeds, return value.
     private func publish() -> [DeliveredNotification] {
-        engine.retireFinished()
+        // The fires name positions in the evaluator the step used: they are read there, and
+        // only then are finished requests retired (retiring may make the next `current`
+        // compact, renumbering them: read after it, a fire named another request or none,
+        // found by a helper once 1,025 one-shots had left).
+        defer { engine.retireFinished() }
         guard !scratch.isEmpty else { return [] }
-        let e = evaluator
+        let e = engine.evaluator
         let out = scratch.map { e.delivered(value: $0) }
         for d in out { history.append(d) }
         feed.send(out)

@@ -136,6 +136,9 @@ import Foundation
         var date: Int64
         var slot: Int32
         var count: Int
+        /// Whether it is its trigger's last fire (nothing queued after it: a one-shot, a
+        /// repeating trigger that ran out, one whose expiry comes first).
+        var last = false
     }
 
     /// ``popDue(until:into:)`` with bounded catch-up: fires dated before `horizon` are
@@ -152,12 +155,13 @@ import Foundation
             if top.date < horizon {
                 let limit = Swift.min(horizon, t == .max ? t : t + 1, entry.expiresAt)
                 let c = entry.rule.coalesce(from: top.date, before: limit)
-                out.append(DueFire(date: c.last, slot: top.slot, count: c.count))
                 let next = c.next.flatMap { $0 < entry.expiresAt ? $0 : nil }
+                out.append(DueFire(date: c.last, slot: top.slot, count: c.count, last: next == nil))
                 queue.replaceMin(with: next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
             } else {
-                out.append(DueFire(date: top.date, slot: top.slot, count: 1))
-                queue.replaceMin(with: entry.fire(after: top.date).map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
+                let next = entry.fire(after: top.date)
+                out.append(DueFire(date: top.date, slot: top.slot, count: 1, last: next == nil))
+                queue.replaceMin(with: next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })
             }
         }
     }

@@ -64,11 +64,12 @@ import Foundation
         if schedule?.hasAppended == true { sortTies(entries: entries) }
         for f in due {
             let ri = entries[Int(f.slot)].request
+            // Its last fire (delivered, suppressed or past its expiry): the request is finished.
+            if recordsFinished, f.last { finishedRequests.append(ri) }
             // Requests appended in place after the fences were built (never with `expiresAt`)
             // are past the end of their expiry table (indexing it crashed `serve`).
             if let g = guarded, Int(ri) < g.expiresAt.count, f.date >= g.expiresAt[Int(ri)] { continue }
             let r = requests[Int(ri)]
-            if recordsFinished, !r.trigger.repeats { finishedRequests.append(ri) }
             var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
                                device: r.device.map { device(named: $0) } ?? -1)
             e.count = f.count

@@ -105,8 +105,9 @@ import Foundation
     /// Whether one-shots that fire are listed in ``finishedRequests`` (the live center drops
     /// them; `run` keeps its requests, so it leaves this off and the list empty).
     @exclusivity(unchecked) package var recordsFinished = false
-    /// Requests that finished since the center last took them: one-shot time triggers at
-    /// their fire (delivered or suppressed) and device-scoped one-shot regions at theirs.
+    /// Requests that finished since the center last took them: time triggers at their last
+    /// fire (a one-shot's, a repeating one's that ran out; delivered or suppressed) and
+    /// device-scoped one-shot regions at theirs.
     @exclusivity(unchecked) package var finishedRequests: [Int32] = []
     @exclusivity(unchecked) var guardedEvents: [FiredEvent] = []
 

@@ -82,6 +82,19 @@ struct CenterConfigurationTests {
         #expect(await center.deliverDue().isEmpty)
     }
 
+    /// A clock moved past 9999 was clamped by `deliverDue`: every repeating trigger fired
+    /// out its catch-up at 9999-12-31 and the center was stuck there. Now nothing moves.
+    @Test func aClockMovedPastTheSupportedDatesDeliversNothing() async throws {
+        let clock = ManualClock(Self.t0)
+        let center = try TriggerCenter(clock: clock)
+        try await center.add(NotificationRequest(identifier: "r", content: NotificationContent(title: "r"),
+                                                 trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true))))
+        clock.advance(to: Date(timeIntervalSince1970: 1e15))
+        #expect(await center.deliverDue().isEmpty)
+        #expect(await center.upcomingFires(limit: 1).first?.date == Self.t0.addingTimeInterval(60))
+        await #expect(throws: RequestError.self) { try await center.add(Self.request) }
+    }
+
     /// A fix dated NaN passed the date check (`ClosedRange<Date>.contains` holds NaN) and was
     /// refused as "from the future", an error whose description traps on the NaN date.
     @Test func aFixDatedNaNIsInvalidAndDescribable() async throws {

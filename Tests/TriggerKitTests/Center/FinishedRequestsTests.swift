@@ -107,4 +107,66 @@ struct FinishedRequestsTests {
         let again = await c.advance(to: Self.t0.addingTimeInterval(360))
         #expect(again.map(\.device) == ["phone", "watch"])
     }
+
+    /// Retiring once made the evaluator compact between a step and the reading of its fires,
+    /// whose positions then named other requests (or none: a crash). A helper's case: the
+    /// second step retires past half of the requests.
+    @Test func firesAreReadBeforeRetiringCompacts() async throws {
+        let c = Center()
+        func id(_ k: Int) -> String { "r" + String(format: "%04d", k) }
+        for k in 0..<3000 {
+            let r: NotificationRequest = switch k {
+            case 0..<200: Self.once(id(k), 120)
+            case 200..<1600: Self.once(id(k), 60)
+            default: LiveCenterTests.every(id(k), 3600)
+            }
+            try await c.add(r)
+        }
+        let first = await c.advance(to: Self.t0.addingTimeInterval(90)).map(\.request.identifier)
+        #expect(first == (200..<1600).map(id))
+        let second = await c.advance(to: Self.t0.addingTimeInterval(150)).map(\.request.identifier)
+        #expect(second == (0..<200).map(id))
+        #expect(await c.center.requestCount == 1400)
+        let third = await c.advance(to: Self.t0.addingTimeInterval(3600)).map(\.request.identifier)
+        #expect(third == (1600..<3000).map(id))
+    }
+
+    /// A response without a device to a device's one-shot that fired (it has left) is
+    /// applied with the request its delivery carries, as `run` applies it.
+    @Test func aResponseWithoutADeviceFindsTheDeliveryOfAnyDevice() async throws {
+        let c = Center()
+        try await c.center.setNotificationCategories([
+            NotificationCategory(identifier: "R", actions: [NotificationAction(identifier: "later", title: "Later", effect: .snooze(300))])])
+        try await c.add(Self.once("dev1", 60, device: "phone", category: "R"))
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(90)).map(\.device) == ["phone"])
+        let o = await c.center.respond(NotificationResponse(requestIdentifier: "dev1", actionIdentifier: "later"))
+        #expect(o.applied, "\(o.warnings)")
+        #expect(await c.center.pendingRequests().map(\.identifier) == ["dev1/snooze"])
+        #expect(await c.center.pendingRequests().first?.device == "phone")
+    }
+
+    /// One-shots firing one per step, past the compaction threshold (1,024 retired).
+    @Test func oneShotsFiringOneByOneStayThemselves() async throws {
+        let c = Center()
+        for k in 0..<1_100 { try await c.add(Self.once("o\(k)", Double(60 + k))) }
+        _ = await c.advance(to: Self.t0.addingTimeInterval(1))
+        for k in 0..<1_100 {
+            let fired = await c.advance(to: Self.t0.addingTimeInterval(Double(60 + k))).map(\.request.identifier)
+            if fired != ["o\(k)"] { Issue.record("step \(k): \(fired)"); return }
+        }
+        #expect(await c.center.requestCount == 0)
+    }
+
+    /// A repeating trigger that runs out (a calendar trigger naming its year) leaves at its
+    /// last fire, as a restore would drop it: the center is the same before and after.
+    @Test func aRepeatingTriggerThatRanOutLeavesLiveAsAtARestore() async throws {
+        let c = Center()
+        var when = DateComponents(year: 2026, month: 11, day: 27, hour: 9, minute: 30)
+        when.timeZone = TimeZone(identifier: "UTC")
+        try await c.add(NotificationRequest(identifier: "cal", content: NotificationContent(title: "cal"),
+                                            trigger: .calendar(CalendarTrigger(dateMatching: when, repeats: true)), addedAt: Self.t0))
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(3600)).map(\.request.identifier) == ["cal"])
+        #expect(await c.center.requestCount == 0)
+        #expect(await c.center.request(withIdentifier: "cal") == nil)
+    }
 }

@@ -47,7 +47,9 @@ struct ServeRestartStateTests {
             #expect(try await c.call(.post, "/v1/fixes", body: fix).status == 200)
             #expect(try await c.call(.post, "/v1/requests", body: #"{"identifier":"ok","device":"dC","content":{"title":"t"}}"#).status == 201)
         }
-        try await serve.run { c, _ async throws in
+        try await serve.run { c, state async throws in
+            // Restored from the snapshot the stop saved (its devices), not a journal replay.
+            #expect(try state.tenants[0].store.loadSnapshot() != nil)
             let third = #"{"device":"f3","t":"2026-11-23T08:02:00Z","lat":40,"lon":-74}"# + "\n"
             let a = try await c.call(.post, "/v1/fixes", body: third)
             #expect(a.json?.objectValue?["rejected"] == .number(1), "\(a.body)")
@@ -94,5 +96,22 @@ struct ServeRestartStateTests {
             #expect(try state.tenants[0].store.loadSnapshot() != nil)
             #expect(try await c.call(.get, "/v1/stats").json?.objectValue?["historyDropped"] == .number(15))
         }
+    }
+
+    /// A step reads the wall clock once: the instant its journal row records, so a replay at
+    /// that instant repeats it (a fire due between two readings was delivered by a replay
+    /// where live had left it to the next tick).
+    @Test func aStepHoldsOneInstantOfTheWallClock() async throws {
+        let clock = ServerClock(start: Date(timeIntervalSince1970: 0))
+        clock.hold()
+        #expect(clock.now == Date(timeIntervalSince1970: 0), "the manual clock is not held")
+        clock.release()
+        clock.goLive()
+        clock.hold()
+        let held = clock.now
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(clock.now == held)
+        clock.release()
+        #expect(clock.now > held)
     }
 }
