@@ -66,7 +66,7 @@ struct Walker {
 func bench() async throws {
     // MARK: 1. load
     let clock = ManualClock(t0)
-    let center = TriggerCenter(clock: clock)
+    let center = try TriggerCenter(clock: clock)
     let rss0 = residentBytes()
     var load = ContinuousClock.now
     for i in 0..<n { try await center.add(request(i)) }
@@ -166,7 +166,7 @@ func bench() async throws {
         var cfg = CenterConfiguration()
         cfg.catchUp = .everyFire
         let c2clock = ManualClock(t0)
-        let c2 = TriggerCenter(configuration: cfg, clock: c2clock)
+        let c2 = try TriggerCenter(configuration: cfg, clock: c2clock)
         for r in fires { try await c2.add(r) }
         _ = await c2.deliverDue()
         let stream = withFeed ? await c2.deliveries(bufferLimit: 10_000) : nil

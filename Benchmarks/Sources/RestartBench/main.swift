@@ -76,7 +76,7 @@ var g = SplitMix64(seed: 42)
 let requests = (0..<n).map { request($0, &g) }
 let clock = ManualClock(t0)
 let fix = LocationFix(device: "d", date: t0, latitude: 40.7, longitude: -74)
-let center = TriggerCenter(clock: clock)
+let center = try TriggerCenter(clock: clock)
 let (_, adds) = try await timedAsync { try await center.atomically { c in for r in requests { try c.add(r) } } }
 row("center: \(grouped(n)) adds (validated)", adds)
 let (_, build) = try await timedAsync { try await center.receive(fix) }

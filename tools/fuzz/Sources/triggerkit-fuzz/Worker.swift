@@ -159,7 +159,26 @@ struct Worker {
         let clock = ManualClock(start)
         var config = CenterConfiguration()
         if r.chance(2) { config.catchUp = .everyFire }
-        let center = TriggerCenter(configuration: config, clock: clock)
+        // Now and then an extreme configuration value: refused by the center's validator, or
+        // in range and used.
+        if r.chance(4) {
+            let v: Double = r.pick([.nan, .infinity, -.infinity, -1, 0, 1e-9, 59.5, 100_000, 100_001, 31_622_400, 1e300])
+            switch r.next() % 6 {
+            case 0: config.margin = v
+            case 1: config.dwell = v
+            case 2: config.maxAccuracy = v
+            case 3: config.catchUpWindow = v
+            case 4: config.maxFixLead = v
+            default: config.deliveredLimitPerDevice = r.pick([Int.min, -1, 0, 1, 100_000, 100_001, Int.max])
+            }
+        }
+        let center: TriggerCenter
+        do throws(CenterError) {
+            center = try TriggerCenter(configuration: config, clock: clock)
+        } catch {
+            record(.rejected("configuration"))
+            return
+        }
         var now = start
         let trace = ProcessInfo.processInfo.environment["FUZZ_TRACE"] != nil
         let traceStart = ContinuousClock.now
@@ -210,7 +229,11 @@ struct Worker {
                 fatalError("a snapshot's requests came back otherwise from its bytes: \(snapshot.requests[k]) as \(back.requests[k])")
             }
             guard back.evaluator == snapshot.evaluator else { fatalError("a snapshot's state came back otherwise from its bytes") }
-            restored = try TriggerCenter(restoring: back, configuration: config, clock: clock)
+            do throws(CenterError) {
+                restored = try TriggerCenter(restoring: back, configuration: config, clock: clock)
+            } catch {
+                fatalError("a center's snapshot did not restore: \(error)")
+            }
         } catch {
             fatalError("a center's snapshot did not come back from its bytes: \(error.reason)")
         }
