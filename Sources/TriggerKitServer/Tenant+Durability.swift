@@ -57,7 +57,7 @@ extension Tenant {
         // tenant restarted without --start); a fresh tenant starts at `start`, else now.
         var clockStart = start
         var restored = try snapshot.map { s throws(SnapshotError) in try CenterSnapshot(serialized: s.body) }
-        let snapshotTime = restored?.evaluator.streamTime
+        let snapshotMoved = restored.map { Self.clockMoved(by: $0.evaluator) } ?? false
         if let restored, let t = restored.evaluator.streamTime { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: t)) }
         if let first = page.first { clockStart = max(clockStart ?? .distantPast, Timestamp.date(millis: first.at)) }
         let clock = ServerClock(start: clockStart ?? Date())
@@ -72,10 +72,10 @@ extension Tenant {
         let tenant = Tenant(id: id, limits: limits, center: center, thread: thread, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
         tenant.devices.withLock { $0.formUnion(devices) }
         // The jump limit applies once input has moved the clock, as before the restart: the
-        // snapshot's center took a fix or a clock step (its stream time is set), or the
-        // journal's replay applies one (``perform(_:on:into:)`` notes it). Adds alone do not
-        // (they did before: a restart made the limit apply early, found by a helper).
-        if Self.clockMovedBy(snapshotTime) { tenant.clockMoved.withLock { $0 = true } }
+        // snapshot's center took a fix or a clock step, or the journal's replay applies one
+        // (``perform(_:on:into:)`` notes it). Adds alone do not (they did before: a restart
+        // made the limit apply early, found by a helper).
+        if snapshotMoved { tenant.clockMoved.withLock { $0 = true } }
         // Replayed a page at a time, each page in one step on the center's actor (one hop for
         // many rows; nothing else reaches the tenant before it opens).
         var replayed = 0
@@ -108,8 +108,11 @@ extension Tenant {
         }
     }
 
-    /// Whether a snapshot's stream time says input had moved the clock.
-    private static func clockMovedBy(_ streamTime: Int64?) -> Bool { streamTime != nil }
+    /// Whether a snapshot's center had taken a fix, or a clock step past its start (adds
+    /// deliver what is due at the clock's present, so a stream time alone does not say).
+    private static func clockMoved(by e: EvaluatorSnapshot) -> Bool {
+        e.stats.fixes > 0 || (e.streamTime ?? .min) > (e.defaultAddedAt ?? .max)
+    }
 
     /// Applies journaled rows again, each at its recorded time, recording nothing: neither
     /// the rows nor their events, which were recorded with them (in the outbox, or pruned

@@ -148,9 +148,13 @@ final class Tenant: Sendable {
     /// (unless replaying the journal) and the events they caused in one transaction.
     func step(_ inputs: [TenantInput], on c: isolated TriggerCenter, replaying: Bool)
         -> (outcomes: [TenantOutcome], events: [RecordedEvent], error: String?) {
-        // One instant for the whole step (see ``ServerClock/hold()``).
+        // One instant for the whole step (see ``ServerClock/hold()``), and the row records the
+        // clock as the step found it: a replay starts there and moves it as the step did (the
+        // time after a batch of fixes, taken first, fired the batch's later events before its
+        // earlier fixes, found by a helper).
         clock.hold()
         defer { clock.release() }
+        let startedAt = Timestamp.millis(clock.now)
         var outcomes: [TenantOutcome] = []
         outcomes.reserveCapacity(inputs.count)
         var journal: [(kind: Int, body: Data)] = []
@@ -200,7 +204,7 @@ final class Tenant: Sendable {
             rendered.append((d.eventId, d.device, Data(w.bytes)))
         }
         do {
-            let seqs = try store.record(at: Timestamp.millis(clock.now), inputs: journal, events: rendered)
+            let seqs = try store.record(at: startedAt, inputs: journal, events: rendered)
             var events: [RecordedEvent] = []
             for (i, s) in seqs.enumerated() where s > 0 { events.append((s, rendered[i].device, rendered[i].body)) }
             return (outcomes, events, nil)
@@ -227,7 +231,12 @@ final class Tenant: Sendable {
         case .change(.add(var r)):
             if r.addedAt == nil { r.addedAt = clock.now }
             do throws(RequestError) {
-                return (.ok(warnings: try c.add(r)), .entry(.add(r)))
+                let warnings = try c.add(r)
+                // What it made due now (an immediate request) is delivered now, as `run`
+                // delivers it: on the stream clock it waited for the clock to move on (and a
+                // replacement or removal at the same instant lost it), found by a helper.
+                delivered += c.deliverDue()
+                return (.ok(warnings: warnings), .entry(.add(r)))
             } catch {
                 return (.rejected(APIError(request: error)), .nothing)
             }
@@ -292,7 +301,9 @@ final class Tenant: Sendable {
     func runTicks() async {
         guard mode == .wall else { return }
         while !Task.isCancelled {
-            let next = await withCenter { $0.upcomingFires(limit: 1).first?.date }
+            // Every clock event, not only time fires: a dwell, a window, an expiry (an expired
+            // request stayed, counted against the limit, until some input came).
+            let next = await withCenter { $0.nextClockInstant }
             let now = Date()
             let wait = next.map { max(0, min(1, $0.timeIntervalSince(now))) } ?? 1
             if wait > 0 { try? await Task.sleep(for: .milliseconds(Int64(wait * 1000) + 1)) }

@@ -5,6 +5,10 @@ import Foundation
 extension TriggerCenter {
     /// Delivers time fires as the clock reaches them, until the task is cancelled or the
     /// center shuts down. Changes that bring a fire forward wake it at once.
+    /// The soonest instant the clock has something to deliver: a time trigger's fire, or a
+    /// fence's dwell, window change or expiry (nil: nothing queued).
+    package var nextClockInstant: Date? { engine.soonestFireDate.map(Timestamp.date(millis:)) }
+
     public func run() async {
         while !isShutDown && !Task.isCancelled {
             deliverDue()

@@ -194,7 +194,9 @@ public actor TriggerCenter {
     /// Moves the evaluator's stream time to `t` (never back), collecting due time fires.
     private func advance(to t: Int64) {
         let e = evaluator
-        guard (e.streamTime ?? .min) < t else { return }
+        // At the same instant too: a request added since may be due at it (an immediate one
+        // at its `addedAt`, the clock's present: it waited for the clock to move on).
+        guard (e.streamTime ?? .min) <= t else { return }
         // The center's evaluator has no jump limit and `t` comes from a clamped Date, so
         // the line is always applied.
         try? e.process(.clock(t), into: &scratch)

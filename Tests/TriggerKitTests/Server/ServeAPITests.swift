@@ -154,8 +154,9 @@ struct ServeAPITests {
         limits.maxRequests = 3
         let serve = Serve(limits: limits)
         defer { serve.remove() }
+        // Added at the tenant's clock (no addedAt): "fresh", added at 08:05, fires at 08:05:30.
         let once: @Sendable (String) -> String = { id in
-            #"{"identifier":"\#(id)","content":{"title":"t"},"addedAt":"\#(Serve.t0)","trigger":{"type":"timeInterval","timeInterval":30}}"#
+            #"{"identifier":"\#(id)","content":{"title":"t"},"trigger":{"type":"timeInterval","timeInterval":30}}"#
         }
         try await serve.run { c, _ in
             for i in 1...3 {

@@ -114,4 +114,69 @@ struct ServeRestartStateTests {
         clock.release()
         #expect(clock.now > held)
     }
+
+    /// On the stream clock an immediate request is delivered when it is added, as `run`
+    /// delivers it: it waited for the clock to move on, so one replaced or removed at the
+    /// same instant was never delivered.
+    @Test func anImmediateRequestIsDeliveredWhenAddedOnTheStreamClock() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            let now = #"{"identifier":"now","content":{"title":"t"}}"#
+            #expect(try await c.call(.post, "/v1/requests", body: now).status == 201)
+            #expect(sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body).count == 1)
+            // Another, removed at the same instant: delivered all the same, as `run` does. (The
+            // same identifier again at the same instant would be the same fire, with the same
+            // eventId: the outbox keeps one.)
+            #expect(try await c.call(.post, "/v1/requests", body: #"{"identifier":"now2","content":{"title":"t"}}"#).status == 201)
+            #expect(try await c.call(.delete, "/v1/requests/now2").status < 500)
+            let events = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body)
+            #expect(events.map { $0.data.contains("now2") } == [false, true])
+        }
+    }
+
+    /// A journal row recorded the clock after its step; a replay moved the clock there first,
+    /// so a batch's later expiry came before its earlier fixes, and the history a restart
+    /// rebuilt lost the batch's enter (found by a helper). It records the clock the step found.
+    @Test func aReplayedBatchOfFixesRebuildsWhatTheLiveBatchBuilt() async throws {
+        var serve = ServeJournalTests.serve()
+        serve.configuration.clock = .stream
+        defer { serve.remove() }
+        let request = #"{"identifier":"home","content":{"title":"home"},"addedAt":"2026-11-23T08:00:00Z","expiresAt":"2026-11-23T09:00:00Z","trigger":{"type":"location","region":{"identifier":"home","center":{"latitude":40.7,"longitude":-74},"radius":100},"repeats":true}}"#
+        let batch = #"{"device":"d","t":"2026-11-23T08:05:00Z","lat":40.72,"lon":-74}"# + "\n"
+            + #"{"device":"d","t":"2026-11-23T08:10:00Z","lat":40.7,"lon":-74}"# + "\n"
+            + #"{"device":"d","t":"2026-11-23T09:30:00Z","lat":40.7,"lon":-74}"# + "\n"
+        let before = Mutex("")
+        try await serve.run { c, state async throws in
+            #expect(try await c.call(.post, "/v1/requests", body: request).status == 201)
+            #expect(try await c.call(.post, "/v1/fixes", body: batch).status == 200)
+            let delivered = try await c.call(.get, "/v1/delivered").body
+            #expect(delivered.contains("enter"))
+            before.withLock { $0 = delivered }
+            ServeJournalTests.asIfKilled(state)
+        }
+        try await serve.run { c, state async throws in
+            #expect(try state.tenants[0].store.loadSnapshot() == nil, "the restart must replay the journal")
+            #expect(try await c.call(.get, "/v1/delivered").body == before.withLock { $0 })
+        }
+    }
+
+    /// On the wall clock the ticks follow every clock event, not only time fires: a request
+    /// whose expiry passed stayed (and counted against the limit) until some input came.
+    @Test func anExpiryOnTheWallClockIsActedOnWithoutInput() async throws {
+        let serve = Serve(clock: .wall)
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            let expires = Timestamp.string(millis: Timestamp.millis(Date().addingTimeInterval(1)))
+            let r = #"{"identifier":"soon","content":{"title":"t"},"expiresAt":"\#(expires)","trigger":{"type":"timeInterval","timeInterval":3600}}"#
+            #expect(try await c.call(.post, "/v1/requests", body: r).status == 201)
+            #expect(try await c.call(.get, "/v1/requests/soon").status == 200)
+            var gone = false
+            for _ in 0..<40 where !gone {
+                try await Task.sleep(for: .milliseconds(100))
+                gone = try await c.call(.get, "/v1/requests/soon").status == 404
+            }
+            #expect(gone)
+        }
+    }
 }
