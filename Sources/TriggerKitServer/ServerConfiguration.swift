@@ -47,12 +47,17 @@ public struct ServerConfiguration: Sendable, Codable {
     public var maxAccuracy: Double?
     /// Delivered notifications kept per device in a tenant's history (default 100).
     public var deliveredLimitPerDevice: Int = 100
+    /// The zone floating calendar triggers (no `timeZone` of their own) follow, as `run
+    /// --time-zone`; nil: UTC. The config file's `timeZone` is an IANA name; `triggerkit
+    /// serve` takes `--time-zone`, else the file's, else `TZ`, as `run` does.
+    public var floatingTimeZone: TimeZone?
 
     /// The defaults above, with no tenant yet.
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case host, port, dataDirectory, clock, start, tenants, limits, snapshotEvery, restoreBudgetMiB, margin, dwell, maxAccuracy, deliveredLimitPerDevice
+        case timeZone
     }
 
     public init(from decoder: any Decoder) throws {
@@ -71,6 +76,30 @@ public struct ServerConfiguration: Sendable, Codable {
         dwell = try c.decodeIfPresent(Double.self, forKey: .dwell) ?? 0
         maxAccuracy = try c.decodeIfPresent(Double.self, forKey: .maxAccuracy)
         deliveredLimitPerDevice = try c.decodeIfPresent(Int.self, forKey: .deliveredLimitPerDevice) ?? d.deliveredLimitPerDevice
+        if let name = try c.decodeIfPresent(String.self, forKey: .timeZone) {
+            guard let zone = ZoneNames.zone(named: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: "unknown time zone \"\(name)\" (an IANA name such as Europe/Paris)")
+            }
+            floatingTimeZone = zone
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(host, forKey: .host)
+        try c.encode(port, forKey: .port)
+        try c.encode(dataDirectory, forKey: .dataDirectory)
+        try c.encode(clock, forKey: .clock)
+        try c.encodeIfPresent(start, forKey: .start)
+        try c.encode(tenants, forKey: .tenants)
+        try c.encode(limits, forKey: .limits)
+        try c.encode(snapshotEvery, forKey: .snapshotEvery)
+        try c.encode(restoreBudgetMiB, forKey: .restoreBudgetMiB)
+        try c.encode(margin, forKey: .margin)
+        try c.encode(dwell, forKey: .dwell)
+        try c.encodeIfPresent(maxAccuracy, forKey: .maxAccuracy)
+        try c.encode(deliveredLimitPerDevice, forKey: .deliveredLimitPerDevice)
+        try c.encodeIfPresent(floatingTimeZone?.identifier, forKey: .timeZone)
     }
 
     /// Reads a config file (JSON; dates ISO 8601).
@@ -88,6 +117,7 @@ public struct ServerConfiguration: Sendable, Codable {
     /// every fire, as `run`.
     package var centerConfiguration: CenterConfiguration {
         var c = CenterConfiguration()
+        if let floatingTimeZone { c.floatingTimeZone = floatingTimeZone }
         c.margin = margin
         c.dwell = dwell
         c.maxAccuracy = maxAccuracy

@@ -53,6 +53,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Dwell before a crossing is confirmed, seconds.", valueName: "SECONDS"))
     var dwell: Double?
 
+    @Option(name: .customLong("time-zone"), help: ArgumentHelp("The zone floating calendar triggers follow, as run's. Default: the config file's timeZone, else the TZ environment variable, else UTC.", valueName: "TZ"))
+    var timeZone: String?
+
     @Option(name: .customLong("snapshot-every"), help: ArgumentHelp("Save a snapshot once this many fixes were journaled since the last one, a change counting as 100 (default 5000000).", valueName: "N"))
     var snapshotEvery: Int?
 
@@ -88,6 +91,14 @@ struct ServeCommand: AsyncParsableCommand {
         if let start { c.start = try parseDateArgument(start, option: "--start") }
         if let margin { c.margin = margin }
         if let dwell { c.dwell = dwell }
+        // As `run`: --time-zone, else (when the file names none) TZ, read the same way.
+        if let timeZone {
+            guard let z = TimeZoneName.zone(timeZone) else { throw ValidationError("--time-zone: unknown time zone '\(timeZone)'") }
+            c.floatingTimeZone = z
+        } else if c.floatingTimeZone == nil, let tz = ProcessInfo.processInfo.environment["TZ"] {
+            guard let z = TimeZoneName.zone(tz) else { throw ValidationError("TZ: unknown time zone '\(tz)'") }
+            c.floatingTimeZone = z
+        }
         if let snapshotEvery { c.snapshotEvery = snapshotEvery }
         if let restoreBudget { c.restoreBudgetMiB = restoreBudget }
         for t in tenant {

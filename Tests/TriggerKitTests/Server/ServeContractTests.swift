@@ -185,13 +185,18 @@ struct ServeConfigurationTests {
     @Test func aConfigFileIsReadAndEveryBadValueIsNamed() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("serve-config-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let good = #"{"port": 0, "clock": "stream", "start": "2026-11-23T08:00:00Z", "tenants": [{"id": "acme", "tokenHashes": ["\#(tokenHash("t"))"], "limits": {"maxRequests": 5}, "webhooks": [{"url": "http://127.0.0.1:9/hook", "secret": "s"}]}], "margin": 20}"#
+        let good = #"{"port": 0, "clock": "stream", "start": "2026-11-23T08:00:00Z", "tenants": [{"id": "acme", "tokenHashes": ["\#(tokenHash("t"))"], "limits": {"maxRequests": 5}, "webhooks": [{"url": "http://127.0.0.1:9/hook", "secret": "s"}]}], "margin": 20, "timeZone": "America/New_York"}"#
         try good.write(toFile: path, atomically: true, encoding: .utf8)
         let c = try ServerConfiguration.load(path: path)
         #expect(c.clock == .stream)
         #expect(c.tenants.first?.limits?.maxRequests == 5)
         #expect(c.tenants.first?.limits?.maxBodyBytes == TenantLimits().maxBodyBytes)
         #expect(c.margin == 20)
+        #expect(c.floatingTimeZone?.identifier == "America/New_York")
+        #expect(c.centerConfiguration.floatingTimeZone.identifier == "America/New_York")
+        try "{\"timeZone\": \"Mars/Olympus\", \"tenants\": []}".write(toFile: path + ".bad", atomically: true, encoding: .utf8)
+        #expect(throws: DecodingError.self) { try ServerConfiguration.load(path: path + ".bad") }
+        try? FileManager.default.removeItem(atPath: path + ".bad")
         try c.validate()
         let bad: [(String, (inout ServerConfiguration) -> Void)] = [
             ("port", { $0.port = 70_000 }),

@@ -179,4 +179,18 @@ struct ServeRestartStateTests {
             #expect(gone)
         }
     }
+
+    /// Floating calendar triggers follow the server's zone, as `run --time-zone` (serve had
+    /// none: always UTC, where `run` followed TZ; found by a helper).
+    @Test func floatingTriggersFollowTheServersZone() async throws {
+        var serve = Serve()
+        serve.configuration.floatingTimeZone = TimeZone(identifier: "America/New_York")
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            let r = #"{"identifier":"nine","content":{"title":"t"},"trigger":{"type":"calendar","dateMatching":{"hour":9,"minute":0},"repeats":true}}"#
+            #expect(try await c.call(.post, "/v1/requests", body: r).status == 201)
+            let next = try await c.call(.get, "/v1/requests/nine/next").body
+            #expect(next.contains("2026-11-23T14:00:00Z"), "\(next)")
+        }
+    }
 }
