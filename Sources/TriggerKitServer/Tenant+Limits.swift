@@ -15,6 +15,14 @@ extension Tenant {
             }
             device = r.device
         case .change(.settings(let d, _)): device = d
+        case .change(.respond(let response)):
+            // A snooze adds a request (for the responding device): held to both limits.
+            // (The snooze's device is the request's, counted, or the responding one.)
+            let (request, effect, _) = c.resolve(response)
+            if case .snooze = effect, request != nil, c.requestCount >= limits.maxRequests {
+                return APIError(.tooManyRequests, "tooManyRequests", "the tenant has \(limits.maxRequests) requests, its limit: the snooze would add one")
+            }
+            device = response.device
         case .fix(let f, _):
             if let jump = clockJumpRefusal(to: f.date, code: "invalidFix") { return jump }
             device = f.device
@@ -35,6 +43,7 @@ extension Tenant {
         case .change(.add(let r)): device = r.device
         case .change(.settings(let d, _)): device = d
         case .fix(let f, _): device = f.device
+        case .change(.respond(let response)): device = response.device
         default: device = nil
         }
         if let device { devices.withLock { _ = $0.insert(device) } }

@@ -20,6 +20,17 @@ extension TriggerCenter {
         categories.keys.sorted().compactMap { categories[$0] }
     }
 
+    /// The request a response answers and what it would do, without doing it (a service
+    /// checks its limits first: a snooze adds a request).
+    package func resolve(_ response: NotificationResponse) -> (request: NotificationRequest?, effect: ActionEffect, warnings: [String]) {
+        // A one-shot that fired has left the center; its delivery still has it (a reminder
+        // snoozed after it showed).
+        let request = engine.request(identifier: response.requestIdentifier)
+            ?? history.latestRequest(identifier: response.requestIdentifier, device: response.device)
+        let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
+        return (request, effect, warnings)
+    }
+
     /// Applies a user's response to a delivered notification: the chosen action's
     /// ``ActionEffect`` (remove the request, snooze it) takes effect now.
     ///
@@ -29,11 +40,7 @@ extension TriggerCenter {
         guard !isShutDown else {
             return ResponseOutcome(response: response, effect: .none, applied: false, warnings: ["the center is shut down"])
         }
-        // A one-shot that fired has left the center; its delivery still has it (a reminder
-        // snoozed after it showed).
-        let request = engine.request(identifier: response.requestIdentifier)
-            ?? history.latestRequest(identifier: response.requestIdentifier, device: response.device)
-        let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
+        let (request, effect, warnings) = resolve(response)
         var outcome = ResponseOutcome(response: response, effect: effect, applied: false, warnings: warnings)
         guard let request else { return outcome }
         switch effect {

@@ -193,4 +193,30 @@ struct ServeRestartStateTests {
             #expect(next.contains("2026-11-23T14:00:00Z"), "\(next)")
         }
     }
+
+    /// A snooze adds a request, for the responding device: held to `maxRequests` and
+    /// `maxDevices` like an add (five snoozes from five new devices were all applied past both).
+    @Test func snoozesAreHeldToTheLimits() async throws {
+        let serve = Self.limited { $0.maxRequests = 2; $0.maxDevices = 2 }
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            let categories = #"[{"identifier":"R","actions":[{"identifier":"later","effect":{"snooze":300}}]}]"#
+            #expect(try await c.call(.put, "/v1/categories", body: categories).status == 200)
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("a", 60, category: "R")).status == 201)
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("b", 60, category: "R")).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:01:00Z"}"#).status == 200)
+            let snooze = try await c.call(.post, "/v1/responses", body: #"{"identifier":"a","action":"later","device":"dev0"}"#)
+            #expect(snooze.status == 429, "\(snooze.body)")
+            #expect(snooze.errorCode == "tooManyRequests")
+            // A cancel adds nothing: still answered at the limit.
+            let cancel = try await c.call(.post, "/v1/responses", body: #"{"identifier":"b","action":"default","device":"dev0"}"#)
+            #expect(cancel.status == 200, "\(cancel.body)")
+            let listed = try await c.call(.get, "/v1/requests").json?.objectValue?["requests"]?.arrayValue
+            #expect(listed?.count == 2)
+            // Devices: dev0 counted; dev1 fills the limit; a third device is refused.
+            #expect(try await c.call(.post, "/v1/responses", body: #"{"identifier":"b","action":"default","device":"dev1"}"#).status == 200)
+            let third = try await c.call(.post, "/v1/responses", body: #"{"identifier":"b","action":"default","device":"dev2"}"#)
+            #expect(third.errorCode == "tooManyDevices", "\(third.body)")
+        }
+    }
 }
