@@ -195,8 +195,13 @@ public actor TriggerCenter {
     private func advance(to t: Int64) {
         let e = evaluator
         // At the same instant too: a request added since may be due at it (an immediate one
-        // at its `addedAt`, the clock's present: it waited for the clock to move on).
-        guard (e.streamTime ?? .min) <= t else { return }
+        // at its `addedAt`, the clock's present: it waited for the clock to move on). Not a
+        // line of the stream: its fires only.
+        if let now = e.streamTime, now == t {
+            e.advanceClock(to: t, into: &scratch)
+            return
+        }
+        guard (e.streamTime ?? .min) < t else { return }
         // The center's evaluator has no jump limit and `t` comes from a clamped Date, so
         // the line is always applied.
         try? e.process(.clock(t), into: &scratch)
