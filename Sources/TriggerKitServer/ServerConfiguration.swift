@@ -49,7 +49,9 @@ public struct ServerConfiguration: Sendable, Codable {
     public var deliveredLimitPerDevice: Int = 100
     /// The zone floating calendar triggers (no `timeZone` of their own) follow, as `run
     /// --time-zone`; nil: UTC. The config file's `timeZone` is an IANA name; `triggerkit
-    /// serve` takes `--time-zone`, else the file's, else `TZ`, as `run` does.
+    /// serve --time-zone` overrides it (not `TZ`, which `run` reads: a service's zone is its
+    /// configuration). A change moves every tenant's floating triggers from the next
+    /// restart on (a restored queued fire keeps its date).
     public var floatingTimeZone: TimeZone?
 
     /// The defaults above, with no tenant yet.
@@ -77,7 +79,8 @@ public struct ServerConfiguration: Sendable, Codable {
         maxAccuracy = try c.decodeIfPresent(Double.self, forKey: .maxAccuracy)
         deliveredLimitPerDevice = try c.decodeIfPresent(Int.self, forKey: .deliveredLimitPerDevice) ?? d.deliveredLimitPerDevice
         if let name = try c.decodeIfPresent(String.self, forKey: .timeZone) {
-            guard let zone = ZoneNames.zone(named: name) else {
+            // IANA names only: Foundation reads `UTC+3` east, POSIX (`--time-zone`) west.
+            guard TimeZone.knownTimeZoneIdentifiers.contains(name), let zone = ZoneNames.zone(named: name) else {
                 throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: "unknown time zone \"\(name)\" (an IANA name such as Europe/Paris)")
             }
             floatingTimeZone = zone

@@ -17,12 +17,16 @@ extension Tenant {
         case .change(.settings(let d, _)): device = d
         case .change(.respond(let response)):
             // A snooze adds a request (for the responding device): held to both limits.
-            // (The snooze's device is the request's, counted, or the responding one.)
+            // Only a snooze adds anything: a request, for the request's device (counted) or,
+            // for a shared request, the responding one. Other responses are not limited (a
+            // cancel at the limit still works) and count no device.
             let (request, effect, _) = c.resolve(response)
-            if case .snooze = effect, request != nil, c.requestCount >= limits.maxRequests {
+            guard case .snooze = effect, let request else { return nil }
+            let snooze = NotificationCategory.snoozedRequest(request, device: response.device, delay: 1, at: clock.now)
+            if c.requestCount >= limits.maxRequests, c.request(withIdentifier: snooze.identifier) == nil {
                 return APIError(.tooManyRequests, "tooManyRequests", "the tenant has \(limits.maxRequests) requests, its limit: the snooze would add one")
             }
-            device = response.device
+            device = request.device == nil ? response.device : nil
         case .fix(let f, _):
             if let jump = clockJumpRefusal(to: f.date, code: "invalidFix") { return jump }
             device = f.device
@@ -43,7 +47,6 @@ extension Tenant {
         case .change(.add(let r)): device = r.device
         case .change(.settings(let d, _)): device = d
         case .fix(let f, _): device = f.device
-        case .change(.respond(let response)): device = response.device
         default: device = nil
         }
         if let device { devices.withLock { _ = $0.insert(device) } }

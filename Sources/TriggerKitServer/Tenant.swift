@@ -161,6 +161,13 @@ final class Tenant: Sendable {
         var fixLines: [UInt8] = []
         var delivered: [DeliveredNotification] = []
         var encoder: JSONEncoder?
+        var added = false
+        // Rows in input order: a batch's fix lines up to another entry (a clock line) are a row
+        // before it (stored after it, a replay moved the clock first, found by a helper).
+        func flushFixes() {
+            if !fixLines.isEmpty { journal.append((Self.journalKindFixes, Data(fixLines))) }
+            fixLines.removeAll(keepingCapacity: true)
+        }
         for input in inputs {
             // A replay only re-counts devices: its inputs passed the limits when accepted.
             if let refusal = overLimit(input, on: c), !replaying {
@@ -176,8 +183,10 @@ final class Tenant: Sendable {
                 fixLines.append(contentsOf: line)
                 fixLines.append(0x0A)
             case .entry(let e):
+                if case .add = e { added = true }
                 // (A replay journals nothing: not even encoded.)
                 guard !replaying else { break }
+                flushFixes()
                 if case .add(let r) = e {
                     journal.append((Self.journalKindAdd, Data(r.contractRecord)))
                 } else {
@@ -185,11 +194,17 @@ final class Tenant: Sendable {
                     if let d = try? encoder!.encode(e) { journal.append((Self.journalKindEntry, d)) }
                 }
             case .tick:
+                flushFixes()
                 journal.append((Self.journalKindTick, Data()))
             case .nothing: break
             }
         }
-        if !fixLines.isEmpty { journal.append((Self.journalKindFixes, Data(fixLines))) }
+        // What the adds made due now (an immediate request) is delivered now, as `run` delivers
+        // it: on the stream clock it waited for the clock to move on (and a replacement or
+        // removal at the same instant lost it), found by a helper. Once per step: each add's
+        // own step migrated the evaluator for every add it cannot append in place.
+        if added { delivered += c.deliverDue() }
+        flushFixes()
         // A replayed row's events were recorded with it, in its transaction: kept in the
         // outbox, or pruned from it since. Recording them again by eventId re-sent the pruned
         // ones under new numbers after a crash (found by a helper).
@@ -231,12 +246,7 @@ final class Tenant: Sendable {
         case .change(.add(var r)):
             if r.addedAt == nil { r.addedAt = clock.now }
             do throws(RequestError) {
-                let warnings = try c.add(r)
-                // What it made due now (an immediate request) is delivered now, as `run`
-                // delivers it: on the stream clock it waited for the clock to move on (and a
-                // replacement or removal at the same instant lost it), found by a helper.
-                delivered += c.deliverDue()
-                return (.ok(warnings: warnings), .entry(.add(r)))
+                return (.ok(warnings: try c.add(r)), .entry(.add(r)))
             } catch {
                 return (.rejected(APIError(request: error)), .nothing)
             }
@@ -261,7 +271,10 @@ final class Tenant: Sendable {
             }
             return (.ok(warnings: []), journaled)
         case .change(.respond(let response)):
-            return (.responded(c.respond(response)), journaled)
+            let outcome = c.respond(response)
+            // A snooze of a shared request adds one for the responding device: counted now.
+            if outcome.applied, case .snooze = outcome.effect, let d = response.device { devices.withLock { _ = $0.insert(d) } }
+            return (.responded(outcome), journaled)
         case .fix(let fix, let line):
             if mode == .stream {
                 clock.advance(to: fix.date)
@@ -277,14 +290,17 @@ final class Tenant: Sendable {
             guard mode == .stream else {
                 return (.rejected(APIError(.conflict, "wallClock", "the server runs on the wall clock (--clock stream moves time with the data)")), .nothing)
             }
+            // Moved only by a later instant (as a snapshot tells it: stream time past its start).
+            if d > clock.now { clockMoved.withLock { $0 = true } }
             clock.advance(to: d)
-            clockMoved.withLock { $0 = true }
             delivered += c.deliverDue()
             return (.ok(warnings: []), journaled)
         case .tick:
             let due = c.deliverDue()
             delivered += due
-            return (.ok(warnings: []), due.isEmpty ? .nothing : .tick)
+            // Journaled even when it delivers nothing: a tick also retires requests (a fire
+            // suppressed, an expiry) and moves fences' clocks, which a replay must repeat.
+            return (.ok(warnings: []), .tick)
         }
     }
 

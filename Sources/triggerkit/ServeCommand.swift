@@ -53,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Dwell before a crossing is confirmed, seconds.", valueName: "SECONDS"))
     var dwell: Double?
 
-    @Option(name: .customLong("time-zone"), help: ArgumentHelp("The zone floating calendar triggers follow, as run's. Default: the config file's timeZone, else the TZ environment variable, else UTC.", valueName: "TZ"))
+    @Option(name: .customLong("time-zone"), help: ArgumentHelp("The zone floating calendar triggers follow (read as run's --time-zone). Default: the config file's timeZone, else UTC (not the TZ variable).", valueName: "TZ"))
     var timeZone: String?
 
     @Option(name: .customLong("snapshot-every"), help: ArgumentHelp("Save a snapshot once this many fixes were journaled since the last one, a change counting as 100 (default 5000000).", valueName: "N"))
@@ -91,12 +91,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let start { c.start = try parseDateArgument(start, option: "--start") }
         if let margin { c.margin = margin }
         if let dwell { c.dwell = dwell }
-        // As `run`: --time-zone, else (when the file names none) TZ, read the same way.
+        // Read as `run` reads it. Not from TZ: a service's zone is its configuration (an
+        // environment variable would move every tenant's floating triggers on a restart).
         if let timeZone {
             guard let z = TimeZoneName.zone(timeZone) else { throw ValidationError("--time-zone: unknown time zone '\(timeZone)'") }
-            c.floatingTimeZone = z
-        } else if c.floatingTimeZone == nil, let tz = ProcessInfo.processInfo.environment["TZ"] {
-            guard let z = TimeZoneName.zone(tz) else { throw ValidationError("TZ: unknown time zone '\(tz)'") }
             c.floatingTimeZone = z
         }
         if let snapshotEvery { c.snapshotEvery = snapshotEvery }

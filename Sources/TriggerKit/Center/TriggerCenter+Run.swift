@@ -5,17 +5,20 @@ import Foundation
 extension TriggerCenter {
     /// Delivers time fires as the clock reaches them, until the task is cancelled or the
     /// center shuts down. Changes that bring a fire forward wake it at once.
-    /// The soonest instant the clock has something to deliver: a time trigger's fire, or a
-    /// fence's dwell, window change or expiry (nil: nothing queued).
-    package var nextClockInstant: Date? { engine.soonestFireDate.map(Timestamp.date(millis:)) }
-
     public func run() async {
         while !isShutDown && !Task.isCancelled {
             deliverDue()
-            let deadline = engine.soonestFireDate.map(Timestamp.date(millis:)) ?? clock.now.addingTimeInterval(3600)
+            // A clock outside the supported dates delivers nothing (``deliverDue()``): wait for
+            // a change or the shutdown instead of a deadline long past (a busy loop).
+            let deadline = !RequestLimits.isSupported(clock.now) ? Date(timeIntervalSince1970: .nan)
+                : engine.soonestFireDate.map(Timestamp.date(millis:)) ?? clock.now.addingTimeInterval(3600)
             await sleep(until: deadline)
         }
     }
+
+    /// The soonest instant the clock has something to deliver: a time trigger's fire, or a
+    /// fence's dwell, window change or expiry (nil: nothing queued).
+    package var nextClockInstant: Date? { engine.soonestFireDate.map(Timestamp.date(millis:)) }
 
     private func sleep(until deadline: Date) async {
         let clock = self.clock

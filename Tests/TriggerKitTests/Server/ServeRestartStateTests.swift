@@ -143,8 +143,10 @@ struct ServeRestartStateTests {
         serve.configuration.clock = .stream
         defer { serve.remove() }
         let request = #"{"identifier":"home","content":{"title":"home"},"addedAt":"2026-11-23T08:00:00Z","expiresAt":"2026-11-23T09:00:00Z","trigger":{"type":"location","region":{"identifier":"home","center":{"latitude":40.7,"longitude":-74},"radius":100},"repeats":true}}"#
+        // A clock line between the fixes too: it was journaled as a row before the batch's fixes.
         let batch = #"{"device":"d","t":"2026-11-23T08:05:00Z","lat":40.72,"lon":-74}"# + "\n"
             + #"{"device":"d","t":"2026-11-23T08:10:00Z","lat":40.7,"lon":-74}"# + "\n"
+            + #"{"t":"2026-11-23T09:10:00Z"}"# + "\n"
             + #"{"device":"d","t":"2026-11-23T09:30:00Z","lat":40.7,"lon":-74}"# + "\n"
         let before = Mutex("")
         try await serve.run { c, state async throws in
@@ -208,14 +210,25 @@ struct ServeRestartStateTests {
             let snooze = try await c.call(.post, "/v1/responses", body: #"{"identifier":"a","action":"later","device":"dev0"}"#)
             #expect(snooze.status == 429, "\(snooze.body)")
             #expect(snooze.errorCode == "tooManyRequests")
-            // A cancel adds nothing: still answered at the limit.
-            let cancel = try await c.call(.post, "/v1/responses", body: #"{"identifier":"b","action":"default","device":"dev0"}"#)
-            #expect(cancel.status == 200, "\(cancel.body)")
+            // Other responses add nothing: answered at the limit, and they count no device (junk
+            // responses from new devices used up the places).
+            for k in 0..<5 {
+                let other = try await c.call(.post, "/v1/responses", body: #"{"identifier":"b","action":"default","device":"other\#(k)"}"#)
+                #expect(other.status == 200, "\(other.body)")
+            }
             let listed = try await c.call(.get, "/v1/requests").json?.objectValue?["requests"]?.arrayValue
             #expect(listed?.count == 2)
-            // Devices: dev0 counted; dev1 fills the limit; a third device is refused.
-            #expect(try await c.call(.post, "/v1/responses", body: #"{"identifier":"b","action":"default","device":"dev1"}"#).status == 200)
-            let third = try await c.call(.post, "/v1/responses", body: #"{"identifier":"b","action":"default","device":"dev2"}"#)
+            // Below the limit a device's snooze is applied and counts its device; the same
+            // snooze again replaces it, at the limit too; a third device's is refused.
+            #expect(try await c.call(.delete, "/v1/requests/b").status == 204)
+            let first = try await c.call(.post, "/v1/responses", body: #"{"identifier":"a","action":"later","device":"dev0"}"#)
+            #expect(first.status == 200 && first.body.contains("\"applied\":true"), "\(first.body)")
+            let again = try await c.call(.post, "/v1/responses", body: #"{"identifier":"a","action":"later","device":"dev0"}"#)
+            #expect(again.status == 200 && again.body.contains("\"applied\":true"), "\(again.body)")
+            #expect(try await c.call(.delete, "/v1/requests/a").status == 204)
+            #expect(try await c.call(.post, "/v1/responses", body: #"{"identifier":"a","action":"later","device":"dev1"}"#).status == 200)
+            #expect(try await c.call(.delete, "/v1/requests/a%2Fsnooze%2Fdev0").status == 204)
+            let third = try await c.call(.post, "/v1/responses", body: #"{"identifier":"a","action":"later","device":"dev2"}"#)
             #expect(third.errorCode == "tooManyDevices", "\(third.body)")
         }
     }
