@@ -8,6 +8,7 @@ public enum CenterError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A snapshot this build cannot restore: a newer format, or content that contradicts itself.
     case invalidSnapshot(SnapshotError)
 
+    /// The field and what it must be, or what is wrong with the snapshot.
     public var description: String {
         switch self {
         case .invalidConfiguration(let field, let reason): "\(field) \(reason)"

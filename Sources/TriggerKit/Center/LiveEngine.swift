@@ -211,11 +211,12 @@ final class LiveEngine {
         return count
     }
 
-    /// Drops the requests that finished in the steps since the last call: one-shots that fired
-    /// (time triggers, device-scoped regions) and requests whose `expiresAt` passed. As in
-    /// Apple's center, they leave the pending list and the center; their deliveries keep
-    /// them. Without this a center taking one-shots for ever grew for ever, and `serve`'s
-    /// request limit counted them. O(finished).
+    /// Drops the requests that finished in the steps since the last call: time triggers at
+    /// their last fire (one-shots, repeating ones that ran out), device-scoped one-shot regions
+    /// that fired, and requests whose `expiresAt` passed. As in Apple's center, they leave the
+    /// pending list and the center; their deliveries keep them. Without this a center taking
+    /// one-shots for ever grew for ever, and `serve`'s request limit counted them. Call right
+    /// after a step (its positions). O(finished).
     func retireFinished() {
         let e = evaluator
         var ended = e.finishedRequests
