@@ -237,12 +237,19 @@ final class LiveEngine {
     }
 
     /// Drops every request that cannot fire any more (a restored center's: a snapshot of an
-    /// earlier release kept finished requests). O(n).
+    /// earlier release kept finished requests), as the live center would have: one whose
+    /// `expiresAt` is still ahead stays until it passes (live, such a request whose next fire
+    /// lies past its expiry is held until then; the restore dropped it at once, found by a
+    /// helper comparing restored and uninterrupted centers). O(n).
     func retireNotPending() {
         let e = current
         let flags = e.pendingFlags()
+        let now = e.streamTime ?? e.defaultAddedAt ?? .min
         var ended: [Int32] = []
-        for (i, pending) in flags.enumerated() where !pending { ended.append(Int32(i)) }
+        for (i, pending) in flags.enumerated() where !pending {
+            if let expires = e.requests[i].expiresAt.flatMap(RequestLimits.millis), expires > now { continue }
+            ended.append(Int32(i))
+        }
         e.finishedRequests += ended
         retireFinished()
     }

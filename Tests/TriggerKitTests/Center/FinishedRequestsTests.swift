@@ -169,4 +169,23 @@ struct FinishedRequestsTests {
         #expect(await c.center.requestCount == 0)
         #expect(await c.center.request(withIdentifier: "cal") == nil)
     }
+
+    /// A request whose next fire lies past its `expiresAt` is held until the expiry passes;
+    /// a restore dropped it at once, so a response (a snooze) then differed from the
+    /// uninterrupted center (found by a helper's restore-equivalence fuzz).
+    @Test func aRestoreHoldsWhatTheLiveCenterHoldsUntilItsExpiry() async throws {
+        let a = Center()
+        try await a.add(Self.once("r", 61, device: "d1", expires: Self.t0.addingTimeInterval(1)))
+        #expect(await a.center.requestCount == 1)
+        let snapshot = await a.center.snapshot()
+        let clock = ManualClock(a.clock.now)
+        let b = Center(wrapping: try TriggerCenter(restoring: CenterSnapshot(serialized: try snapshot.serialized()), clock: clock), clock: clock)
+        #expect(await b.center.requestCount == 1)
+        #expect(await b.center.request(withIdentifier: "r") != nil)
+        // Both let it go when the expiry passes.
+        for c in [a, b] {
+            _ = await c.advance(to: Self.t0.addingTimeInterval(2))
+            #expect(await c.center.requestCount == 0)
+        }
+    }
 }
