@@ -1,0 +1,118 @@
+import Foundation
+
+// Categories as files and HTTP bodies give them, and the rules every list is held to.
+
+extension NotificationCategory {
+    /// Reads a JSON array of categories:
+    /// `[{"identifier": "REMINDER", "actions": [{"identifier": "cancel", "title": "Cancel",
+    /// "options": ["destructive"], "effect": "removeRequest"}], "dismissEffect": "none"}]`;
+    /// an effect is `"none"`, `"removeRequest"` or `{"snooze": seconds}`.
+    ///
+    /// Refused (the error names the category, the action and the field): a field it does not
+    /// know, a field of the wrong type, a category or an action listed twice (which one would a
+    /// response mean?). `null` stands for an absent field.
+    public static func list(json: JSONValue) throws(SettingsError) -> [NotificationCategory] {
+        guard case .array(let items) = json else { throw SettingsError("categories must be a JSON array") }
+        var out: [NotificationCategory] = []
+        var seen = Set<ExactKey>()
+        for item in items {
+            guard case .object(let o) = item, case .string(let id)? = o["identifier"], !id.isEmpty else {
+                throw SettingsError("a category needs a non-empty \"identifier\"")
+            }
+            let category = "category \"\(id)\""
+            // A misspelt field would otherwise change nothing, silently (a `dismisEffect` that
+            // never applies): refused, as in the settings file.
+            if let extra = o.keys.filter({ !Self.categoryFields.contains($0) }).min() {
+                throw SettingsError("\(category): unknown field \"\(extra)\" (expected identifier, actions, dismissEffect)")
+            }
+            guard seen.insert(ExactKey(id)).inserted else { throw SettingsError("\(category) is listed twice") }
+            var actions: [NotificationAction] = []
+            var actionIDs = Set<ExactKey>()
+            switch o["actions"] {
+            case nil, .null?: break
+            case .array(let list)?:
+                for a in list {
+                    guard case .object(let f) = a, case .string(let aid)? = f["identifier"], !aid.isEmpty else {
+                        throw SettingsError("an action of category \"\(id)\" needs a non-empty \"identifier\"")
+                    }
+                    let action = "\(category): action \"\(aid)\""
+                    if let extra = f.keys.filter({ !Self.actionFields.contains($0) }).min() {
+                        throw SettingsError("\(action): unknown field \"\(extra)\" (expected identifier, title, options, effect)")
+                    }
+                    guard actionIDs.insert(ExactKey(aid)).inserted else { throw SettingsError("\(action) is listed twice") }
+                    var title = aid
+                    switch f["title"] {
+                    case nil, .null?: break
+                    case .string(let t)?: title = t
+                    default: throw SettingsError("\(action): \"title\" must be a string")
+                    }
+                    var options: ActionOptions = []
+                    switch f["options"] {
+                    case nil, .null?: break
+                    case .array(let names)?:
+                        for n in names {
+                            switch n {
+                            case .string("foreground"): options.insert(.foreground)
+                            case .string("destructive"): options.insert(.destructive)
+                            case .string("authenticationRequired"): options.insert(.authenticationRequired)
+                            default: throw SettingsError("unknown action option \(n) (foreground, destructive, authenticationRequired)")
+                            }
+                        }
+                    default: throw SettingsError("\(action): \"options\" must be an array")
+                    }
+                    actions.append(NotificationAction(identifier: aid, title: title, options: options, effect: try effect(f["effect"])))
+                }
+            default:
+                throw SettingsError("\(category): \"actions\" must be an array")
+            }
+            out.append(NotificationCategory(identifier: id, actions: actions, dismissEffect: try effect(o["dismissEffect"])))
+        }
+        try validate(out)
+        return out
+    }
+
+    /// The rules every list of categories is held to, however it arrives (a file, HTTP,
+    /// ``TriggerCenter/setNotificationCategories(_:)``): non-empty identifiers, no category
+    /// and no action of one category twice, snoozes of (0, 100 years] seconds.
+    /// - Throws: ``SettingsError`` naming the category, the action and what is wrong.
+    public static func validate(_ list: [NotificationCategory]) throws(SettingsError) {
+        var seen = Set<ExactKey>()
+        for c in list {
+            guard !c.identifier.isEmpty else { throw SettingsError("a category needs a non-empty \"identifier\"") }
+            let category = "category \"\(c.identifier)\""
+            guard seen.insert(ExactKey(c.identifier)).inserted else { throw SettingsError("\(category) is listed twice") }
+            try checkEffect(c.dismissEffect, "\(category): \"dismissEffect\"")
+            var actions = Set<ExactKey>()
+            for a in c.actions {
+                guard !a.identifier.isEmpty else { throw SettingsError("an action of \(category) needs a non-empty \"identifier\"") }
+                let action = "\(category): action \"\(a.identifier)\""
+                guard actions.insert(ExactKey(a.identifier)).inserted else { throw SettingsError("\(action) is listed twice") }
+                try checkEffect(a.effect, "\(action): \"effect\"")
+            }
+        }
+    }
+
+    private static func checkEffect(_ e: ActionEffect, _ field: String) throws(SettingsError) {
+        if case .snooze(let s) = e, !(s.isFinite && s > 0 && s <= RequestLimits.maximumTimeInterval) {
+            throw SettingsError("\(field): \"snooze\" must be a number of seconds in (0, 100 years], not \(s)")
+        }
+    }
+
+    /// The fields a category and an action may have (anything else is refused).
+    private static let categoryFields: Set<String> = ["identifier", "actions", "dismissEffect"]
+    private static let actionFields: Set<String> = ["identifier", "title", "options", "effect"]
+
+    private static func effect(_ v: JSONValue?) throws(SettingsError) -> ActionEffect {
+        switch v {
+        case nil, .null?, .string("none")?: return .none
+        case .string("removeRequest")?: return .removeRequest
+        case .object(let o)?:
+            guard case .number(let s)? = o["snooze"], s.isFinite, s > 0, s <= RequestLimits.maximumTimeInterval else {
+                throw SettingsError("\"snooze\" must be a number of seconds in (0, 100 years]")
+            }
+            return .snooze(s)
+        default:
+            throw SettingsError("an effect is \"none\", \"removeRequest\" or {\"snooze\": seconds}")
+        }
+    }
+}
