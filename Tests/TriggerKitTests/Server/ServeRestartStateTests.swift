@@ -169,12 +169,16 @@ struct ServeRestartStateTests {
         let serve = Serve(clock: .wall)
         defer { serve.remove() }
         try await serve.run { c, _ async throws in
-            let expires = Timestamp.string(millis: Timestamp.millis(Date().addingTimeInterval(1)))
+            let added = Date()
+            let expires = Timestamp.string(millis: Timestamp.millis(added.addingTimeInterval(2)))
             let r = #"{"identifier":"soon","content":{"title":"t"},"expiresAt":"\#(expires)","trigger":{"type":"timeInterval","timeInterval":3600}}"#
             #expect(try await c.call(.post, "/v1/requests", body: r).status == 201)
-            #expect(try await c.call(.get, "/v1/requests/soon").status == 200)
+            let before = try await c.call(.get, "/v1/requests/soon").status
+            // (Held before its expiry: checked only when the machine answered in time; under a
+            // loaded full suite the first read came after the expiry.)
+            if Date().timeIntervalSince(added) < 1.5 { #expect(before == 200) }
             var gone = false
-            for _ in 0..<40 where !gone {
+            for _ in 0..<80 where !gone {
                 try await Task.sleep(for: .milliseconds(100))
                 gone = try await c.call(.get, "/v1/requests/soon").status == 404
             }
