@@ -263,17 +263,13 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.post("responses") { request, context -> Response in
         let tenant = try context.current
         return try await withJSONBody(request, tenant: tenant) { json in
-            guard case .object(let o) = json, case .string(let id)? = o["identifier"], case .string(let action)? = o["action"] else {
-                throw APIError(.unprocessableContent, "invalidResponse", "a response needs \"identifier\" and \"action\" (strings); \"device\" is optional")
+            let response: NotificationResponse
+            do throws(SettingsError) {
+                response = try NotificationResponse(json: json)
+            } catch {
+                throw APIError(.unprocessableContent, "invalidResponse", error.reason)
             }
-            var device: String?
-            if let d = o["device"] {
-                guard case .string(let s) = d else { throw APIError(.unprocessableContent, "invalidResponse", "\"device\" must be a string") }
-                device = s
-            }
-            let full = action == "default" ? NotificationResponse.defaultActionIdentifier
-                : action == "dismiss" ? NotificationResponse.dismissActionIdentifier : action
-            let outcomes = await tenant.applyHere([.respond(NotificationResponse(requestIdentifier: id, device: device, actionIdentifier: full))])
+            let outcomes = await tenant.applyHere([.respond(response)])
             if let e = outcomeError(outcomes) { throw e }
             guard case .responded(let outcome)? = outcomes.first else { throw APIError(.internalServerError, "internal", "no outcome") }
             return jsonResponse(outcome.json)

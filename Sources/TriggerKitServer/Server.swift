@@ -17,11 +17,11 @@ struct ServerState: Sendable {
 
 /// `triggerkit serve`: the engine as a multi-tenant HTTP service.
 ///
-/// Start it with ``run(configuration:logger:onListening:)``: it opens every tenant's store
+/// Start it with ``run(configuration:metrics:logger:onListening:)``: it opens every tenant's store
 /// (restoring its snapshot and replaying its journal), serves the HTTP API, runs the
 /// wall-clock ticks, webhooks and periodic snapshots, and on SIGTERM/SIGINT drains: the
 /// event streams close, a snapshot of every tenant is saved, in-flight requests finish.
-public enum TriggerKitServer {
+public enum TriggerKitServer: Sendable {
     /// The OpenAPI document of the HTTP API (JSON), as served at `/openapi.json`.
     public static var openAPIDocument: String { OpenAPIDocument.json }
 

@@ -42,7 +42,7 @@ public struct ServerConfiguration: Sendable, Codable {
     /// Hysteresis for circles, metres (as `run --margin`).
     public var margin: Double = 0
     /// Seconds a crossing must hold before it is confirmed (as `run --dwell`).
-    public var dwell: Double = 0
+    public var dwell: TimeInterval = 0
     /// Fixes less accurate than this many metres are ignored (as `run --max-accuracy`).
     public var maxAccuracy: Double?
     /// Delivered notifications kept per device in a tenant's history (default 100).
@@ -234,10 +234,12 @@ public struct TenantLimits: Sendable, Codable {
     /// Events kept in the outbox for SSE resume and webhooks (default 1,000,000).
     public var outboxEvents: Int = 1_000_000
     /// `--clock stream`: a fix or `POST /v1/clock` dated more than this many seconds after
-    /// the tenant's clock is refused (422), as `run --max-clock-jump` refuses such a line
-    /// (default 604,800: 7 days, `run`'s default; 0: no limit). Not before the tenant's first
-    /// input: its clock starts at `--start`, which may be far from the data.
-    public var maxClockJumpSeconds: Int = 604_800
+    /// the tenant's clock is refused (422), by `run --max-clock-jump`'s rule: default 604,800
+    /// (7 days, `run`'s default); `nil` (JSON `null`): no limit, as `--max-clock-jump none`;
+    /// 0 refuses every forward move, as `--max-clock-jump 0`. Not before the tenant's first
+    /// input: its clock starts at `--start`, which may be far from the data. The JSON key is
+    /// `maxClockJumpSeconds`.
+    public var maxClockJump: TimeInterval? = 604_800
 
     /// The defaults above.
     public init() {}
@@ -250,8 +252,8 @@ public struct TenantLimits: Sendable, Codable {
                                 ("outboxEvents", outboxEvents, 1_000_000_000)] {
             guard (1...most).contains(v) else { throw ConfigurationError("\(field).\(name) must be in 1...\(most), not \(v)") }
         }
-        guard (0...3_155_760_000).contains(maxClockJumpSeconds) else {
-            throw ConfigurationError("\(field).maxClockJumpSeconds must be in 0...3155760000 (0: no limit), not \(maxClockJumpSeconds)")
+        if let j = maxClockJump, !(j.isFinite && (0...3_155_760_000).contains(j)) {
+            throw ConfigurationError("\(field).maxClockJumpSeconds must be seconds in 0...3155760000, or null for no limit, not \(j)")
         }
     }
 
@@ -263,6 +265,23 @@ public struct TenantLimits: Sendable, Codable {
         maxDevices = try c.decodeIfPresent(Int.self, forKey: .maxDevices) ?? d.maxDevices
         sseBufferEvents = try c.decodeIfPresent(Int.self, forKey: .sseBufferEvents) ?? d.sseBufferEvents
         outboxEvents = try c.decodeIfPresent(Int.self, forKey: .outboxEvents) ?? d.outboxEvents
-        maxClockJumpSeconds = try c.decodeIfPresent(Int.self, forKey: .maxClockJumpSeconds) ?? d.maxClockJumpSeconds
+        // Absent: the default; null: no limit.
+        if !c.contains(.maxClockJumpSeconds) {
+            maxClockJump = d.maxClockJump
+        } else if try c.decodeNil(forKey: .maxClockJumpSeconds) {
+            maxClockJump = nil
+        } else {
+            maxClockJump = try c.decode(Double.self, forKey: .maxClockJumpSeconds)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(maxBodyBytes, forKey: .maxBodyBytes)
+        try c.encode(maxRequests, forKey: .maxRequests)
+        try c.encode(maxDevices, forKey: .maxDevices)
+        try c.encode(sseBufferEvents, forKey: .sseBufferEvents)
+        try c.encode(outboxEvents, forKey: .outboxEvents)
+        try c.encode(maxClockJump, forKey: .maxClockJumpSeconds)  // (nil as null: no limit)
     }
 }

@@ -48,7 +48,7 @@ extension Tenant {
         // a two-hour step gave one coalesced delivery where `run` gave 120, found by a helper).
         var configuration = configuration
         if mode == .stream {
-            configuration.catchUpWindow = limits.maxClockJumpSeconds > 0 ? Double(limits.maxClockJumpSeconds) : StreamOptions.defaultMaxClockJump
+            configuration.catchUpWindow = Double(ClockJumpRule.catchUpWindowMillis(limit: ClockJumpRule.limitMillis(limits.maxClockJump))) / 1000
         }
         let snapshot = try store.loadSnapshot()
         // The journal is read a page at a time (``TenantStore/journal(after:rows:bytes:)``).

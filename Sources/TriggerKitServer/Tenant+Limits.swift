@@ -53,16 +53,14 @@ extension Tenant {
     }
 
     /// On the stream clock, once input has moved it: a date more than the tenant's
-    /// ``TenantLimits/maxClockJumpSeconds`` after the clock is refused, as `run` refuses such a
-    /// line. (One fix dated 9999 moved the clock there for good: everything repeating fired
+    /// ``TenantLimits/maxClockJump`` after the clock is refused, by `run`'s rule
+    /// (``ClockJumpRule``). (One fix dated 9999 moved the clock there for good: everything repeating fired
     /// out its catch-up and ended, and the clock cannot go back.)
     func clockJumpRefusal(to date: Date, code: String) -> APIError? {
-        guard mode == .stream, limits.maxClockJumpSeconds > 0, clockMoved.withLock({ $0 }) else { return nil }
-        let now = clock.now
-        let jump = date.timeIntervalSince(now)
-        guard jump > Double(limits.maxClockJumpSeconds) else { return nil }
-        return APIError(.unprocessableContent, code,
-                        "clock jump of \(jump) s (from \(Timestamp.string(millis: Timestamp.millis(now))) to \(Timestamp.string(millis: Timestamp.millis(date)))) "
-                        + "exceeds the tenant's maxClockJumpSeconds \(limits.maxClockJumpSeconds) s; not applied")
+        guard mode == .stream, clockMoved.withLock({ $0 }) else { return nil }
+        let limit = ClockJumpRule.limitMillis(limits.maxClockJump)
+        guard let why = ClockJumpRule.refusal(from: Timestamp.millis(clock.now), to: Timestamp.millis(date), limit: limit,
+                                              limitName: "the tenant's maxClockJumpSeconds") else { return nil }
+        return APIError(.unprocessableContent, code, why)
     }
 }

@@ -34,7 +34,7 @@ final class Tenant: Sendable {
     let webhooks: WebhookDispatcher?
     let devices = Mutex<Set<String>>([])
     /// `--clock stream`: whether input (a fix or a clock step, now or restored) has moved the
-    /// clock, after which ``TenantLimits/maxClockJumpSeconds`` applies.
+    /// clock, after which ``TenantLimits/maxClockJump`` applies.
     let clockMoved = Mutex(false)
     /// This run of the tenant (8 hex digits, random at each start): listing cursors carry it
     /// (``ListingCursor``).

@@ -5,7 +5,7 @@ import GRDB
 extension StateStore {
     /// The contract JSON (one line) of every request still pending, in requests-file order.
     /// O(requests).
-    public func pendingRequestsJSON() throws(StateStoreError) -> [String] {
+    package func pendingRequestsJSON() throws(StateStoreError) -> [String] {
         try run { db in try String.fetchAll(db, sql: "SELECT json FROM request WHERE pending = 1 ORDER BY position") }
     }
 
@@ -48,7 +48,7 @@ extension StateStore {
 
     /// The delivered log: every fire so far, in delivery order, as the lines of `run`'s JSON
     /// output (eventIds, stored implicitly, put back). O(delivered).
-    public func deliveredLog() throws(StateStoreError) -> [UInt8] {
+    package func deliveredLog() throws(StateStoreError) -> [UInt8] {
         let blobs: [Data] = try run { db in try Data.fetchAll(db, sql: "SELECT lines FROM delivered ORDER BY seq") }
         var out: [UInt8] = []
         out.reserveCapacity(blobs.reduce(0) { $0 + $1.count })
@@ -83,7 +83,7 @@ extension StateStore {
     }
 
     /// Input lines the saved run covers (0 for a store without a run).
-    public func inputPosition() throws(StateStoreError) -> Int {
+    package func inputPosition() throws(StateStoreError) -> Int {
         try run { db in try Int.fetchOne(db, sql: "SELECT inputPosition FROM meta WHERE id = 1") ?? 0 }
     }
 }

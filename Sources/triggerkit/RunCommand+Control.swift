@@ -12,20 +12,16 @@ struct RunSession {
     /// Applies one control line at stream time `t`; returns the messages for stderr.
     mutating func apply(_ control: ControlLine, at t: Int64, line: Int, evaluator: inout StreamEvaluator) -> [String] {
         switch control {
-        case .add(var r):
-            if r.addedAt == nil { r.addedAt = Timestamp.date(millis: t) }
-            var v = validation
-            v.now = Timestamp.date(millis: t)
-            if let d = r.device { v.deviceSettings[d] = evaluator.settings(forDevice: d) }
+        case .add(let request, let readerWarnings):
+            let r: NotificationRequest, warnings: [String]
             do throws(RequestError) {
-                try RequestValidation.validate(r, options: v)
+                (r, warnings) = try RequestValidation.admit(request, at: Timestamp.date(millis: t), options: validation,
+                                                           settings: request.device.map { evaluator.settings(forDevice: $0) },
+                                                           categories: categories)
             } catch {
-                return ["error: line \(line): \(r.identifier): \(error.code.rawValue): \(error.message)"]
+                return ["error: line \(line): \(request.identifier): \(error.code.rawValue): \(error.message)"]
             }
-            var notes: [String] = []
-            if let c = r.content.categoryIdentifier, categories[ExactKey(c)] == nil {
-                notes.append("warning: line \(line): \(r.identifier): category \"\(c)\" is not registered")
-            }
+            let notes = (readerWarnings + warnings).map { "warning: line \(line): \(r.identifier): \($0)" }
             let replaced = requests.contains { $0.identifier.isExactly(r.identifier) }
             requests.removeAll { $0.identifier.isExactly(r.identifier) }
             requests.append(r)

@@ -17,6 +17,7 @@ public struct CenterSnapshot: Sendable, Codable {
     public var requests: [NotificationRequest]
     /// Per-trigger cursors, device states and settings, counters (by position in `requests`).
     @_spi(Engine) public var evaluator: EvaluatorSnapshot
+    /// The registered categories (held to ``NotificationCategory/validate(_:)`` on restore).
     public var categories: [NotificationCategory]
     /// The delivered history.
     public var delivered: [DeliveredNotification]

@@ -172,9 +172,18 @@ public struct LocationFix: Sendable, Hashable, Codable {
 
 /// Why a center refused a fix. Nothing changed in the center.
 public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Latitude, longitude, accuracy or date not finite or out of range, or a device id that
-    /// is too long.
-    case invalid(String)
+    /// A field of the fix breaks a rule: latitude or longitude not finite or out of range, an
+    /// accuracy that is NaN, a date outside years 1-9999, or a device id longer than
+    /// ``RequestLimits/maximumIdentifierBytes``. `field` is the ``LocationFix`` property's name
+    /// (`"latitude"`, `"longitude"`, `"horizontalAccuracy"`, `"date"`, `"device"`); `reason`
+    /// follows it in a sentence (`"must be in [-90, 90], not 91"`). A stream line or
+    /// `POST /v1/fixes` body is held to the same rules.
+    case invalid(field: String, reason: String)
+    /// The center's clock reads a date outside years 1-9999 (or not a number): no fix can be
+    /// placed in time until it reads a supported date. The reading is given in seconds since
+    /// 1970, not as a `Date`: Foundation's `Date.description` traps on a NaN date, and an error
+    /// must be printable whatever its value.
+    case unsupportedClock(secondsSince1970: TimeInterval)
     /// Dated further after the center's clock than ``CenterConfiguration/maxFixLead``.
     case fromTheFuture(date: Date, clock: Date)
     /// The center was shut down.
@@ -182,7 +191,9 @@ public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalid(let why): "invalid fix: \(why)"
+        case .invalid(let field, let reason): "invalid fix: \(field) \(reason)"
+        case .unsupportedClock(let s):
+            "the center's clock reads \(FixRules.show(s)) s since 1970, outside the supported dates (years 1-9999)"
         // (Dates as the contract writes them: `Date`'s own description of year 9999 is
         // "<description unavailable>".)
         case .fromTheFuture(let d, let c):

@@ -9,14 +9,15 @@ extension NotificationCategory {
     /// an effect is `"none"`, `"removeRequest"` or `{"snooze": seconds}`.
     ///
     /// Refused (the error names the category, the action and the field): a field it does not
-    /// know, a field of the wrong type, a category or an action listed twice (which one would a
-    /// response mean?). `null` stands for an absent field.
+    /// know, a field of the wrong type, and whatever ``validate(_:)`` refuses (a category or an
+    /// action listed twice: which one would a response mean?). This reads the shape; the
+    /// rules on the values are ``validate(_:)``'s alone, the same for every way in. `null`
+    /// stands for an absent field.
     public static func list(json: JSONValue) throws(SettingsError) -> [NotificationCategory] {
         guard case .array(let items) = json else { throw SettingsError("categories must be a JSON array") }
         var out: [NotificationCategory] = []
-        var seen = Set<ExactKey>()
         for item in items {
-            guard case .object(let o) = item, case .string(let id)? = o["identifier"], !id.isEmpty else {
+            guard case .object(let o) = item, case .string(let id)? = o["identifier"] else {
                 throw SettingsError("a category needs a non-empty \"identifier\"")
             }
             let category = "category \"\(id)\""
@@ -25,21 +26,18 @@ extension NotificationCategory {
             if let extra = o.keys.filter({ !Self.categoryFields.contains($0) }).min() {
                 throw SettingsError("\(category): unknown field \"\(extra)\" (expected identifier, actions, dismissEffect)")
             }
-            guard seen.insert(ExactKey(id)).inserted else { throw SettingsError("\(category) is listed twice") }
             var actions: [NotificationAction] = []
-            var actionIDs = Set<ExactKey>()
             switch o["actions"] {
             case nil, .null?: break
             case .array(let list)?:
                 for a in list {
-                    guard case .object(let f) = a, case .string(let aid)? = f["identifier"], !aid.isEmpty else {
+                    guard case .object(let f) = a, case .string(let aid)? = f["identifier"] else {
                         throw SettingsError("an action of category \"\(id)\" needs a non-empty \"identifier\"")
                     }
                     let action = "\(category): action \"\(aid)\""
                     if let extra = f.keys.filter({ !Self.actionFields.contains($0) }).min() {
                         throw SettingsError("\(action): unknown field \"\(extra)\" (expected identifier, title, options, effect)")
                     }
-                    guard actionIDs.insert(ExactKey(aid)).inserted else { throw SettingsError("\(action) is listed twice") }
                     var title = aid
                     switch f["title"] {
                     case nil, .null?: break
@@ -55,17 +53,20 @@ extension NotificationCategory {
                             case .string("foreground"): options.insert(.foreground)
                             case .string("destructive"): options.insert(.destructive)
                             case .string("authenticationRequired"): options.insert(.authenticationRequired)
-                            default: throw SettingsError("unknown action option \(n) (foreground, destructive, authenticationRequired)")
+                            default:
+                                throw SettingsError("\(action): unknown option \(NotificationRequest.show(n)) (foreground, destructive, authenticationRequired)")
                             }
                         }
                     default: throw SettingsError("\(action): \"options\" must be an array")
                     }
-                    actions.append(NotificationAction(identifier: aid, title: title, options: options, effect: try effect(f["effect"])))
+                    actions.append(NotificationAction(identifier: aid, title: title, options: options,
+                                                      effect: try effect(f["effect"], "\(action): \"effect\"")))
                 }
             default:
                 throw SettingsError("\(category): \"actions\" must be an array")
             }
-            out.append(NotificationCategory(identifier: id, actions: actions, dismissEffect: try effect(o["dismissEffect"])))
+            out.append(NotificationCategory(identifier: id, actions: actions,
+                                            dismissEffect: try effect(o["dismissEffect"], "\(category): \"dismissEffect\"")))
         }
         try validate(out)
         return out
@@ -94,7 +95,7 @@ extension NotificationCategory {
 
     private static func checkEffect(_ e: ActionEffect, _ field: String) throws(SettingsError) {
         if case .snooze(let s) = e, !(s.isFinite && s > 0 && s <= RequestLimits.maximumTimeInterval) {
-            throw SettingsError("\(field): \"snooze\" must be a number of seconds in (0, 100 years], not \(s)")
+            throw SettingsError("\(field): \"snooze\" must be a number of seconds in (0, 100 years], not \(FixRules.show(s))")
         }
     }
 
@@ -102,17 +103,18 @@ extension NotificationCategory {
     private static let categoryFields: Set<String> = ["identifier", "actions", "dismissEffect"]
     private static let actionFields: Set<String> = ["identifier", "title", "options", "effect"]
 
-    private static func effect(_ v: JSONValue?) throws(SettingsError) -> ActionEffect {
+    /// An effect's shape (its snooze's range is ``validate(_:)``'s).
+    private static func effect(_ v: JSONValue?, _ field: String) throws(SettingsError) -> ActionEffect {
         switch v {
         case nil, .null?, .string("none")?: return .none
         case .string("removeRequest")?: return .removeRequest
-        case .object(let o)?:
-            guard case .number(let s)? = o["snooze"], s.isFinite, s > 0, s <= RequestLimits.maximumTimeInterval else {
-                throw SettingsError("\"snooze\" must be a number of seconds in (0, 100 years]")
+        case .object(let o)? where o.count == 1:
+            guard case .number(let s)? = o["snooze"] else {
+                throw SettingsError("\(field): \"snooze\" must be a number of seconds in (0, 100 years]")
             }
             return .snooze(s)
         default:
-            throw SettingsError("an effect is \"none\", \"removeRequest\" or {\"snooze\": seconds}")
+            throw SettingsError("\(field): an effect is \"none\", \"removeRequest\" or {\"snooze\": seconds}")
         }
     }
 }

@@ -94,7 +94,10 @@ public struct NotificationResponse: Sendable, Hashable, Codable {
     /// The chosen action, or ``defaultActionIdentifier`` / ``dismissActionIdentifier``.
     public var actionIdentifier: String
 
-    /// A response of `device` (nil: any) to request `requestIdentifier`, choosing `actionIdentifier` (or `"default"`, `"dismiss"`).
+    /// A response of `device` (nil: any) to request `requestIdentifier`, choosing
+    /// `actionIdentifier`: an action of the request's category, ``defaultActionIdentifier`` or
+    /// ``dismissActionIdentifier``. (The short names `"default"` and `"dismiss"` belong to the
+    /// JSON formats, read by the stream and the HTTP server.)
     public init(requestIdentifier: String, device: String? = nil, actionIdentifier: String) {
         self.requestIdentifier = requestIdentifier
         self.device = device

@@ -102,12 +102,9 @@ public struct Presentation: OptionSet, Sendable, Hashable, Codable {
     public static let lockScreen = Presentation(rawValue: 16)
 
     /// Names in output order.
-    public static let names: [(Presentation, String)] = [
+    package static let names: [(Presentation, String)] = [
         (.alert, "alert"), (.sound, "sound"), (.badge, "badge"), (.notificationCenter, "notificationCenter"), (.lockScreen, "lockScreen"),
     ]
-
-    /// The names of the presentations set.
-    public var nameList: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
 }
 
 extension NotificationSettings: Codable {
@@ -166,9 +163,7 @@ extension NotificationSettings: Codable {
     /// A device id as every way in takes it: at most ``RequestLimits/maximumIdentifierBytes``
     /// UTF-8 bytes (fixes, stream lines and requests held to it; settings were not).
     package static func checkDevice(_ device: String) throws(SettingsError) {
-        guard device.utf8.count <= RequestLimits.maximumIdentifierBytes else {
-            throw SettingsError("a device id is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
-        }
+        if let v = FixRules.deviceViolation(utf8Count: device.utf8.count) { throw SettingsError("a device id \(v.reason)") }
     }
 
     /// Reads a settings file: a JSON object mapping device id to settings; the key `"*"`

@@ -72,6 +72,13 @@ public actor TriggerCenter {
         self.configuration = configuration
         self.history = DeliveredHistory(limit: configuration.deliveredLimitPerDevice)
         let (format, requests, evaluator, delivered) = (snapshot.formatVersion, snapshot.requests, snapshot.evaluator, snapshot.delivered)
+        // Held to the rules a list given to ``setNotificationCategories(_:)`` is (a snapshot
+        // is input too: edited, or written by another build).
+        do throws(SettingsError) {
+            try NotificationCategory.validate(snapshot.categories)
+        } catch {
+            throw .invalidSnapshot(SnapshotError(reason: "categories: \(error.reason)"))
+        }
         self.categories = Dictionary(snapshot.categories.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
         self.counters = snapshot.statistics
         _ = consume snapshot
@@ -113,25 +120,19 @@ public actor TriggerCenter {
     @discardableResult
     public func add(_ request: NotificationRequest) throws(RequestError) -> [String] {
         guard !isShutDown else { throw RequestError(.invalidRequest, "the center is shut down") }
-        var r = request
+        let r = request
         let now = clock.now
         // A clock that reads NaN or outside years 1-9999 (a user's own ``TriggerClock``, a
         // ``ManualClock`` started there) is named, not blamed on the request's `addedAt`.
         guard RequestLimits.isSupported(now) else {
             throw RequestError(.invalidRequest, "the center's clock reads \(now.timeIntervalSince1970) s since 1970, outside the supported dates (years 1-9999)")
         }
-        if r.addedAt == nil { r.addedAt = now }
-        var v = ValidationOptions(now: now, floatingTimeZone: evaluator.options.floatingTimeZone, defaultSettings: configuration.defaultSettings)
+        var v = ValidationOptions(floatingTimeZone: evaluator.options.floatingTimeZone, defaultSettings: configuration.defaultSettings)
         v.margin = configuration.margin
-        if let d = r.device { v.deviceSettings[d] = evaluator.settings(forDevice: d) }
-        try RequestValidation.validate(r, options: v)
-        // (After the validator: it refuses a NaN, which rounding would clamp to a date.)
-        engine.add(r.canonical)
+        let (admitted, warnings) = try RequestValidation.admit(r, at: now, options: v, settings: r.device.map { evaluator.settings(forDevice: $0) },
+                                                               categories: categories)
+        engine.add(admitted)
         wake()
-        var warnings: [String] = []
-        if let c = r.content.categoryIdentifier, categories[ExactKey(c)] == nil {
-            warnings.append("category \"\(c)\" is not registered: its actions have no effect")
-        }
         return warnings
     }
 
@@ -218,16 +219,13 @@ public actor TriggerCenter {
     public func receive(_ fix: LocationFix) throws(FixError) -> [DeliveredNotification] {
         guard !isShutDown else { throw .shutDown }
         let now = clock.now
-        guard RequestLimits.isSupported(now) else {
-            throw reject(.invalid("the center's clock reads \(now.timeIntervalSince1970) s since 1970, outside the supported dates (years 1-9999)"))
+        guard RequestLimits.isSupported(now) else { throw reject(.unsupportedClock(secondsSince1970: now.timeIntervalSince1970)) }
+        let date = fix.date.timeIntervalSince1970
+        if let v = FixRules.violation(deviceUTF8Count: fix.device.utf8.count, latitude: fix.latitude, longitude: fix.longitude,
+                                      accuracy: fix.horizontalAccuracy)
+            ?? (RequestLimits.isSupported(fix.date) ? nil : FixRules.unsupportedDate("\(FixRules.show(date)) s since 1970")) {
+            throw reject(.invalid(field: v.field.propertyName, reason: v.reason))
         }
-        guard fix.latitude.isFinite, (-90...90).contains(fix.latitude) else { throw reject(.invalid("latitude must be in [-90, 90], not \(fix.latitude)")) }
-        guard fix.longitude.isFinite, (-180...180).contains(fix.longitude) else { throw reject(.invalid("longitude must be in [-180, 180], not \(fix.longitude)")) }
-        if let a = fix.horizontalAccuracy, a.isNaN { throw reject(.invalid("horizontalAccuracy must be a number")) }
-        guard RequestLimits.isSupported(fix.date) else {
-            throw reject(.invalid("date \(fix.date.timeIntervalSince1970) s since 1970 is outside the supported dates (years 1-9999)"))
-        }
-        guard fix.device.utf8.count <= RequestLimits.maximumIdentifierBytes else { throw reject(.invalid("device id longer than \(RequestLimits.maximumIdentifierBytes) bytes")) }
         guard fix.date.timeIntervalSince(now) <= configuration.maxFixLead else { throw reject(.fromTheFuture(date: fix.date, clock: now)) }
         scratch.removeAll(keepingCapacity: true)
         advance(to: Timestamp.millis(now))

@@ -89,8 +89,9 @@ import Foundation
         guard RequestLimits.isSupported(millis: t) else {
             throw StreamLineError("\"t\" is outside the supported dates (0001-01-01 to 9999-12-31)")
         }
-        if let now = streamTime, t > now, maxClockJumpMillis < Int64.max, t - now > maxClockJumpMillis {
-            throw StreamLineError("clock jump of \(Double(t - now) / 1000) s (from \(Timestamp.string(millis: now)) to \(Timestamp.string(millis: t))) exceeds --max-clock-jump \(Double(maxClockJumpMillis) / 1000) s; line not applied")
+        if let now = streamTime, t > now, maxClockJumpMillis < Int64.max,
+           let why = ClockJumpRule.refusal(from: now, to: t, limit: maxClockJumpMillis, limitName: "--max-clock-jump") {
+            throw StreamLineError(why)
         }
     }
 }

@@ -149,15 +149,11 @@ import Foundation
         self.requests = requests
         self.options = options
         self.dwellMillis = options.dwell.isFinite && options.dwell > 0 ? Int64(Swift.min(options.dwell, 1e12) * 1000) : 0
-        if let j = options.maxClockJump, j.isFinite, j >= 0 {
-            self.maxClockJumpMillis = Int64(Swift.min(j, 1e15) * 1000)
-        } else {
-            self.maxClockJumpMillis = .max
-        }
+        self.maxClockJumpMillis = ClockJumpRule.limitMillis(options.maxClockJump)
         if let w = options.catchUpWindow, w.isFinite, w >= 0 {
             self.catchUpWindowMillis = Int64(Swift.min(w, 1e15) * 1000)
         } else {
-            self.catchUpWindowMillis = maxClockJumpMillis == .max ? Int64(StreamOptions.defaultMaxClockJump * 1000) : maxClockJumpMillis
+            self.catchUpWindowMillis = ClockJumpRule.catchUpWindowMillis(limit: maxClockJumpMillis)
         }
         // The passes over every request run in chunks on every core (a million requests:
         // each pass took tens of milliseconds on one core while the other waited).

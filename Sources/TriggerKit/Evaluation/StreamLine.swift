@@ -46,6 +46,9 @@
     /// (Control characters from the input are escaped: see ``DiagnosticText``.)
     public init(_ reason: String) { self.reason = DiagnosticText.escaped(reason) }
     public var description: String { reason }
+
+    /// A fix rule broken, the field named by its key in the line (`"lat" must be in ...`).
+    init(_ v: FixRules.Violation) { self.init("\"\(v.field.lineKey)\" \(v.reason)") }
 }
 
 /// A stream line that changes what is evaluated, so a whole session (schedule, fires, the
@@ -54,7 +57,9 @@
 /// `{"t": ..., "respond": {"identifier": "id", "device": "d", "action": "cancel"}}`,
 /// `{"t": ..., "categories": [category, ...]}`.
 @_spi(Engine) public enum ControlLine: Sendable, Hashable {
-    case add(NotificationRequest)
+    /// A request to add or replace, with the reader's warnings about it (unknown fields
+    /// ignored), which `run` reports as it does a requests file's.
+    case add(NotificationRequest, warnings: [String] = [])
     case remove([String])
     case respond(NotificationResponse)
     case categories([NotificationCategory])

@@ -4,7 +4,8 @@
         if let a = o["add"] {
             var warnings: [String] = []
             do throws(RequestError) {
-                return .add(try NotificationRequest(decoding: a, warnings: &warnings))
+                let r = try NotificationRequest(decoding: a, warnings: &warnings)
+                return .add(r, warnings: warnings)
             } catch {
                 throw StreamLineError("\"add\": \(error.code.rawValue): \(error.message)")
             }
@@ -19,14 +20,11 @@
             return .remove(ids)
         }
         if let r = o["respond"] {
-            guard case .object(let f) = r, case .string(let id)? = f["identifier"], case .string(let action)? = f["action"] else {
-                throw StreamLineError("\"respond\" needs \"identifier\" and \"action\" (strings)")
+            do throws(SettingsError) {
+                return .respond(try NotificationResponse(json: r))
+            } catch {
+                throw StreamLineError("\"respond\": \(error.reason)")
             }
-            var device: String?
-            if case .string(let d)? = f["device"] { device = d }
-            let full = action == "default" ? NotificationResponse.defaultActionIdentifier
-                : action == "dismiss" ? NotificationResponse.dismissActionIdentifier : action
-            return .respond(NotificationResponse(requestIdentifier: id, device: device, actionIdentifier: full))
         }
         if let c = o["categories"] {
             do throws(SettingsError) {

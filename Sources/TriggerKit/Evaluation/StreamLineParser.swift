@@ -180,21 +180,14 @@
             throw StreamLineError("not valid JSON: \(error.reason) (column \(error.offset + 1))")
         }
         guard case .object(let o) = v else { throw StreamLineError("a line must be a JSON object, not \(v.typeName)") }
-        guard let tv = o["t"], tv != .null else { throw StreamLineError("missing \"t\"") }
-        guard let t = JSONFields.dateMillis(tv) else {
-            throw StreamLineError("\"t\" must be an ISO 8601 date or seconds since 1970, not \(NotificationRequest.show(tv))")
-        }
-        guard RequestLimits.isSupported(millis: t) else {
-            throw StreamLineError("\"t\" \(NotificationRequest.show(tv)) is outside the supported dates (0001-01-01 to 9999-12-31)")
-        }
+        let t = try time(o["t"])
         var device = ""
         if let d = o["device"], d != .null {
             guard case .string(let s) = d else { throw StreamLineError("\"device\" must be a string, not \(NotificationRequest.show(d))") }
-            guard s.utf8.count <= RequestLimits.maximumIdentifierBytes else {
-                throw StreamLineError("\"device\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
-            }
             device = s
         }
+        // (Every line that names a device is held to the device rule, not only fixes.)
+        if let v = FixRules.deviceViolation(utf8Count: device.utf8.count) { throw StreamLineError(v) }
         if let control = try controlLine(o, t: t) { return .control(t: t, control) }
         if let s = o["settings"] {
             do throws(SettingsError) {
@@ -213,12 +206,24 @@
         case (nil, nil):
             return .clock(t)
         case (let lat?, let lon?):
-            guard (-90...90).contains(lat) else { throw StreamLineError("latitude \(lat) is outside [-90, 90]") }
-            guard (-180...180).contains(lon) else { throw StreamLineError("longitude \(lon) is outside [-180, 180]") }
+            if let v = FixRules.positionViolation(latitude: lat, longitude: lon, accuracy: acc) { throw StreamLineError(v) }
             return .fix(Fix(device: device, t: t, latitude: lat, longitude: lon, accuracy: acc))
         default:
             throw StreamLineError(lat == nil ? "\"lon\" without \"lat\"" : "\"lat\" without \"lon\"")
         }
+    }
+}
+
+extension StreamLineParser {
+    /// A line's `t` (a stream line's, or `POST /v1/clock`'s): an ISO 8601 date or seconds
+    /// since 1970, within the supported dates. Milliseconds since 1970.
+    public static func time(_ v: JSONValue?) throws(StreamLineError) -> Int64 {
+        guard let tv = v, tv != .null else { throw StreamLineError("missing \"t\"") }
+        guard let t = JSONFields.dateMillis(tv) else {
+            throw StreamLineError("\"t\" must be an ISO 8601 date or seconds since 1970, not \(NotificationRequest.show(tv))")
+        }
+        guard RequestLimits.isSupported(millis: t) else { throw StreamLineError(FixRules.unsupportedDate(NotificationRequest.show(tv))) }
+        return t
     }
 }
 

@@ -179,7 +179,7 @@ import Foundation
             guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon) else {
                 throw RegionIndexError(slot: slot, reason: "center (\(lat), \(lon)) is not a valid latitude/longitude")
             }
-            guard r.isFinite, r > 0, r <= Region.maximumRadius else {
+            guard r.isFinite, r > 0, r <= RequestLimits.maximumRadius else {
                 throw RegionIndexError(slot: slot, reason: "radius must be > 0 and <= 1000000 metres, not \(r)")
             }
             let fast = r <= LocalPlane.maximumRadius && abs(lat) <= LocalPlane.maximumLatitude

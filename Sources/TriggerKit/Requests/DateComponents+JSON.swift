@@ -153,7 +153,7 @@ extension DateComponents {
     }
 
     /// The contract's `dateMatching` JSON of these components.
-    public var dateMatchingJSON: JSONValue {
+    package var dateMatchingJSON: JSONValue {
         var o: [String: JSONValue] = [:]
         for field in DateMatchingField.allCases {
             if let v = field.value(in: self) { o[field.rawValue] = .number(Double(v)) }

@@ -116,6 +116,7 @@ public struct FenceWindow: Sendable, Hashable {
         public var hour: Int
         /// 0-59.
         public var minute: Int
+        /// 0-59.
         public var second: Int
 
         /// A time on the 24-hour clock (validated when the request is).

@@ -121,12 +121,12 @@ public enum TriggerKind: String, Sendable, Hashable, CaseIterable, Codable {
 /// `UNTimeIntervalNotificationTrigger`.
 public struct TimeIntervalTrigger: Sendable, Hashable {
     /// Seconds after `addedAt` of the first fire, and between fires when repeating.
-    public var timeInterval: Double
+    public var timeInterval: TimeInterval
     /// Whether it fires every `timeInterval` seconds (then at least 60).
     public var repeats: Bool
 
     /// A trigger `timeInterval` seconds after `addedAt` (> 0; >= 60 when repeating).
-    public init(timeInterval: Double, repeats: Bool) {
+    public init(timeInterval: TimeInterval, repeats: Bool) {
         self.timeInterval = timeInterval
         self.repeats = repeats
     }

@@ -1,9 +1,6 @@
 // Decoding and encoding regions: CLCircularRegion-style circles and GeoJSON polygons.
 
 extension Region {
-    /// The largest radius accepted, in metres (``RequestLimits/maximumRadius``).
-    public static let maximumRadius = RequestLimits.maximumRadius
-
     init(json: JSONValue, defaultIdentifier: String, warnings: inout [String]) throws(RequestError) {
         guard case .object(let o) = json else {
             throw RequestError(.invalidRegion, "\"trigger.region\" must be an object, not \(json.typeName)")

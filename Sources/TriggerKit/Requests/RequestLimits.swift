@@ -2,7 +2,7 @@ import Foundation
 
 /// The limits every way in enforces (requests file, stream line, library call): one place,
 /// so the validator, the stream reader and the documentation agree.
-public enum RequestLimits {
+public enum RequestLimits: Sendable {
     // (The millisecond forms are the package's own: users see ``supportedDates``.)
     /// Earliest supported instant: 0001-01-01T00:00:00Z (epoch milliseconds).
     @usableFromInline package static let earliestMillis: Int64 = -62_135_596_800_000

@@ -35,7 +35,7 @@ public struct ValidationOptions: Sendable {
 /// The one validator: every way a request comes in (requests file, stream line, `Codable`,
 /// ``TriggerCenter/add(_:)``, `check`) goes through it, so all of them accept and refuse the
 /// same requests with the same codes and messages.
-public enum RequestValidation {
+public enum RequestValidation: Sendable {
     /// Checks every rule: ``checkValue(_:)`` and then what depends on context (whether a
     /// calendar trigger can still fire after its reference instant, the device's
     /// authorization).
@@ -85,10 +85,8 @@ public enum RequestValidation {
     /// - Complexity: O(1), plus O(v log v) for a polygon of v vertices.
     public static func checkValue(_ r: NotificationRequest) throws(RequestError) {
         try checkIdentifier(r.identifier, field: "identifier", code: .invalidRequest)
-        if let d = r.device {
-            guard d.utf8.count <= RequestLimits.maximumIdentifierBytes else {
-                throw RequestError(.invalidRequest, "\"device\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
-            }
+        if let d = r.device, let v = FixRules.deviceViolation(utf8Count: d.utf8.count) {
+            throw RequestError(.invalidRequest, "\"device\" \(v.reason)")
         }
         try checkContent(r.content)
         if let added = r.addedAt, RequestLimits.millis(added) == nil {
@@ -272,5 +270,30 @@ public enum RequestValidation {
     static func describe(_ d: Date) -> String {
         let s = d.timeIntervalSince1970
         return s.isFinite ? "\(s) seconds since 1970" : "\(s)"
+    }
+}
+
+extension RequestValidation {
+    /// A request added at `now` to a live set (``TriggerCenter/add(_:)``, an `add` line of
+    /// `run`'s stream): `addedAt` defaults to `now`, the validator runs with the device's
+    /// current settings, and a category not among `categories` gives a warning. One
+    /// admission for every way a request is added while time runs.
+    ///
+    /// - Returns: the request as it is kept (``NotificationRequest/canonical``) and the warnings.
+    package static func admit(_ request: NotificationRequest, at now: Date, options base: ValidationOptions,
+                              settings: NotificationSettings?, categories: [ExactKey: NotificationCategory])
+        throws(RequestError) -> (request: NotificationRequest, warnings: [String]) {
+        var r = request
+        if r.addedAt == nil { r.addedAt = now }
+        var v = base
+        v.now = now
+        if let d = r.device, let settings { v.deviceSettings[d] = settings }
+        try validate(r, options: v)
+        var warnings: [String] = []
+        if let c = r.content.categoryIdentifier, categories[ExactKey(c)] == nil {
+            warnings.append("category \"\(c)\" is not registered: its actions have no effect")
+        }
+        // (After the validator: it refuses a NaN, which rounding would clamp to a date.)
+        return (r.canonical, warnings)
     }
 }

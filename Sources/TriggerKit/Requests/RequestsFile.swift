@@ -22,7 +22,12 @@ public enum RequestLocation: Sendable, Hashable, CustomStringConvertible {
 /// `error: <file>:<line or index>: <identifier>: <code>: <message>`.
 public struct RequestDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// An error refuses the request; a warning accepts it.
-    public enum Severity: String, Sendable, Hashable { case error, warning }
+    public enum Severity: String, Sendable, Hashable {
+        /// The request was refused.
+        case error
+        /// The request was accepted; something in it was ignored or is worth a look.
+        case warning
+    }
 
     /// Whether the request was refused.
     public var severity: Severity
@@ -72,7 +77,7 @@ public struct RequestSet: Sendable {
 
 /// Reads requests files: a JSON array of request objects, or NDJSON (one object per line;
 /// blank lines and lines starting with `#` are ignored). A bad request never stops the others.
-public enum RequestsFile {
+public enum RequestsFile: Sendable {
     /// Reads and validates the requests in a file.
     ///
     /// - Parameters:
@@ -113,7 +118,7 @@ public enum RequestsFile {
     }
 
     /// Reads requests from UTF-8 bytes; `file` names them in diagnostics.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions = .init()) -> RequestSet {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions = .init()) -> RequestSet {
         parse(bytes, file: file, options: options, parallel: true)
     }
 

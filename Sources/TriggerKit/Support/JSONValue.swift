@@ -49,7 +49,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// A short name of the value's JSON type, for error messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "a Boolean"

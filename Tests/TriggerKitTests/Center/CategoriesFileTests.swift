@@ -58,9 +58,28 @@ struct CategoriesFileTests {
          #"a category needs a non-empty "identifier""#),
         (#"{"identifier": "R"}"#,
          "categories must be a JSON array"),
+        // The value rules are `validate`'s alone: before, the reader had its own copies, in
+        // words that named neither the category nor the action.
+        (#"[{"identifier": "R", "actions": [{"identifier": "a", "effect": {"snooze": 0}}]}]"#,
+         #"category "R": action "a": "effect": "snooze" must be a number of seconds in (0, 100 years], not 0"#),
+        (#"[{"identifier": "R", "dismissEffect": {"snooze": "soon"}}]"#,
+         #"category "R": "dismissEffect": "snooze" must be a number of seconds in (0, 100 years]"#),
+        (#"[{"identifier": "R", "dismissEffect": {"snooze": 60, "repeat": true}}]"#,
+         #"category "R": "dismissEffect": an effect is "none", "removeRequest" or {"snooze": seconds}"#),
+        (#"[{"identifier": "R", "actions": [{"identifier": "a", "options": ["loud"]}]}]"#,
+         #"category "R": action "a": unknown option "loud" (foreground, destructive, authenticationRequired)"#),
+        (#"[{"identifier": "R", "actions": [{"identifier": ""}]}]"#,
+         #"an action of category "R" needs a non-empty "identifier""#),
     ])
     func mistakesAreRefusedByName(input: String, expected: String) {
         #expect(reason(input) == expected)
+    }
+
+    /// A list given to the library is refused in the file's words: one set of rules.
+    @Test func theLibraryRefusesInTheFilesWords() {
+        let list = [NotificationCategory(identifier: "R", actions: [NotificationAction(identifier: "a", title: "A", effect: .snooze(0))])]
+        let error = #expect(throws: SettingsError.self) { try NotificationCategory.validate(list) }
+        #expect(error?.reason == reason(#"[{"identifier": "R", "actions": [{"identifier": "a", "effect": {"snooze": 0}}]}]"#))
     }
 
     /// The same reasons reach a `categories` stream line (one reader for every way in).

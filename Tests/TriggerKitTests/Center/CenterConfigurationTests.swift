@@ -76,8 +76,9 @@ struct CenterConfigurationTests {
         #expect(refused?.message.contains("the center's clock") == true)
         let fix = LocationFix(device: "d", date: Self.t0, latitude: 0, longitude: 0)
         let error = await #expect(throws: FixError.self) { try await center.receive(fix) }
-        guard case .invalid(let why) = error else { Issue.record("\(String(describing: error))"); return }
-        #expect(why.contains("the center's clock"))
+        guard case .unsupportedClock(let seconds) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(seconds.bitPattern == start.bitPattern)
+        #expect(String(describing: error).contains("the center's clock"))
         #expect(await center.pendingRequests().isEmpty)
         #expect(await center.deliverDue().isEmpty)
     }
@@ -101,8 +102,9 @@ struct CenterConfigurationTests {
         let center = try TriggerCenter(clock: ManualClock(Self.t0))
         let fix = LocationFix(device: "d", date: Date(timeIntervalSince1970: .nan), latitude: 0, longitude: 0)
         let error = await #expect(throws: FixError.self) { try await center.receive(fix) }
-        guard case .invalid(let why) = error else { Issue.record("not .invalid"); return }
-        #expect(why.contains("outside the supported dates"))
+        guard case .invalid(let field, let why) = error else { Issue.record("not .invalid"); return }
+        #expect(field == "date")
+        #expect(why.contains("within the supported dates"))
         #expect(!RequestLimits.isSupported(Date(timeIntervalSince1970: .nan)))
     }
 

@@ -39,14 +39,43 @@ struct StreamClockJumpTests {
         }
     }
 
-    @Test func noLimitWhenItIsZero() async throws {
+    @Test func noLimitWhenItIsNull() async throws {
         var limits = TenantLimits()
-        limits.maxClockJumpSeconds = 0
+        limits.maxClockJump = nil
         let serve = Serve(limits: limits)
         defer { serve.remove() }
         try await serve.run { c, _ async throws in
             #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:00:00Z")).json?.objectValue?["accepted"] == .number(1))
             #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2030-01-01T00:00:00Z")).json?.objectValue?["accepted"] == .number(1))
         }
+    }
+
+    /// 0 meant "no limit" here and "refuse every forward move" in `run --max-clock-jump 0`:
+    /// now one rule (``ClockJumpRule``) for both, `null` being none.
+    @Test func zeroRefusesEveryForwardMoveAsRunDoes() async throws {
+        var limits = TenantLimits()
+        limits.maxClockJump = 0
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:00:00Z")).json?.objectValue?["accepted"] == .number(1))
+            #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:00:00Z")).json?.objectValue?["accepted"] == .number(1))
+            let a = try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:00:01Z"))
+            #expect(a.json?.objectValue?["accepted"] == .number(0), "\(a.body)")
+            #expect(a.body.contains("exceeds the tenant's maxClockJumpSeconds 0.0 s"), "\(a.body)")
+        }
+        let run = ClockJumpRule.refusal(from: 1_795_910_400_000, to: 1_795_910_401_000, limit: ClockJumpRule.limitMillis(0),
+                                        limitName: "--max-clock-jump")
+        #expect(run?.contains("exceeds --max-clock-jump 0.0 s") == true)
+    }
+
+    /// The config file: absent is 7 days, `null` none, a number (fractions too) the limit.
+    @Test(arguments: [(#"{}"#, Optional(604_800.0)), (#"{"maxClockJumpSeconds": null}"#, nil),
+                      (#"{"maxClockJumpSeconds": 0}"#, 0), (#"{"maxClockJumpSeconds": 90.5}"#, 90.5)])
+    func theLimitReadsFromTheConfigFile(_ json: String, _ expected: Double?) throws {
+        let limits = try JSONDecoder().decode(TenantLimits.self, from: Data(json.utf8))
+        #expect(limits.maxClockJump == expected)
+        let back = try JSONDecoder().decode(TenantLimits.self, from: try JSONEncoder().encode(limits))
+        #expect(back.maxClockJump == expected)
     }
 }

@@ -1,0 +1,31 @@
+import Foundation
+
+extension NotificationResponse {
+    /// A response as the formats write it (`{"identifier": "water", "device": "phone",
+    /// "action": "cancel"}`): the one reader of a `respond` line of `run`'s stream and of the
+    /// body of `POST /v1/responses`. `"default"` and `"dismiss"` are the wire's short names of
+    /// ``defaultActionIdentifier`` and ``dismissActionIdentifier``. Fields other than these
+    /// three are ignored, as in a fix line.
+    ///
+    /// - Throws: ``SettingsError`` naming the field: not an object, `identifier` or `action`
+    ///   missing or not a string, `device` present and not a string (a number there once read
+    ///   as no device on the stream, which answered any device's request).
+    package init(json: JSONValue) throws(SettingsError) {
+        guard case .object(let o) = json else {
+            throw SettingsError("a response must be a JSON object, not \(json.typeName)")
+        }
+        guard case .string(let id)? = o["identifier"], case .string(let action)? = o["action"] else {
+            throw SettingsError("a response needs \"identifier\" and \"action\" (strings); \"device\" is optional")
+        }
+        var device: String?
+        if let d = o["device"], d != .null {
+            guard case .string(let s) = d else {
+                throw SettingsError("\"device\" must be a string, not \(NotificationRequest.show(d))")
+            }
+            device = s
+        }
+        let full = action == "default" ? Self.defaultActionIdentifier
+            : action == "dismiss" ? Self.dismissActionIdentifier : action
+        self.init(requestIdentifier: id, device: device, actionIdentifier: full)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// Inputs that had two readers, one per way in, which disagreed (found by a review of every
+/// way in): each now has one.
+@Suite("One reader for responses, categories in snapshots, stream adds")
+struct OneReaderTests {
+    static let t0 = Date(timeIntervalSince1970: 1_795_770_000)
+
+    /// A `respond` line whose `device` was not a string read as no device, and a response
+    /// without a device answers any device's request: a line could cancel another device's
+    /// reminder. `POST /v1/responses` refused it. Now both use one reader, which refuses it.
+    @Test func aRespondLineWithADeviceThatIsNoStringIsRefused() {
+        let line = #"{"t": 1795770000, "respond": {"identifier": "r", "action": "cancel", "device": 7}}"#
+        let error = #expect(throws: StreamLineError.self) { try StreamLineParser.parse(line) }
+        #expect(error?.reason == #""respond": "device" must be a string, not 7"#)
+        let body: JSONValue = .object(["identifier": .string("r"), "action": .string("cancel"), "device": .number(7)])
+        let http = #expect(throws: SettingsError.self) { try NotificationResponse(json: body) }
+        #expect(http?.reason == #""device" must be a string, not 7"#)
+    }
+
+    @Test(arguments: [("default", NotificationResponse.defaultActionIdentifier),
+                      ("dismiss", NotificationResponse.dismissActionIdentifier), ("cancel", "cancel")])
+    func theWiresShortNamesAreReadOnce(_ action: String, _ full: String) throws {
+        let line = #"{"t": 1795770000, "respond": {"identifier": "r", "action": "\#(action)", "device": "phone"}}"#
+        let expected = NotificationResponse(requestIdentifier: "r", device: "phone", actionIdentifier: full)
+        #expect(try StreamLineParser.parse(line) == .control(t: 1_795_770_000_000, .respond(expected)))
+        let body: JSONValue = .object(["identifier": .string("r"), "action": .string(action), "device": .string("phone")])
+        #expect(try NotificationResponse(json: body) == expected)
+    }
+
+    /// A stream `add` dropped the reader's warnings (an unknown field ignored), which a
+    /// requests file and `POST /v1/requests` report.
+    @Test func aStreamAddKeepsItsWarnings() throws {
+        let line = #"{"t": 1795770000, "add": {"identifier": "a", "content": {"title": "x", "tilte": "y"}, "trigger": {"type": "timeInterval", "timeInterval": 60}}}"#
+        guard case .control(_, .add(let r, let warnings)) = try StreamLineParser.parse(line) else {
+            Issue.record("not an add"); return
+        }
+        #expect(r.identifier == "a")
+        #expect(warnings == [#"unknown field "content.tilte" ignored"#])
+    }
+
+    /// A snapshot's categories were restored without the rules `setNotificationCategories`
+    /// applies: a category listed twice, or a snooze of 0 s, came back silently.
+    @Test(arguments: [
+        [NotificationCategory(identifier: "R"), NotificationCategory(identifier: "R")],
+        [NotificationCategory(identifier: "R", actions: [NotificationAction(identifier: "later", title: "Later", effect: .snooze(0))])],
+    ])
+    func aSnapshotsCategoriesAreHeldToTheRules(_ categories: [NotificationCategory]) async throws {
+        let center = try TriggerCenter(clock: ManualClock(Self.t0))
+        var snapshot = await center.snapshot()
+        snapshot.categories = categories
+        let error = #expect(throws: CenterError.self) { try TriggerCenter(restoring: snapshot, clock: ManualClock(Self.t0)) }
+        guard case .invalidSnapshot(let why) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(why.reason.hasPrefix("categories: category \"R\""))
+    }
+}
