@@ -43,15 +43,13 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
     v1.post("clock") { request, context -> Response in
         let tenant = try context.current
         return try await withJSONBody(request, tenant: tenant) { json in
-            guard case .object(let o) = json, let t = o["t"] else { throw APIError(.unprocessableContent, "invalidClock", "send {\"t\": date}") }
-            var ms: Int64?
-            switch t {
-            case .string(let s): ms = Timestamp.parseMillis(s)
-            case .number(let n) where n.isFinite && abs(n) < 1e12: ms = Int64((n * 1000).rounded())
-            default: ms = nil
-            }
-            guard let ms, RequestLimits.isSupported(millis: ms) else {
-                throw APIError(.unprocessableContent, "invalidClock", "\"t\" must be an ISO 8601 date or seconds since 1970 within 0001-9999")
+            guard case .object(let o) = json, o["t"] != nil else { throw APIError(.unprocessableContent, "invalidClock", "send {\"t\": date}") }
+            // (The stream's reader of `t`: one rule for a clock line and this body.)
+            let ms: Int64
+            do throws(StreamLineError) {
+                ms = try StreamLineParser.time(o["t"])
+            } catch {
+                throw APIError(.unprocessableContent, "invalidClock", error.reason)
             }
             if let e = outcomeError(await tenant.applyHere([.clock(Timestamp.date(millis: ms))])) { throw e }
             return jsonResponse(.object(["now": dateString(tenant.clock.now)]))
@@ -108,6 +106,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
+        let hub = tenant.hub
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             var sent = 0
             var last = resumeAfter
@@ -119,22 +118,30 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                 last = seq
                 sent += 1
             }
-            try await writer.write(ByteBuffer(string: ": triggerkit events\n\n"))
-            let oldest = await thread.run { (try? store.oldestEvent()) ?? 0 }
-            if resumeAfter > 0, oldest > resumeAfter + 1 {
-                try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(resumeAfter + 1),\"to\":\(oldest - 1)}\n\n"))
-            }
-            while sent < limit {
-                let after = last, count = min(1000, limit - sent)
-                let rows = await thread.run { (try? store.events(after: after, device: device, limit: count)) ?? [] }
-                if rows.isEmpty { break }
-                for r in rows { try await send(r.seq, r.body) }
-            }
-            if sent < limit && follow {
-                try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    for await e in live where e.seq > last {
-                        try await send(e.seq, e.body)
-                        if sent >= limit { break }
+            // Graceful shutdown ends the stream even while a write waits on a client that
+            // stopped reading (the stop waited for such a client for ever, found by a helper).
+            try await hub.untilFinished {
+                try await writer.write(ByteBuffer(string: ": triggerkit events\n\n"))
+                // Stored events a page at a time; the outbox may be pruned meanwhile (a slow
+                // reader): each page says whether events after the last one sent are gone, and
+                // a `gap` event says which, before the events that follow (it was said only
+                // at the start, and only when resuming after an event above 0).
+                while sent < limit {
+                    let after = last, count = min(1000, limit - sent)
+                    let (rows, oldest) = await thread.run { (try? store.eventsPage(after: after, device: device, limit: count)) ?? ([], 0) }
+                    if oldest > last + 1 {
+                        try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(last + 1),\"to\":\(oldest - 1)}\n\n"))
+                        last = oldest - 1
+                    }
+                    if rows.isEmpty { break }
+                    for r in rows { try await send(r.seq, r.body) }
+                }
+                if sent < limit && follow {
+                    try await request.body.consumeWithCancellationOnInboundClose { _ in
+                        for await e in live where e.seq > last {
+                            try await send(e.seq, e.body)
+                            if sent >= limit { break }
+                        }
                     }
                 }
             }

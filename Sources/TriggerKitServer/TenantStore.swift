@@ -92,19 +92,31 @@ final class TenantStore: Sendable {
 
     /// Events after `seq` (optionally one device's, and the shared ones), oldest first.
     func events(after seq: Int64, device: String?, limit: Int) throws -> [OutboxRow] {
-        try queue.read { db in
-            let rows: [Row]
-            if let device {
-                rows = try Row.fetchAll(db, sql: "SELECT seq, device, body FROM outbox WHERE seq > ? AND (device = ? OR device IS NULL) ORDER BY seq LIMIT ?",
-                                        arguments: [seq, device, limit])
-            } else {
-                rows = try Row.fetchAll(db, sql: "SELECT seq, device, body FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seq, limit])
-            }
-            return rows.map { OutboxRow(seq: $0["seq"], device: $0["device"], body: $0["body"]) }
+        try queue.read { db in try Self.events(db, after: seq, device: device, limit: limit) }
+    }
+
+    private static func events(_ db: Database, after seq: Int64, device: String?, limit: Int) throws -> [OutboxRow] {
+        let rows: [Row]
+        if let device {
+            rows = try Row.fetchAll(db, sql: "SELECT seq, device, body FROM outbox WHERE seq > ? AND (device = ? OR device IS NULL) ORDER BY seq LIMIT ?",
+                                    arguments: [seq, device, limit])
+        } else {
+            rows = try Row.fetchAll(db, sql: "SELECT seq, device, body FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seq, limit])
         }
+        return rows.map { OutboxRow(seq: $0["seq"], device: $0["device"], body: $0["body"]) }
     }
 
     /// The oldest event still kept (0 when empty).
+    /// ``events(after:device:limit:)`` and ``oldestEvent()`` read together (no pruning between
+    /// them): a reader whose position fell behind the outbox's oldest event learns of the gap
+    /// with the page that follows it.
+    func eventsPage(after seq: Int64, device: String?, limit: Int) throws -> (rows: [OutboxRow], oldest: Int64) {
+        try queue.read { db in
+            (try Self.events(db, after: seq, device: device, limit: limit),
+             try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM outbox") ?? 0)
+        }
+    }
+
     func oldestEvent() throws -> Int64 {
         try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM outbox") ?? 0 }
     }

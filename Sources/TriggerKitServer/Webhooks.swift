@@ -16,6 +16,13 @@ import NIOHTTP1
 /// to ``maxAttempts`` attempts; then it goes to the dead-letter list (`GET /v1/webhooks/dead`)
 /// and the cursor moves past it. A restart resumes from the cursor. Ingestion never waits
 /// for a webhook: a slow or dead receiver only delays its own deliveries.
+///
+/// The outbox is bounded (`outboxEvents`): events a webhook fell behind by more than that
+/// were pruned before it got them. They cannot be delivered; the range is put on the
+/// dead-letter list (0 attempts, the reason saying so) and the next batch carries
+/// `"gap": {"from": a, "to": b}`, as an event stream gets a `gap` event. (They were skipped
+/// silently, found by a helper.) ``timeout`` covers the whole attempt, the answer's body
+/// too: a receiver that sends its headers and then stalls no longer holds the webhook.
 final class WebhookDispatcher: Sendable {
     let webhooks: [WebhookConfiguration]
     let store: TenantStore
@@ -56,10 +63,28 @@ final class WebhookDispatcher: Sendable {
         let log = Logger(label: "triggerkit.webhooks")
         let store = self.store
         var cursor = await thread.run { (try? store.webhookCursor(url: hook.url)) ?? 0 }
+        var gap: (from: Int64, to: Int64)?
         while !Task.isCancelled {
             let after = cursor, limit = batchLimit
-            guard let rows = await thread.run({ try? store.events(after: after, device: nil, limit: limit) }),
-                  let firstSeq = rows.first?.seq, let last = rows.last?.seq else {
+            guard let (rows, oldest) = await thread.run({ try? store.eventsPage(after: after, device: nil, limit: limit) }) else {
+                try? await Task.sleep(for: .milliseconds(Int64(idlePoll * 1000)))
+                continue
+            }
+            if oldest > cursor + 1 {
+                // Pruned before this webhook got them.
+                let lost = (from: cursor + 1, to: oldest - 1)
+                metrics.webhook(tenant: tenant, result: "pruned")
+                log.warning("webhook fell behind the outbox: events pruned before delivery",
+                            metadata: ["tenant": "\(tenant)", "url": "\(hook.url)", "from": "\(lost.from)", "to": "\(lost.to)"])
+                await thread.run {
+                    _ = try? store.deadLetter(url: hook.url, from: lost.from, to: lost.to, attempts: 0,
+                                              reason: "pruned from the outbox before delivery (the webhook fell more than outboxEvents behind)",
+                                              at: Timestamp.millis(Date()), body: Data())
+                }
+                gap = (min(gap?.from ?? lost.from, lost.from), lost.to)
+                cursor = lost.to
+            }
+            guard let firstSeq = rows.first?.seq, let last = rows.last?.seq else {
                 try? await Task.sleep(for: .milliseconds(Int64(idlePoll * 1000)))
                 continue
             }
@@ -68,7 +93,10 @@ final class WebhookDispatcher: Sendable {
                 if i > 0 { body.append(0x2C) }
                 body.append(r.body)
             }
-            body.append(contentsOf: Array("]}".utf8))
+            body.append(0x5D)
+            if let g = gap { body.append(contentsOf: Array(",\"gap\":{\"from\":\(g.from),\"to\":\(g.to)}".utf8)) }
+            body.append(0x7D)
+            gap = nil
             let signature = Self.signature(body: body, secret: hook.secret)
             var attempt = 0
             var lastError = ""
@@ -83,13 +111,12 @@ final class WebhookDispatcher: Sendable {
                 request.headers.add(name: "X-TriggerKit-Events", value: "\(firstSeq)-\(last)")
                 request.body = .bytes(ByteBuffer(bytes: body))
                 do {
-                    let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
-                    _ = try? await response.body.collect(upTo: 64 * 1024)
-                    if (200..<300).contains(response.status.code) {
+                    let status = try await Self.post(request, client: client, timeout: timeout)
+                    if (200..<300).contains(status) {
                         delivered = true
                         break
                     }
-                    lastError = "status \(response.status.code)"
+                    lastError = "status \(status)"
                 } catch {
                     lastError = "\(error)"
                 }
@@ -113,6 +140,31 @@ final class WebhookDispatcher: Sendable {
             }
             cursor = last
         }
+    }
+
+    /// One attempt: the request sent and its answer read (up to 64 KiB of body), all within
+    /// `timeout` seconds, else ``AttemptTimedOut`` (the attempt is cancelled).
+    static func post(_ request: HTTPClientRequest, client: HTTPClient, timeout: Double) async throws -> UInt {
+        try await withThrowingTaskGroup(of: UInt.self) { group in
+            group.addTask {
+                let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+                _ = try? await response.body.collect(upTo: 64 * 1024)  // (a longer body: read no further)
+                return response.status.code
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+                throw AttemptTimedOut(seconds: timeout)
+            }
+            defer { group.cancelAll() }
+            guard let status = try await group.next() else { throw AttemptTimedOut(seconds: timeout) }
+            return status
+        }
+    }
+
+    /// No answer (headers and body) within the timeout.
+    struct AttemptTimedOut: Error, CustomStringConvertible {
+        var seconds: Double
+        var description: String { "no complete answer within \(seconds) s" }
     }
 
     /// Lowercase hex HMAC-SHA256 of `body` under `secret`.

@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Synchronization
+import Testing
+@_spi(Engine) import TriggerKit
+@testable import TriggerKitServer
+
+/// What a reader that falls behind the bounded outbox is told (found by a helper: webhooks
+/// skipped pruned events silently; an event stream said so only at its start, and never
+/// from event 0), and a webhook receiver that answers its headers and then stalls.
+@Suite("serve: readers behind the outbox, stalled receivers")
+struct ServeOutboxGapTests {
+    /// 1,100 events in one step: with `outboxEvents` 20, the outbox is pruned once (it holds
+    /// the last 20 and at most 1,023 more between prunings).
+    static func recordManyEvents(_ c: any TestClientProtocol) async throws {
+        #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+        #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-24T02:20:00Z"}"#).status == 200)
+    }
+
+    static var smallOutbox: TenantLimits {
+        var l = TenantLimits()
+        l.outboxEvents = 20
+        return l
+    }
+
+    @Test(arguments: [[], [("Last-Event-ID", "0")]] as [[(String, String)]])
+    func aStreamFromTheStartIsToldOfPrunedEvents(_ headers: [(String, String)]) async throws {
+        let serve = Serve(limits: Self.smallOutbox)
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            try await Self.recordManyEvents(c)
+            let text = try await c.call(.get, "/v1/events?follow=false", headers: headers).body
+            let events = sseEvents(text)
+            let first = try #require(events.first?.id)
+            #expect(first > 1)
+            #expect(text.contains("event: gap\ndata: {\"from\":1,\"to\":\(first - 1)}"), "\(text.prefix(200))")
+            #expect(events.last?.id == 1_100)
+        }
+    }
+
+    /// A receiver that records every batch's events and gap.
+    final class Receiver: Sendable {
+        let state = Mutex<(calls: Int, eventIds: [String], gaps: [(Int64, Int64)])>((0, [], []))
+        let failFirst: Bool
+        init(failFirst: Bool) { self.failFirst = failFirst }
+
+        func router() -> Router<BasicRequestContext> {
+            let router = Router()
+            router.post("hook") { request, _ -> HTTPResponse.Status in
+                let body = try await request.body.collect(upTo: 1 << 22)
+                let json = try JSONValue.parse(String(buffer: body)).objectValue
+                let first = self.state.withLock { s -> Bool in
+                    s.calls += 1
+                    return s.calls == 1
+                }
+                if first && self.failFirst {
+                    // Long enough for the step to record and prune meanwhile.
+                    try await Task.sleep(for: .milliseconds(300))
+                    return .internalServerError
+                }
+                let ids = json?["events"]?.arrayValue?.compactMap { $0.objectValue?["eventId"]?.stringValue } ?? []
+                let gap = json?["gap"]?.objectValue
+                self.state.withLock { s in
+                    s.eventIds += ids
+                    if case .number(let a)? = gap?["from"], case .number(let b)? = gap?["to"] { s.gaps.append((Int64(a), Int64(b))) }
+                }
+                return .noContent
+            }
+            return router
+        }
+    }
+
+    @Test func aWebhookBehindTheOutboxIsToldAndTheGapIsDeadLettered() async throws {
+        let receiver = Receiver(failFirst: true)
+        let hookApp = Application(router: receiver.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await hookApp.test(.live) { hook in
+            let port = try #require(hook.port)
+            let serve = Serve(limits: Self.smallOutbox, webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: "s")])
+            defer { serve.remove() }
+            var tuning = TriggerKitServer.Tuning()
+            tuning.webhookBaseDelay = 0.05
+            tuning.webhookMaxAttempts = 5
+            try await serve.run(tuning: tuning) { c, _ async throws in
+                try await Self.recordManyEvents(c)
+                // Bounded wait: until the receiver has accounted for every event.
+                func accounted() -> Int {
+                    receiver.state.withLock { s in s.eventIds.count + s.gaps.reduce(0) { $0 + Int($1.1 - $1.0 + 1) } }
+                }
+                for _ in 0..<400 where accounted() < 1_100 { try await Task.sleep(for: .milliseconds(25)) }
+                let s = receiver.state.withLock { $0 }
+                #expect(accounted() == 1_100)
+                #expect(Set(s.eventIds).count == s.eventIds.count)
+                // The gap is said to the receiver and kept in the dead-letter list.
+                let gap = try #require(s.gaps.first)
+                let dead = try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"]?.arrayValue ?? []
+                let entry = try #require(dead.first?.objectValue)
+                #expect(entry["attempts"] == .number(0))
+                #expect(entry["fromEvent"] == .number(Double(gap.0)), "\(entry)")
+                #expect(entry["toEvent"] == .number(Double(gap.1)), "\(entry)")
+                #expect(entry["reason"]?.stringValue?.contains("pruned") == true)
+            }
+        }
+    }
+
+    /// A receiver that sends `200` and a `Content-Length` and then never the body held its
+    /// webhook for ever (no retry, no dead letter): the timeout now covers the whole answer.
+    @Test func aReceiverThatStallsItsBodyTimesOut() async throws {
+        let router = Router()
+        router.post("hook") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentLength] = "100"
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "{"))
+                try await Task.sleep(for: .seconds(30))
+            })
+        }
+        let hookApp = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await hookApp.test(.live) { hook in
+            let port = try #require(hook.port)
+            let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: "s")])
+            defer { serve.remove() }
+            var tuning = TriggerKitServer.Tuning()
+            tuning.webhookBaseDelay = 0.01
+            tuning.webhookMaxAttempts = 2
+            tuning.webhookTimeout = 0.3
+            try await serve.run(tuning: tuning) { c, _ async throws in
+                #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+                #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
+                var dead: [JSONValue] = []
+                for _ in 0..<200 where dead.isEmpty {
+                    try await Task.sleep(for: .milliseconds(25))
+                    dead = try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"]?.arrayValue ?? []
+                }
+                let entry = try #require(dead.first?.objectValue)
+                #expect(entry["attempts"] == .number(2))
+                #expect(entry["reason"] == .string("no complete answer within 0.3 s"))
+            }
+        }
+    }
+}
