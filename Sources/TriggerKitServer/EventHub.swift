@@ -21,8 +21,7 @@ final class EventHub: Sendable {
     }
 
     let bufferLimit: Int
-    private let state = Mutex<(next: UInt64, subscribers: [UInt64: Subscriber], finished: Bool,
-                               waiters: [UInt64: AsyncStream<Void>.Continuation])>((0, [:], false, [:]))
+    private let state = Mutex<(next: UInt64, subscribers: [UInt64: Subscriber], finished: Bool)>((0, [:], false))
 
     init(bufferLimit: Int) { self.bufferLimit = Swift.max(1, bufferLimit) }
 
@@ -61,53 +60,11 @@ final class EventHub: Sendable {
     }
 
     func finishAll() {
-        let (subs, waiters) = state.withLock { s -> ([Subscriber], [AsyncStream<Void>.Continuation]) in
+        let subs = state.withLock { s -> [Subscriber] in
             s.finished = true
-            defer {
-                s.subscribers.removeAll()
-                s.waiters.removeAll()
-            }
-            return (Array(s.subscribers.values), Array(s.waiters.values))
+            defer { s.subscribers.removeAll() }
+            return Array(s.subscribers.values)
         }
         for s in subs { s.continuation.finish() }
-        for w in waiters { w.finish() }
-    }
-
-    /// Runs `operation` until it returns or ``finishAll()`` is called (graceful shutdown), which
-    /// cancels it: a write waiting on a client that stopped reading then ends (with
-    /// `CancellationError`), so a stop never waits on a client.
-    func untilFinished(_ operation: () async throws -> Void) async throws {
-        let (signal, continuation) = AsyncStream.makeStream(of: Void.self)
-        let id: UInt64? = state.withLock { s in
-            if s.finished { return nil }
-            s.next += 1
-            s.waiters[s.next] = continuation
-            return s.next
-        }
-        guard let id else { return }
-        defer { _ = state.withLock { $0.waiters.removeValue(forKey: id) } }
-        try await withoutActuallyEscaping(operation) { operation in
-            let work = Unchecked(operation)
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    for await _ in signal {}
-                    return false  // finished (or the work ended first: cancelled)
-                }
-                group.addTask {
-                    try await work.value()
-                    return true
-                }
-                // The first to end decides; the other is cancelled.
-                _ = try await group.next()
-                group.cancelAll()
-            }
-        }
-    }
-
-    /// A value moved into a child task that does not outlive its scope (the task group above
-    /// waits for its children).
-    private struct Unchecked<T>: @unchecked Sendable {
-        let value: T
-        init(_ value: T) { self.value = value }
     }
 }

@@ -106,7 +106,6 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
-        let hub = tenant.hub
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             var sent = 0
             var last = resumeAfter
@@ -118,30 +117,26 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                 last = seq
                 sent += 1
             }
-            // Graceful shutdown ends the stream even while a write waits on a client that
-            // stopped reading (the stop waited for such a client for ever, found by a helper).
-            try await hub.untilFinished {
-                try await writer.write(ByteBuffer(string: ": triggerkit events\n\n"))
-                // Stored events a page at a time; the outbox may be pruned meanwhile (a slow
-                // reader): each page says whether events after the last one sent are gone, and
-                // a `gap` event says which, before the events that follow (it was said only
-                // at the start, and only when resuming after an event above 0).
-                while sent < limit {
-                    let after = last, count = min(1000, limit - sent)
-                    let (rows, oldest) = await thread.run { (try? store.eventsPage(after: after, device: device, limit: count)) ?? ([], 0) }
-                    if oldest > last + 1 {
-                        try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(last + 1),\"to\":\(oldest - 1)}\n\n"))
-                        last = oldest - 1
-                    }
-                    if rows.isEmpty { break }
-                    for r in rows { try await send(r.seq, r.body) }
+            try await writer.write(ByteBuffer(string: ": triggerkit events\n\n"))
+            // Stored events a page at a time; the outbox may be pruned meanwhile (a slow
+            // reader): each page says whether events after the last one sent are gone, and
+            // a `gap` event says which, before the events that follow (it was said only
+            // at the start, and only when resuming after an event above 0).
+            while sent < limit {
+                let after = last, count = min(1000, limit - sent)
+                let (rows, oldest) = await thread.run { (try? store.eventsPage(after: after, device: device, limit: count)) ?? ([], 0) }
+                if oldest > last + 1 {
+                    try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(last + 1),\"to\":\(oldest - 1)}\n\n"))
+                    last = oldest - 1
                 }
-                if sent < limit && follow {
-                    try await request.body.consumeWithCancellationOnInboundClose { _ in
-                        for await e in live where e.seq > last {
-                            try await send(e.seq, e.body)
-                            if sent >= limit { break }
-                        }
+                if rows.isEmpty { break }
+                for r in rows { try await send(r.seq, r.body) }
+            }
+            if sent < limit && follow {
+                try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    for await e in live where e.seq > last {
+                        try await send(e.seq, e.body)
+                        if sent >= limit { break }
                     }
                 }
             }

@@ -31,6 +31,8 @@ public enum TriggerKitServer: Sendable {
         package var webhookBaseDelay: Double = 0.5
         package var webhookMaxAttempts: Int = 8
         package var webhookTimeout: Double = 10
+        /// How long a graceful stop waits for requests and clients before closing connections.
+        package var drainLimit: Duration = .seconds(10)
         package init() {}
     }
 
@@ -52,7 +54,13 @@ public enum TriggerKitServer: Sendable {
                                                   logger: logger, backgroundInApplication: false, onListening: onListening)
         // Shutdown runs in reverse order: the background service first (event streams end,
         // snapshots are saved), then the HTTP server drains.
-        let group = ServiceGroup(configuration: .init(services: [app, background], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // A stop waits for in-flight requests and for event streams to flush at most
+        // ``drainLimit``: then connections are closed (the snapshots are saved by then). A
+        // client that stopped reading held the stop for ever (found by a helper).
+        var groupConfiguration = ServiceGroupConfiguration(services: [app, background], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                           logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = tuning.drainLimit
+        let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()
     }
 
