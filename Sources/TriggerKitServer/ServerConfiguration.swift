@@ -110,6 +110,13 @@ public struct ServerConfiguration: Sendable, Codable {
         var data = try Data(contentsOf: URL(fileURLWithPath: path))
         // A leading UTF-8 byte order mark is skipped, as in every input.
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
+        // Read first by the reader every other input goes through: a name given twice (which
+        // `JSONDecoder` reads as its last value) and syntax errors are refused with their byte.
+        do throws(JSONSyntaxError) {
+            _ = try JSONValue.parse(document: data)
+        } catch {
+            throw ConfigurationError("\(path): \(error)")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(ServerConfiguration.self, from: data)

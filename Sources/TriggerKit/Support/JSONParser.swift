@@ -103,12 +103,17 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
+            let keyStart = i
             let key = try parseString()
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':' after member name \"\(key)\"") }
             i += 1
             skipWhitespace()
-            members[key] = try parseValue(depth: depth + 1)
+            // A name given twice is refused, not read as its last value: two readers of one
+            // text (a proxy, this server) must not see different requests in it.
+            if members.updateValue(try parseValue(depth: depth + 1), forKey: key) != nil {
+                throw JSONSyntaxError(offset: keyStart, reason: "member name \"\(key)\" appears twice in an object")
+            }
             skipWhitespace()
             guard i < bytes.count else { throw error("unexpected end of text in an object") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }

@@ -15,6 +15,19 @@ struct JSONTests {
         #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
     }
 
+    /// A member name given twice was read as its last value (found by a helper: `POST
+    /// /v1/requests` with `"identifier"` twice added the second); every way in reads JSON
+    /// here, so each refuses it, naming the member and where it is.
+    @Test func aMemberNameGivenTwiceIsRefused() throws {
+        let error = #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(#"{"identifier": "dup", "x": {"a": 1, "a": 2}}"#) }
+        #expect(error == JSONSyntaxError(offset: 36, reason: #"member name "a" appears twice in an object"#))
+        let line = #"{"device": "d", "t": 1795770000, "lat": 40, "lon": -74, "lat": 41}"#
+        let lineError = #expect(throws: StreamLineError.self) { try StreamLineParser.parse(line) }
+        #expect(lineError?.reason.contains(#"member name "lat" appears twice"#) == true)
+        // Different names, and equal names in different objects, are fine.
+        #expect(try JSONValue.parse(#"{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}"#).objectValue?.count == 2)
+    }
+
     /// Decimals take a fast path (Clinger's); every number must still be the double the
     /// standard library's correctly rounded parser gives, sign of zero included.
     @Test func numbersAreTheCorrectlyRoundedDoubles() throws {

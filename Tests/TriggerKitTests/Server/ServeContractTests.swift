@@ -194,6 +194,11 @@ struct ServeConfigurationTests {
         #expect(c.margin == 20)
         #expect(c.floatingTimeZone?.identifier == "America/New_York")
         #expect(c.centerConfiguration.floatingTimeZone.identifier == "America/New_York")
+        // A name given twice is refused (`JSONDecoder` alone reads the last one).
+        try #"{"port": 0, "port": 8080, "tenants": []}"#.write(toFile: path + ".twice", atomically: true, encoding: .utf8)
+        let twice = #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: path + ".twice") }
+        #expect(twice?.description.contains(#"member name "port" appears twice"#) == true)
+        try? FileManager.default.removeItem(atPath: path + ".twice")
         // IANA names only (Foundation reads `UTC+3` east, `--time-zone` reads it west).
         for name in ["Mars/Olympus", "UTC+3"] {
             try "{\"timeZone\": \"\(name)\", \"tenants\": []}".write(toFile: path + ".bad", atomically: true, encoding: .utf8)
