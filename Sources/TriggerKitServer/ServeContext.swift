@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import TriggerKit
 @_spi(Engine) import TriggerKit
 
 /// The request context: Hummingbird's, plus the tenant the bearer token named.
@@ -107,10 +108,16 @@ func queryWord(_ request: Request, _ name: String, of words: [String]) throws ->
     return raw
 }
 
-/// A path parameter, percent-decoded.
+/// A path parameter, percent-decoded; a 400 naming it when its escapes are malformed (`%`
+/// not followed by two hex digits: write `%25`) or decode to bytes that are not UTF-8 (they
+/// were taken literally: `%C3%28` named a device "%C3%28", found by a helper).
 func parameter(_ context: ServeContext, _ name: String) throws -> String {
     guard let raw = context.parameters.get(name) else { throw APIError(.badRequest, "invalidRequest", "missing \(name)") }
-    return raw.removingPercentEncoding ?? raw
+    guard let decoded = raw.removingPercentEncoding else {
+        throw APIError(.badRequest, "invalidRequest",
+                       "the path's \(name) \"\(DiagnosticText.escaped(raw))\" is not percent-encoded UTF-8 (a literal % is %25)")
+    }
+    return decoded
 }
 
 func dateString(_ d: Date) -> JSONValue { .string(Timestamp.string(millis: Timestamp.millis(d))) }

@@ -108,6 +108,27 @@ struct ServeAPITests {
         }
     }
 
+    /// A path parameter whose escapes do not decode to UTF-8 was taken literally (`%C3%28`
+    /// named a device "%C3%28"; `100%` found a request "100%"): now a 400 naming it.
+    @Test func aMalformedEscapeInThePathIsRefused() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            var a = try await c.call(.put, "/v1/devices/%C3%28/settings", body: #"{"authorizationStatus":"provisional"}"#)
+            #expect(a.status == 400, "\(a.body)")
+            #expect(a.body.contains("is not percent-encoded UTF-8"), "\(a.body)")
+            a = try await c.call(.get, "/v1/requests/100%")
+            #expect(a.status == 400, "\(a.body)")
+            // Written as the RFC says, they are read.
+            let request = #"{"identifier":"100%","content":{"title":"t"},"trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#
+            #expect(try await c.call(.post, "/v1/requests", body: request).status == 201)
+            a = try await c.call(.get, "/v1/requests/100%25")
+            #expect(a.status == 200, "\(a.body)")
+            #expect(try await c.call(.put, "/v1/devices/caf%C3%A9/settings", body: #"{"authorizationStatus":"provisional"}"#).status == 200)
+            #expect(try await c.call(.get, "/v1/devices/caf%C3%A9/settings").json?.objectValue?["authorizationStatus"] == .string("provisional"))
+        }
+    }
+
     @Test func authenticationFailuresAre401WithAJSONError() async throws {
         let serve = Serve()
         defer { serve.remove() }
