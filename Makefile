@@ -5,7 +5,7 @@ SYS_PKGS   := libgeos-dev pkg-config libsqlite3-dev
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN        := .build/release/triggerkit
 
-.PHONY: deps build run test crossings-check tutorial-check man completions bench crash-test durability-test fuzz serve-fuzz serve-load checks docs clean
+.PHONY: deps build run test crossings-check tutorial-check tools-check man completions bench crash-test durability-test fuzz serve-fuzz serve-load checks docs clean
 
 deps:
 	@missing=""; for p in $(SYS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -29,6 +29,13 @@ test: deps
 	$(SWIFT) test
 	$(MAKE) crossings-check
 	$(MAKE) tutorial-check
+	$(MAKE) tools-check
+
+# Benchmarks/ and tools/fuzz are packages of their own that use the library's API: compiled
+# (debug, nothing run) so an API change cannot break them silently, as it twice did.
+tools-check: deps
+	$(SWIFT) build --package-path Benchmarks
+	$(SWIFT) build --package-path tools/fuzz
 
 # The DocC tutorial's code, built as a reader's package against this checkout and run: its
 # output must be the one the tutorial shows (tools/tutorial-check.sh).

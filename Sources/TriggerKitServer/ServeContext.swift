@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import TriggerKit
 @_spi(Engine) import TriggerKit
 
 /// The request context: Hummingbird's, plus the tenant the bearer token named.

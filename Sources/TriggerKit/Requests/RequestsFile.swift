@@ -118,7 +118,7 @@ public enum RequestsFile: Sendable {
     }
 
     /// Reads requests from UTF-8 bytes; `file` names them in diagnostics.
-    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions = .init()) -> RequestSet {
+    @_spi(Engine) public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ValidationOptions = .init()) -> RequestSet {
         parse(bytes, file: file, options: options, parallel: true)
     }
 

@@ -16,7 +16,7 @@ extension JSONValue {
     ///
     /// - Complexity: O(n) in the length of the text; nesting deeper than 512 is an error
     ///   rather than a stack overflow.
-    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+    @_spi(Engine) public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
         var p = JSONParser(bytes: bytes)
         p.skipWhitespace()
         let v = try p.parseValue(depth: 0)
