@@ -19,7 +19,10 @@ public struct CenterSnapshot: Sendable, Codable {
     @_spi(Engine) public var evaluator: EvaluatorSnapshot
     /// The registered categories (held to ``NotificationCategory/validate(_:)`` on restore).
     public var categories: [NotificationCategory]
-    /// The delivered history.
+    /// The delivered history, device by device (those concerning no device first, then by
+    /// device id), each device's in the order its deliveries arrived: the order a restore
+    /// appends them in, so that full lists drop the same entries afterwards.
+    /// (``TriggerCenter/deliveredNotifications(device:)`` lists them by date.)
     public var delivered: [DeliveredNotification]
     /// The center's counters when the snapshot was taken.
     public var statistics: CenterStatistics
@@ -164,7 +167,7 @@ extension TriggerCenter {
     public func snapshot() -> CenterSnapshot {
         let e = engine.compacted
         return CenterSnapshot(requests: e.requests, evaluator: e.snapshot(), categories: notificationCategories(),
-                              delivered: deliveredNotifications(), statistics: statistics)
+                              delivered: history.inArrivalOrder(), statistics: statistics)
     }
 }
 

@@ -45,6 +45,19 @@ struct DeliveredHistory: Sendable {
         byDevice.values.flatMap { $0 }
     }
 
+    /// Every entry in the order a restore must append them to hold the same lists: device by
+    /// device (those concerning no device first, then by device id), each device's in the
+    /// order they arrived. (Sorted by date, a full list restored kept other entries than the
+    /// live one when deliveries arrived out of date order: a fix dated before a time fire
+    /// already delivered. Found by a restore-equivalence fuzz.) O(count + devices log devices).
+    func inArrivalOrder() -> [DeliveredNotification] {
+        var out: [DeliveredNotification] = []
+        out.reserveCapacity(count)
+        if let shared = byDevice[nil] { out.append(contentsOf: shared) }
+        for key in byDevice.keys.compactMap({ $0 }).sorted() { out.append(contentsOf: byDevice[key]!) }
+        return out
+    }
+
     /// One device's entries (`nil`: those concerning no device), oldest first.
     func entries(device: String?) -> [DeliveredNotification] {
         byDevice[device.map(ExactKey.init)].map(Array.init) ?? []

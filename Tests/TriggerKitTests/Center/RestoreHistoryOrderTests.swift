@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import TriggerKit
+
+/// A restored center keeps the delivered lists the live one keeps: the snapshot held the
+/// history sorted by date, so a full list restored dropped another entry than the live list
+/// when deliveries had arrived out of date order (a fix dated before a time fire already
+/// delivered). Found by a restore-equivalence fuzz.
+@Suite("Restore: the delivered history in arrival order")
+struct RestoreHistoryOrderTests {
+    static let t0 = Date(timeIntervalSince1970: 1_795_770_000)
+
+    @Test func aFullListDropsTheSameEntryAfterARestore() async throws {
+        var configuration = CenterConfiguration()
+        configuration.deliveredLimitPerDevice = 2
+        let clock = ManualClock(Self.t0)
+        let live = try TriggerCenter(configuration: configuration, clock: clock)
+        try await live.add(NotificationRequest(identifier: "every", content: NotificationContent(title: "every"),
+                                               trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true)),
+                                               device: "d", addedAt: Self.t0))
+        try await live.add(NotificationRequest(identifier: "home", content: NotificationContent(title: "home"), trigger: .location(LocationTrigger(
+            region: .circular(CircularRegion(identifier: "home", center: Coordinate(latitude: 40, longitude: -74), radius: 100)),
+            repeats: true)), device: "d", addedAt: Self.t0))
+        // The time fire at +60 s arrives first; then fixes dated +20 s (outside) and +30 s
+        // (inside): the entry, dated +30 s, arrives after the fire dated +60 s.
+        clock.advance(to: Self.t0.addingTimeInterval(61))
+        #expect(await live.deliverDue().count == 1)
+        _ = try await live.receive(LocationFix(device: "d", date: Self.t0.addingTimeInterval(20), latitude: 40.01, longitude: -74))
+        #expect(try await live.receive(LocationFix(device: "d", date: Self.t0.addingTimeInterval(30), latitude: 40, longitude: -74)).count == 1)
+
+        let snapshot = try CenterSnapshot(serialized: try await live.snapshot().serialized())
+        #expect(snapshot.delivered.map(\.request.identifier) == ["every", "home"])
+        let restored = try TriggerCenter(restoring: snapshot, configuration: configuration, clock: clock)
+        // One more fire: each full list drops its oldest arrival, the fire at +60 s.
+        clock.advance(to: Self.t0.addingTimeInterval(121))
+        #expect(await live.deliverDue().count == 1)
+        #expect(await restored.deliverDue().count == 1)
+        let kept = await live.deliveredNotifications().map { "\($0.request.identifier)@\($0.date.timeIntervalSince(Self.t0))" }
+        #expect(kept == ["home@30.0", "every@120.0"])
+        #expect(await restored.deliveredNotifications() == (await live.deliveredNotifications()))
+    }
+}
