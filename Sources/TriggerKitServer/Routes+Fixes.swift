@@ -78,6 +78,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
     }
 
     // MARK: events (Server-Sent Events)
+    // (The stored part of a stream: ``StoredEvents``.)
     v1.get("events") { request, context -> Response in
         let tenant = try context.current
         let device = try queryString(request, "device")
@@ -118,20 +119,17 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                 sent += 1
             }
             try await writer.write(ByteBuffer(string: ": triggerkit events\n\n"))
-            // Stored events a page at a time; the outbox may be pruned meanwhile (a slow
-            // reader): each page says whether events after the last one sent are gone, and
-            // a `gap` event says which, before the events that follow (it was said only
-            // at the start, and only when resuming after an event above 0).
-            while sent < limit {
-                let after = last, count = min(1000, limit - sent)
-                let (rows, oldest) = await thread.run { (try? store.eventsPage(after: after, device: device, limit: count)) ?? ([], 0) }
-                if oldest > last + 1 {
-                    try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(last + 1),\"to\":\(oldest - 1)}\n\n"))
-                    last = oldest - 1
+            try await StoredEvents.replay(after: resumeAfter, limit: limit, page: { after, count in
+                await thread.run { (try? store.eventsPage(after: after, device: device, limit: count)) ?? ([], 0) }
+            }, emit: { item in
+                switch item {
+                case .gap(let from, let to):
+                    try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(from),\"to\":\(to)}\n\n"))
+                    last = to
+                case .event(let seq, let body):
+                    try await send(seq, body)
                 }
-                if rows.isEmpty { break }
-                for r in rows { try await send(r.seq, r.body) }
-            }
+            })
             if sent < limit && follow {
                 try await request.body.consumeWithCancellationOnInboundClose { _ in
                     for await e in live where e.seq > last {
@@ -142,5 +140,39 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
             }
             try await writer.finish(nil)
         })
+    }
+}
+
+/// The stored part of an event stream: the outbox after a position, a page at a time. The
+/// outbox may be pruned while a slow reader goes through it: each page is read with the
+/// outbox's oldest event (``TenantStore/eventsPage(after:device:limit:)``), and where events
+/// after the last one sent are gone a `gap` item says which, before the events that follow.
+/// (It was said only at the start, and only when resuming after an event above 0; found by a
+/// helper.)
+enum StoredEvents {
+    enum Item: Equatable {
+        case gap(from: Int64, to: Int64)
+        case event(seq: Int64, body: Data)
+    }
+
+    /// Emits the items after event `after`, at most `limit` events, from `page(after, count)`
+    /// (the rows after a position and the oldest event held, 0 when none).
+    static func replay(after: Int64, limit: Int, pageSize: Int = 1000,
+                       page: (Int64, Int) async -> ([TenantStore.OutboxRow], Int64),
+                       emit: (Item) async throws -> Void) async throws {
+        var last = after, sent = 0
+        while sent < limit {
+            let (rows, oldest) = await page(last, min(pageSize, limit - sent))
+            if oldest > last + 1 {
+                try await emit(.gap(from: last + 1, to: oldest - 1))
+                last = oldest - 1
+            }
+            if rows.isEmpty { break }
+            for r in rows {
+                try await emit(.event(seq: r.seq, body: r.body))
+                last = r.seq
+                sent += 1
+            }
+        }
     }
 }

@@ -242,10 +242,10 @@ public struct TenantLimits: Sendable, Codable {
     public var outboxEvents: Int = 1_000_000
     /// `--clock stream`: a fix or `POST /v1/clock` dated more than this many seconds after
     /// the tenant's clock is refused (422), by `run --max-clock-jump`'s rule: default 604,800
-    /// (7 days, `run`'s default); `nil` (JSON `null`): no limit, as `--max-clock-jump none`;
-    /// 0 refuses every forward move, as `--max-clock-jump 0`. Not before the tenant's first
-    /// input: its clock starts at `--start`, which may be far from the data. The JSON key is
-    /// `maxClockJumpSeconds`.
+    /// (7 days, `run`'s default); `nil` (JSON `null`): no limit, as `--max-clock-jump none`.
+    /// 0, which earlier versions read as no limit, is refused by the configuration's check.
+    /// Not before the tenant's first input: its clock starts at `--start`, which may be far
+    /// from the data. The JSON key is `maxClockJumpSeconds`.
     public var maxClockJump: TimeInterval? = 604_800
 
     /// The defaults above.
@@ -259,8 +259,13 @@ public struct TenantLimits: Sendable, Codable {
                                 ("outboxEvents", outboxEvents, 1_000_000_000)] {
             guard (1...most).contains(v) else { throw ConfigurationError("\(field).\(name) must be in 1...\(most), not \(v)") }
         }
-        if let j = maxClockJump, !(j.isFinite && (0...3_155_760_000).contains(j)) {
-            throw ConfigurationError("\(field).maxClockJumpSeconds must be seconds in 0...3155760000, or null for no limit, not \(j)")
+        // 0 once meant "no limit" here: a config that says 0 is refused, not read as a limit
+        // that refuses every later input (`run --max-clock-jump 0` is that limit).
+        if maxClockJump == 0 {
+            throw ConfigurationError("\(field).maxClockJumpSeconds is 0, which earlier versions read as no limit: write null for no limit, or a number of seconds > 0")
+        }
+        if let j = maxClockJump, !(j.isFinite && j > 0 && j <= 3_155_760_000) {
+            throw ConfigurationError("\(field).maxClockJumpSeconds must be seconds in (0, 3155760000], or null for no limit, not \(j)")
         }
     }
 

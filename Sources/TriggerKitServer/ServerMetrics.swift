@@ -57,6 +57,11 @@ final class ServerMetrics: Sendable {
         counter("triggerkit_webhook_attempts_total", [("tenant", tenant), ("result", result)]).increment()
     }
 
+    /// Events pruned from the outbox before a webhook got them.
+    func webhookPruned(tenant: String, events: Int) {
+        counter("triggerkit_webhook_pruned_events_total", [("tenant", tenant)]).increment(by: events)
+    }
+
     func fixBatch(tenant: String, seconds: Double) {
         let t = timers.withLock { table in
             if let t = table[tenant] { return t }

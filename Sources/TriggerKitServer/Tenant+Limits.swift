@@ -60,7 +60,8 @@ extension Tenant {
         guard mode == .stream, clockMoved.withLock({ $0 }) else { return nil }
         let limit = ClockJumpRule.limitMillis(limits.maxClockJump)
         guard let why = ClockJumpRule.refusal(from: Timestamp.millis(clock.now), to: Timestamp.millis(date), limit: limit,
-                                              limitName: "the tenant's maxClockJumpSeconds") else { return nil }
+                                              limitName: "the tenant's maxClockJumpSeconds",
+                                              what: code == "invalidClock" ? "clock" : "fix") else { return nil }
         return APIError(.unprocessableContent, code, why)
     }
 }

@@ -200,6 +200,19 @@ final class TenantStore: Sendable {
         }
     }
 
+    /// Records events pruned from the outbox before webhook `url` got them (0 attempts), once
+    /// per range, leaving the cursor where it is: the next batch delivered carries the gap and
+    /// moves it (a restart before that finds the range again and tells the receiver then).
+    func recordPruned(url: String, from: Int64, to: Int64, reason: String, at: Int64) throws {
+        try queue.write { db in
+            let known = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook_dead WHERE url = ? AND fromSeq = ? AND toSeq = ? AND attempts = 0",
+                                         arguments: [url, from, to]) ?? 0
+            guard known == 0 else { return }
+            try db.execute(sql: "INSERT INTO webhook_dead (url, fromSeq, toSeq, attempts, reason, at, body) VALUES (?, ?, ?, 0, ?, ?, ?)",
+                           arguments: [url, from, to, reason, at, Data()])
+        }
+    }
+
     struct DeadLetter: Sendable {
         var id: Int64, url: String, fromSeq: Int64, toSeq: Int64, attempts: Int, reason: String, at: Int64
     }

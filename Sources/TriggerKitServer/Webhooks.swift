@@ -63,30 +63,28 @@ final class WebhookDispatcher: Sendable {
         let log = Logger(label: "triggerkit.webhooks")
         let store = self.store
         var cursor = await thread.run { (try? store.webhookCursor(url: hook.url)) ?? 0 }
-        var gap: (from: Int64, to: Int64)?
         while !Task.isCancelled {
             let after = cursor, limit = batchLimit
-            guard let (rows, oldest) = await thread.run({ try? store.eventsPage(after: after, device: nil, limit: limit) }) else {
+            guard let (rows, oldest) = await thread.run({ try? store.eventsPage(after: after, device: nil, limit: limit) }),
+                  let firstSeq = rows.first?.seq, let last = rows.last?.seq else {
                 try? await Task.sleep(for: .milliseconds(Int64(idlePoll * 1000)))
                 continue
             }
+            // Events after the cursor pruned before this webhook got them (the page then starts
+            // at the oldest kept): recorded once, and said in this batch; the cursor moves with
+            // the batch, so a restart before it is delivered says it again.
+            var gap: (from: Int64, to: Int64)?
             if oldest > cursor + 1 {
-                // Pruned before this webhook got them.
                 let lost = (from: cursor + 1, to: oldest - 1)
-                metrics.webhook(tenant: tenant, result: "pruned")
+                gap = lost
+                metrics.webhookPruned(tenant: tenant, events: Int(lost.to - lost.from + 1))
                 log.warning("webhook fell behind the outbox: events pruned before delivery",
                             metadata: ["tenant": "\(tenant)", "url": "\(hook.url)", "from": "\(lost.from)", "to": "\(lost.to)"])
                 await thread.run {
-                    _ = try? store.deadLetter(url: hook.url, from: lost.from, to: lost.to, attempts: 0,
-                                              reason: "pruned from the outbox before delivery (the webhook fell more than outboxEvents behind)",
-                                              at: Timestamp.millis(Date()), body: Data())
+                    _ = try? store.recordPruned(url: hook.url, from: lost.from, to: lost.to,
+                                                reason: "pruned from the outbox before delivery (the webhook fell more than outboxEvents behind)",
+                                                at: Timestamp.millis(Date()))
                 }
-                gap = (min(gap?.from ?? lost.from, lost.from), lost.to)
-                cursor = lost.to
-            }
-            guard let firstSeq = rows.first?.seq, let last = rows.last?.seq else {
-                try? await Task.sleep(for: .milliseconds(Int64(idlePoll * 1000)))
-                continue
             }
             var body = Data("{\"events\":[".utf8)
             for (i, r) in rows.enumerated() {
@@ -96,7 +94,6 @@ final class WebhookDispatcher: Sendable {
             body.append(0x5D)
             if let g = gap { body.append(contentsOf: Array(",\"gap\":{\"from\":\(g.from),\"to\":\(g.to)}".utf8)) }
             body.append(0x7D)
-            gap = nil
             let signature = Self.signature(body: body, secret: hook.secret)
             var attempt = 0
             var lastError = ""

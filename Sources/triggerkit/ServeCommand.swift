@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
         named by the SHA-256 of its bearer tokens (print one with --hash-token). A restart \
         restores every tenant (snapshot + journal) and resumes event streams and webhooks. \
         SIGTERM or SIGINT drains: event streams close, snapshots are saved, in-flight \
-        requests finish. The API is described at /openapi.json (and docs/openapi.json); \
+        requests finish; 10 s after the signal the remaining connections are closed (what \
+        they sent and was accepted is journaled). The API is described at /openapi.json (and docs/openapi.json); \
         metrics at /metrics.
 
         Config file: {"host": "127.0.0.1", "port": 8080, "dataDirectory": "triggerkit-data", \

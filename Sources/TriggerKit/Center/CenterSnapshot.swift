@@ -17,7 +17,7 @@ public struct CenterSnapshot: Sendable, Codable {
     public var requests: [NotificationRequest]
     /// Per-trigger cursors, device states and settings, counters (by position in `requests`).
     @_spi(Engine) public var evaluator: EvaluatorSnapshot
-    /// The registered categories (held to ``NotificationCategory/validate(_:)`` on restore).
+    /// The registered categories (restored as saved: see ``TriggerCenter/init(restoring:configuration:clock:)``).
     public var categories: [NotificationCategory]
     /// The delivered history, device by device (those concerning no device first, then by
     /// device id), each device's in the order its deliveries arrived: the order a restore

@@ -174,11 +174,10 @@ public struct LocationFix: Sendable, Hashable, Codable {
 public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A field of the fix breaks a rule: latitude or longitude not finite or out of range, an
     /// accuracy that is NaN, a date outside years 1-9999, or a device id longer than
-    /// ``RequestLimits/maximumIdentifierBytes``. `field` is the ``LocationFix`` property's name
-    /// (`"latitude"`, `"longitude"`, `"horizontalAccuracy"`, `"date"`, `"device"`); `reason`
-    /// follows it in a sentence (`"must be in [-90, 90], not 91"`). A stream line or
-    /// `POST /v1/fixes` body is held to the same rules.
-    case invalid(field: String, reason: String)
+    /// ``RequestLimits/maximumIdentifierBytes``. `reason` follows the field's name in a
+    /// sentence (`must be in [-90, 90], not 91`). A stream line or `POST /v1/fixes` body is
+    /// held to the same rules, in the same words.
+    case invalid(field: Field, reason: String)
     /// The center's clock reads a date outside years 1-9999 (or not a number): no fix can be
     /// placed in time until it reads a supported date. The reading is given in seconds since
     /// 1970, not as a `Date`: Foundation's `Date.description` traps on a NaN date, and an error
@@ -189,9 +188,23 @@ public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The center was shut down.
     case shutDown
 
+    /// A field of ``LocationFix``; its raw value is the property's name.
+    public enum Field: String, Sendable, Hashable, CaseIterable {
+        /// ``LocationFix/device``.
+        case device
+        /// ``LocationFix/date``.
+        case date
+        /// ``LocationFix/latitude``.
+        case latitude
+        /// ``LocationFix/longitude``.
+        case longitude
+        /// ``LocationFix/horizontalAccuracy``.
+        case horizontalAccuracy
+    }
+
     public var description: String {
         switch self {
-        case .invalid(let field, let reason): "invalid fix: \(field) \(reason)"
+        case .invalid(let field, let reason): "invalid fix: \(field.rawValue) \(reason)"
         case .unsupportedClock(let s):
             "the center's clock reads \(FixRules.show(s)) s since 1970, outside the supported dates (years 1-9999)"
         // (Dates as the contract writes them: `Date`'s own description of year 9999 is

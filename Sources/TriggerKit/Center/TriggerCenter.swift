@@ -72,13 +72,9 @@ public actor TriggerCenter {
         self.configuration = configuration
         self.history = DeliveredHistory(limit: configuration.deliveredLimitPerDevice)
         let (format, requests, evaluator, delivered) = (snapshot.formatVersion, snapshot.requests, snapshot.evaluator, snapshot.delivered)
-        // Held to the rules a list given to ``setNotificationCategories(_:)`` is (a snapshot
-        // is input too: edited, or written by another build).
-        do throws(SettingsError) {
-            try NotificationCategory.validate(snapshot.categories)
-        } catch {
-            throw .invalidSnapshot(SnapshotError(reason: "categories: \(error.reason)"))
-        }
+        // Restored as saved: builds before `setNotificationCategories` checked its list saved
+        // lists it now refuses (a category twice: the last one counts, as it did; a snooze of
+        // 0 s: refused when a user answers), and such a snapshot must still restore.
         self.categories = Dictionary(snapshot.categories.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
         self.counters = snapshot.statistics
         _ = consume snapshot
@@ -125,7 +121,7 @@ public actor TriggerCenter {
         // A clock that reads NaN or outside years 1-9999 (a user's own ``TriggerClock``, a
         // ``ManualClock`` started there) is named, not blamed on the request's `addedAt`.
         guard RequestLimits.isSupported(now) else {
-            throw RequestError(.invalidRequest, "the center's clock reads \(now.timeIntervalSince1970) s since 1970, outside the supported dates (years 1-9999)")
+            throw RequestError(.invalidRequest, FixError.unsupportedClock(secondsSince1970: now.timeIntervalSince1970).description)
         }
         var v = ValidationOptions(floatingTimeZone: evaluator.options.floatingTimeZone, defaultSettings: configuration.defaultSettings)
         v.margin = configuration.margin
@@ -224,7 +220,7 @@ public actor TriggerCenter {
         if let v = FixRules.violation(deviceUTF8Count: fix.device.utf8.count, latitude: fix.latitude, longitude: fix.longitude,
                                       accuracy: fix.horizontalAccuracy)
             ?? (RequestLimits.isSupported(fix.date) ? nil : FixRules.unsupportedDate("\(FixRules.show(date)) s since 1970")) {
-            throw reject(.invalid(field: v.field.propertyName, reason: v.reason))
+            throw reject(.invalid(field: v.field, reason: v.reason))
         }
         guard fix.date.timeIntervalSince(now) <= configuration.maxFixLead else { throw reject(.fromTheFuture(date: fix.date, clock: now)) }
         scratch.removeAll(keepingCapacity: true)

@@ -19,10 +19,11 @@ package enum ClockJumpRule {
     }
 
     /// Why a move of stream time from `now` to `t` is refused, or nil. `limitName` is how the
-    /// way in names the limit (`--max-clock-jump`, `the tenant's maxClockJumpSeconds`).
-    package static func refusal(from now: Int64, to t: Int64, limit: Int64, limitName: String) -> String? {
+    /// way in names the limit (`--max-clock-jump`, `the tenant's maxClockJumpSeconds`) and
+    /// `what` what is not applied (`line`, `fix`, `clock`).
+    package static func refusal(from now: Int64, to t: Int64, limit: Int64, limitName: String, what: String = "line") -> String? {
         guard t > now, limit < Int64.max, t &- now > limit else { return nil }
         return "clock jump of \(Double(t &- now) / 1000) s (from \(Timestamp.string(millis: now)) to \(Timestamp.string(millis: t))) "
-            + "exceeds \(limitName) \(Double(limit) / 1000) s; line not applied"
+            + "exceeds \(limitName) \(Double(limit) / 1000) s; \(what) not applied"
     }
 }

@@ -86,9 +86,7 @@ import Foundation
     /// Refuses a line time outside the supported dates or past the clock-jump limit.
     @inline(__always)
     func checkTime(_ t: Int64) throws(StreamLineError) {
-        guard RequestLimits.isSupported(millis: t) else {
-            throw StreamLineError("\"t\" is outside the supported dates (0001-01-01 to 9999-12-31)")
-        }
+        guard RequestLimits.isSupported(millis: t) else { throw StreamLineError(FixRules.unsupportedDate("\(t) ms since 1970")) }
         if let now = streamTime, t > now, maxClockJumpMillis < Int64.max,
            let why = ClockJumpRule.refusal(from: now, to: t, limit: maxClockJumpMillis, limitName: "--max-clock-jump") {
             throw StreamLineError(why)

@@ -8,32 +8,7 @@ import Foundation
 /// (The byte-level fast path of ``StreamLineParser`` only recognizes lines that keep these
 /// rules; any other line goes to the full parser, which asks here.)
 enum FixRules {
-    /// A field of a fix.
-    enum Field: Sendable {
-        case device, date, latitude, longitude, accuracy
-
-        /// The field's key in a stream line.
-        var lineKey: String {
-            switch self {
-            case .device: "device"
-            case .date: "t"
-            case .latitude: "lat"
-            case .longitude: "lon"
-            case .accuracy: "acc"
-            }
-        }
-
-        /// The field's name in ``LocationFix``.
-        var propertyName: String {
-            switch self {
-            case .device: "device"
-            case .date: "date"
-            case .latitude: "latitude"
-            case .longitude: "longitude"
-            case .accuracy: "horizontalAccuracy"
-            }
-        }
-    }
+    typealias Field = FixError.Field
 
     /// A rule broken: the field and why (a phrase that follows the field's name).
     struct Violation: Sendable, Equatable {
@@ -63,7 +38,7 @@ enum FixRules {
             return Violation(field: .longitude, reason: "must be in [-180, 180], not \(show(longitude))")
         }
         if let a = accuracy, a.isNaN {
-            return Violation(field: .accuracy, reason: "must be a number (metres; negative marks an invalid fix), not NaN")
+            return Violation(field: .horizontalAccuracy, reason: "must be a number (metres; negative marks an invalid fix), not NaN")
         }
         return nil
     }
@@ -77,5 +52,18 @@ enum FixRules {
     /// A number as JSON writes it where it can (`91`, not `91.0`), else Swift's spelling.
     static func show(_ x: Double) -> String {
         x.isFinite ? NotificationRequest.show(.number(x)) : "\(x)"
+    }
+}
+
+extension FixError.Field {
+    /// The field's key in a stream line.
+    var lineKey: String {
+        switch self {
+        case .device: "device"
+        case .date: "t"
+        case .latitude: "lat"
+        case .longitude: "lon"
+        case .horizontalAccuracy: "acc"
+        }
     }
 }

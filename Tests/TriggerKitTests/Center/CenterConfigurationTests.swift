@@ -103,7 +103,7 @@ struct CenterConfigurationTests {
         let fix = LocationFix(device: "d", date: Date(timeIntervalSince1970: .nan), latitude: 0, longitude: 0)
         let error = await #expect(throws: FixError.self) { try await center.receive(fix) }
         guard case .invalid(let field, let why) = error else { Issue.record("not .invalid"); return }
-        #expect(field == "date")
+        #expect(field == .date)
         #expect(why.contains("within the supported dates"))
         #expect(!RequestLimits.isSupported(Date(timeIntervalSince1970: .nan)))
     }

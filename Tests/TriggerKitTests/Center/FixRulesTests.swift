@@ -17,7 +17,7 @@ struct FixRulesTests {
         var fix: LocationFix
         /// The field as a line names it and as ``LocationFix`` does.
         var key: String
-        var property: String
+        var property: FixError.Field
         var reason: String
         var testDescription: String { line }
     }
@@ -28,13 +28,13 @@ struct FixRulesTests {
 
     static let cases: [Case] = [
         Case(line: #"{"device": "d", "t": 1795770000, "lat": 91, "lon": -74}"#, fix: fix(latitude: 91),
-             key: "lat", property: "latitude", reason: "must be in [-90, 90], not 91"),
+             key: "lat", property: .latitude, reason: "must be in [-90, 90], not 91"),
         Case(line: #"{"device": "d", "t": 1795770000, "lat": -90.5, "lon": -74}"#, fix: fix(latitude: -90.5),
-             key: "lat", property: "latitude", reason: "must be in [-90, 90], not -90.5"),
+             key: "lat", property: .latitude, reason: "must be in [-90, 90], not -90.5"),
         Case(line: #"{"device": "d", "t": 1795770000, "lat": 40, "lon": 200}"#, fix: fix(longitude: 200),
-             key: "lon", property: "longitude", reason: "must be in [-180, 180], not 200"),
+             key: "lon", property: .longitude, reason: "must be in [-180, 180], not 200"),
         Case(line: #"{"device": "\#(longDevice)", "t": 1795770000, "lat": 40, "lon": -74}"#, fix: fix(device: longDevice),
-             key: "device", property: "device", reason: "is longer than 1024 UTF-8 bytes"),
+             key: "device", property: .device, reason: "is longer than 1024 UTF-8 bytes"),
     ]
 
     @Test(arguments: cases)
@@ -45,7 +45,7 @@ struct FixRulesTests {
         let center = try TriggerCenter(clock: ManualClock(Self.t0))
         let error = await #expect(throws: FixError.self) { try await center.receive(c.fix) }
         #expect(error == .invalid(field: c.property, reason: c.reason))
-        #expect(error?.description == "invalid fix: \(c.property) \(c.reason)")
+        #expect(error?.description == "invalid fix: \(c.property.rawValue) \(c.reason)")
         #expect(await center.statistics.rejectedFixes == 1)
     }
 
@@ -59,7 +59,7 @@ struct FixRulesTests {
                               "horizontalAccuracy")] {
             let error = await #expect(throws: FixError.self) { try await center.receive(fix) }
             guard case .invalid(let named, _) = error else { Issue.record("\(String(describing: error))"); continue }
-            #expect(named == field)
+            #expect(named.rawValue == field)
         }
     }
 
@@ -74,7 +74,7 @@ struct FixRulesTests {
         let rule = "must be within the supported dates (0001-01-01 to 9999-12-31), not "
         #expect(lineError?.reason == "\"t\" \(rule)253402300800")
         guard case .invalid(let field, let reason) = error else { Issue.record("\(String(describing: error))"); return }
-        #expect(field == "date")
+        #expect(field == .date)
         #expect(reason == rule + "253402300800 s since 1970")
     }
 }

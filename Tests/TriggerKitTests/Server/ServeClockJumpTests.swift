@@ -51,10 +51,19 @@ struct StreamClockJumpTests {
     }
 
     /// 0 meant "no limit" here and "refuse every forward move" in `run --max-clock-jump 0`:
-    /// now one rule (``ClockJumpRule``) for both, `null` being none.
-    @Test func zeroRefusesEveryForwardMoveAsRunDoes() async throws {
+    /// now one rule (``ClockJumpRule``) for both, `null` being none; a config that says 0 is
+    /// refused with what it meant before (read as a limit, it would lock a tenant after an
+    /// upgrade, found by a review). A small limit refuses as `run` does, in its words.
+    @Test func zeroIsRefusedAndASmallLimitRefusesAsRunDoes() async throws {
+        var zero = TenantLimits()
+        zero.maxClockJump = 0
+        var configuration = Serve(limits: zero).configuration
+        let refused = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(refused?.description.contains("write null for no limit") == true)
         var limits = TenantLimits()
-        limits.maxClockJump = 0
+        limits.maxClockJump = 0.5
+        configuration.tenants = configuration.tenants.map { var t = $0; t.limits = limits; return t }
+        try configuration.validate()
         let serve = Serve(limits: limits)
         defer { serve.remove() }
         try await serve.run { c, _ async throws in
@@ -62,11 +71,11 @@ struct StreamClockJumpTests {
             #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:00:00Z")).json?.objectValue?["accepted"] == .number(1))
             let a = try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:00:01Z"))
             #expect(a.json?.objectValue?["accepted"] == .number(0), "\(a.body)")
-            #expect(a.body.contains("exceeds the tenant's maxClockJumpSeconds 0.0 s"), "\(a.body)")
+            #expect(a.body.contains("exceeds the tenant's maxClockJumpSeconds 0.5 s; fix not applied"), "\(a.body)")
         }
-        let run = ClockJumpRule.refusal(from: 1_795_910_400_000, to: 1_795_910_401_000, limit: ClockJumpRule.limitMillis(0),
+        let run = ClockJumpRule.refusal(from: 1_795_910_400_000, to: 1_795_910_401_000, limit: ClockJumpRule.limitMillis(0.5),
                                         limitName: "--max-clock-jump")
-        #expect(run?.contains("exceeds --max-clock-jump 0.0 s") == true)
+        #expect(run?.hasSuffix("exceeds --max-clock-jump 0.5 s; line not applied") == true)
     }
 
     /// The config file: absent is 7 days, `null` none, a number (fractions too) the limit.

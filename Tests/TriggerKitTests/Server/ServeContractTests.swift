@@ -111,11 +111,7 @@ struct ServeContractTests {
         try await Self.withWebhook(to: never, baseDelay: 0.01, attempts: 3) { c in
             #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
             #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
-            var dead: [JSONValue] = []
-            for _ in 0..<200 where dead.isEmpty {
-                try await Task.sleep(for: .milliseconds(25))
-                dead = try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"]?.arrayValue ?? []
-            }
+            let dead = try await c.deadLetters()
             #expect(dead.first?.objectValue?["attempts"] == .number(3))
             #expect(dead.first?.objectValue?["reason"] == .string("status 500"))
             #expect(never.state.withLock { $0.calls } == 3)

@@ -41,6 +41,43 @@ struct ServeOutboxGapTests {
         }
     }
 
+    /// A reader that falls behind the pruning between two pages of stored events: the gap is
+    /// said where it happened (the stream said it only before its first page).
+    @Test func aReaderPrunedPastBetweenPagesIsToldWhere() async throws {
+        final class Outbox: @unchecked Sendable {
+            var rows = (1...50).map { TenantStore.OutboxRow(seq: Int64($0), device: nil, body: Data("\($0)".utf8)) }
+            var reads = 0
+        }
+        let outbox = Outbox()
+        var items: [StoredEvents.Item] = []
+        try await StoredEvents.replay(after: 0, limit: .max, pageSize: 10, page: { after, count in
+            outbox.reads += 1
+            // After the second page, events 21-35 are pruned (new ones keep coming: 51-55).
+            if outbox.reads == 3 {
+                outbox.rows.removeAll { $0.seq <= 35 }
+                outbox.rows += (51...55).map { TenantStore.OutboxRow(seq: Int64($0), device: nil, body: Data()) }
+            }
+            return (Array(outbox.rows.filter { $0.seq > after }.prefix(count)), outbox.rows.first?.seq ?? 0)
+        }, emit: { items.append($0) })
+        let seqs = items.compactMap { if case .event(let s, _) = $0 { s } else { nil } }
+        #expect(seqs == Array(1...20) + Array(36...55))
+        #expect(items[20] == .gap(from: 21, to: 35))
+        #expect(items.filter { if case .gap = $0 { true } else { false } }.count == 1)
+        // From event 0 with the first events pruned: a gap first; none when nothing is gone.
+        items = []
+        try await StoredEvents.replay(after: 0, limit: 3, page: { after, count in
+            (Array(outbox.rows.filter { $0.seq > after }.prefix(count)), outbox.rows.first?.seq ?? 0)
+        }, emit: { items.append($0) })
+        #expect(items.first == .gap(from: 1, to: 35))
+        #expect(items.count == 4)
+        items = []
+        try await StoredEvents.replay(after: 40, limit: .max, page: { after, count in
+            (Array(outbox.rows.filter { $0.seq > after }.prefix(count)), outbox.rows.first?.seq ?? 0)
+        }, emit: { items.append($0) })
+        #expect(items.count == 15)
+        #expect(!items.contains { if case .gap = $0 { true } else { false } })
+    }
+
     /// A receiver that records every batch's events and gap.
     final class Receiver: Sendable {
         let state = Mutex<(calls: Int, eventIds: [String], gaps: [(Int64, Int64)])>((0, [], []))
@@ -114,7 +151,7 @@ struct ServeOutboxGapTests {
             headers[.contentLength] = "100"
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: "{"))
-                try await Task.sleep(for: .seconds(30))
+                try await Task.sleep(for: .seconds(3))
             })
         }
         let hookApp = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -129,11 +166,7 @@ struct ServeOutboxGapTests {
             try await serve.run(tuning: tuning) { c, _ async throws in
                 #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
                 #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
-                var dead: [JSONValue] = []
-                for _ in 0..<200 where dead.isEmpty {
-                    try await Task.sleep(for: .milliseconds(25))
-                    dead = try await c.call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"]?.arrayValue ?? []
-                }
+                let dead = try await c.deadLetters()
                 let entry = try #require(dead.first?.objectValue)
                 #expect(entry["attempts"] == .number(2))
                 #expect(entry["reason"] == .string("no complete answer within 0.3 s"))

@@ -63,6 +63,18 @@ extension TestClientProtocol {
     }
 }
 
+extension TestClientProtocol {
+    /// `GET /v1/webhooks/dead` once it lists something (a bounded wait: 5 s), else empty.
+    func deadLetters() async throws -> [JSONValue] {
+        var dead: [JSONValue] = []
+        for _ in 0..<200 where dead.isEmpty {
+            try await Task.sleep(for: .milliseconds(25))
+            dead = try await call(.get, "/v1/webhooks/dead").json?.objectValue?["dead"]?.arrayValue ?? []
+        }
+        return dead
+    }
+}
+
 /// Requests and fixes used by several tests.
 enum Sample {
     static func circle(_ id: String, lat: Double = 40.7, lon: Double = -74, radius: Double = 100, device: String? = nil) -> String {
