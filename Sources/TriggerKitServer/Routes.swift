@@ -29,6 +29,31 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
     return router
 }
 
+/// `HEAD` is answered as `GET` is, without the body (RFC 9110): the same status and headers,
+/// authentication included. (Every route answered 404; a load balancer's `HEAD /healthz`
+/// failed. Found by a helper.) A wrapper of the router's responder: routes are matched by
+/// method before any router middleware runs.
+struct HeadAsGet<Builder: HTTPResponderBuilder>: HTTPResponderBuilder {
+    let router: Builder
+
+    func buildResponder() -> Responder {
+        Responder(inner: router.buildResponder())
+    }
+
+    struct Responder: HTTPResponder {
+        let inner: Builder.Responder
+
+        @Sendable func respond(to request: Request, context: Builder.Responder.Context) async throws -> Response {
+            guard request.method == .head else { return try await inner.respond(to: request, context: context) }
+            var head = request.head
+            head.method = .get
+            var response = try await inner.respond(to: Request(head: head, body: request.body), context: context)
+            response.body = ResponseBody()
+            return response
+        }
+    }
+}
+
 /// Errors the router itself answers get the same JSON body as every other error
 /// (`{"error": {"code", "message"}}`) instead of an empty one: `notFound` 404 for a path no
 /// route has, or a method the path's routes do not take (Hummingbird answers both with 404);

@@ -91,7 +91,7 @@ public enum TriggerKitServer: Sendable {
         }
         let background = BackgroundService(tenants: state.tenants, dispatchers: dispatchers, snapshotEvery: configuration.snapshotEvery, logger: logger)
         let app = Application(
-            router: buildRouter(server: state),
+            router: HeadAsGet(router: buildRouter(server: state)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "triggerkit"),
             services: backgroundInApplication ? [background] : [],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },

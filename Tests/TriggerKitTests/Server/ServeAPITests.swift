@@ -129,6 +129,22 @@ struct ServeAPITests {
         }
     }
 
+    /// `HEAD` answered 404 on every route: now as `GET`, without a body.
+    @Test func headIsAnsweredAsGetWithoutABody() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            var a = try await c.call(.head, "/healthz", token: nil)
+            #expect(a.status == 200)
+            #expect(a.body.isEmpty)
+            a = try await c.call(.head, "/v1/stats")
+            #expect(a.status == 200)
+            #expect(a.body.isEmpty)
+            #expect(try await c.call(.head, "/v1/stats", token: nil).status == 401)
+            #expect(try await c.call(.head, "/v1/requests/nothing-here").status == 404)
+        }
+    }
+
     @Test func authenticationFailuresAre401WithAJSONError() async throws {
         let serve = Serve()
         defer { serve.remove() }
