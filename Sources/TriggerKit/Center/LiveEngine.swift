@@ -342,12 +342,24 @@ final class LiveEngine {
             let (fires, cut) = s.soonest(k, otherCalendarBudget: FireSchedule.otherCalendarRepeatBudget,
                                         otherCalendarHorizon: TimeRule.otherCalendarHorizon,
                                         foundationBudget: FireSchedule.foundationRepeatBudget)
-            let out = fires.compactMap { f -> (identifier: String, device: String?, date: Int64)? in
+            var out = fires.compactMap { f -> (identifier: String, device: String?, date: Int64)? in
                 let r = e.requests[Int(s.entries[Int(f.slot)].request)]
                 if let device, let own = r.device, !own.isExactly(device) { return nil }
                 return (r.identifier, r.device, f.date)
             }
-            if out.count >= limit || fires.count < k || cut || k >= RequestLimits.maximumQueryCount { return Array(out.prefix(limit)) }
+            let exhausted = fires.count < k || cut || k >= RequestLimits.maximumQueryCount
+            // Ties by identifier, as documented: the schedule orders same-date fires by slot,
+            // and requests added in place take slots after the others (they came out in the
+            // order added until a snapshot compacted them; a restore-equivalence fuzz found
+            // it). Every fire of the date at the cut must be in hand before cutting.
+            if out.count >= limit && !exhausted, let lastFetched = fires.last?.date, out[limit - 1].date == lastFetched {
+                k = Swift.min(k * 4, RequestLimits.maximumQueryCount)
+                continue
+            }
+            if out.count >= limit || exhausted {
+                out.sort { $0.date != $1.date ? $0.date < $1.date : ExactKey($0.identifier) < ExactKey($1.identifier) }
+                return Array(out.prefix(limit))
+            }
             k = Swift.min(k * 4, RequestLimits.maximumQueryCount)
         }
     }
