@@ -22,8 +22,13 @@ extension TriggerCenter {
 
     private func sleep(until deadline: Date) async {
         let clock = self.clock
+        // The timer wakes the loop only when its deadline came: a timer cancelled because a
+        // change woke the loop first used to wake it once more, which set `wakePending` for
+        // the next sleep, whose cancelled timer set it again: `run()` spun a core for ever
+        // after the first change (found by a helper).
         let timer = Task { [weak self] in
-            try? await clock.sleep(until: deadline)
+            do { try await clock.sleep(until: deadline) } catch { return }
+            guard !Task.isCancelled else { return }
             await self?.wake()
         }
         await withTaskCancellationHandler {
