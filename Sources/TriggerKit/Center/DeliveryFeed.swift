@@ -19,7 +19,7 @@ struct DeliveryFeed: Sendable {
     mutating func subscribe(limit: Int) -> DeliveryStream {
         let channel = DeliveryChannel(limit: Swift.max(1, limit))
         if isFinished { channel.finish() } else { subscribers.append(channel) }
-        return DeliveryStream(channel: channel)
+        return DeliveryStream(subscription: DeliveryStream.Subscription(channel: channel))
     }
 
     /// Sends a step's deliveries to every subscriber: one lock per subscriber per step.
@@ -135,22 +135,24 @@ final class DeliveryChannel: Sendable {
 /// falls further behind, the newest deliveries are not queued (counted in
 /// ``CenterStatistics/feedDropped``; the delivered history keeps them). It finishes when the
 /// center shuts down. Iterate it once, from one task: a second iterator would split the
-/// deliveries with the first. Cancelling the consuming task, or releasing its iterator, ends
-/// the subscription.
+/// deliveries with the first. Cancelling the consuming task, or releasing the feed and its
+/// iterator, ends the subscription; a feed released without ever being iterated ends too (it
+/// queued deliveries for ever, up to its limit, found by a helper).
 public struct DeliveryStream: AsyncSequence, Sendable {
     /// Each value is one delivery.
     public typealias Element = DeliveredNotification
     /// The feed never fails: it finishes at the center's shutdown.
     public typealias Failure = Never
 
-    let channel: DeliveryChannel
+    /// Held by the feed and its iterator: the subscription ends when both are gone.
+    let subscription: Subscription
 
     /// The iterator over this feed's deliveries (one consumer per feed).
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(subscription: Subscription(channel: channel))
+        AsyncIterator(subscription: subscription)
     }
 
-    /// Ends the subscription when the consumer's iterator is gone.
+    /// Ends the subscription when the feed and the consumer's iterator are gone.
     final class Subscription: Sendable {
         let channel: DeliveryChannel
         init(channel: DeliveryChannel) { self.channel = channel }

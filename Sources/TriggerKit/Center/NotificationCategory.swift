@@ -77,6 +77,9 @@ public enum ActionEffect: Sendable, Hashable, Codable {
     /// when a device snoozes a shared request) and the same content and device; the original
     /// request and its schedule are left as they are. A one-shot that fired has left the
     /// center: it is snoozed with the request its delivery carries, while the history holds it.
+    /// A request whose identifier is so long that its snooze's would pass
+    /// ``RequestLimits/maximumIdentifierBytes`` cannot be snoozed: the outcome says so
+    /// (`applied` false, a "snooze refused" warning).
     case snooze(TimeInterval)
 }
 

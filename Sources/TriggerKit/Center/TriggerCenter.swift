@@ -288,9 +288,10 @@ public actor TriggerCenter {
     /// consumers each see every delivery. A consumer more than `bufferLimit` (default
     /// ``CenterConfiguration/deliveryBufferLimit``) deliveries behind loses the newest ones,
     /// counted in ``statistics``' `feedDropped`; the history keeps them. The feed finishes
-    /// at ``shutdown()``.
+    /// at ``shutdown()``. `bufferLimit` is held to the configuration's range, 1...1,048,576
+    /// (a larger one queued without bound; 0 and negative ones read as 1).
     public func deliveries(bufferLimit: Int? = nil) -> DeliveryStream {
-        feed.subscribe(limit: bufferLimit ?? configuration.deliveryBufferLimit)
+        feed.subscribe(limit: Swift.min(Swift.max(1, bufferLimit ?? configuration.deliveryBufferLimit), OptionRules.maxDeliveryBuffer))
     }
 
     /// The center's counters.
