@@ -116,7 +116,6 @@ public actor TriggerCenter {
     @discardableResult
     public func add(_ request: NotificationRequest) throws(RequestError) -> [String] {
         guard !isShutDown else { throw RequestError(.invalidRequest, "the center is shut down") }
-        let r = request
         let now = clock.now
         // A clock that reads NaN or outside years 1-9999 (a user's own ``TriggerClock``, a
         // ``ManualClock`` started there) is named, not blamed on the request's `addedAt`.
@@ -125,7 +124,8 @@ public actor TriggerCenter {
         }
         var v = ValidationOptions(floatingTimeZone: evaluator.options.floatingTimeZone, defaultSettings: configuration.defaultSettings)
         v.margin = configuration.margin
-        let (admitted, warnings) = try RequestValidation.admit(r, at: now, options: v, settings: r.device.map { evaluator.settings(forDevice: $0) },
+        let (admitted, warnings) = try RequestValidation.admit(request, at: now, options: v,
+                                                               settings: request.device.map { evaluator.settings(forDevice: $0) },
                                                                categories: categories)
         engine.add(admitted)
         wake()
