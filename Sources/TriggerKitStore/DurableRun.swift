@@ -58,7 +58,8 @@ import Foundation
     ///   - batchLines: commit after this many lines ...
     ///   - batchInterval: ... or after this much time, whichever comes first.
     /// - Throws: ``StateStoreError/requestsChanged(path:)`` when the store was written with
-    ///   other requests; other ``StateStoreError``s when SQLite fails.
+    ///   other requests; ``StateStoreError/database(path:reason:)`` when the saved state is
+    ///   damaged (a value no run writes: see ``SnapshotRefusal/damaged(reason:)``) or SQLite fails.
     public init(evaluator: StreamEvaluator, store: StateStore, batchLines: Int = 50_000,
                 batchInterval: Duration = .milliseconds(250)) throws(StateStoreError) {
         self.evaluator = evaluator
@@ -76,10 +77,13 @@ import Foundation
                 let diff = evaluator.options.differences(from: options)
                 guard diff.isEmpty else { throw .optionsChanged(path: store.path, differences: diff) }
             }
-            do {
+            do throws(SnapshotRefusal) {
                 try evaluator.restore(saved.snapshot)
             } catch {
-                throw .requestsChanged(path: store.path)
+                switch error {
+                case .otherRequests: throw .requestsChanged(path: store.path)
+                case .damaged(let why): throw .database(path: store.path, reason: "damaged saved state: \(why)")
+                }
             }
             resumePosition = saved.inputPosition
             // A store from before schema 2, or one written through the StreamLine API, has no

@@ -19,10 +19,10 @@ extension StateStore {
             let added = try Int64.fetchOne(db, sql: "SELECT defaultAddedAt FROM meta WHERE id = 1")
             var requests: [(String, Bool)] = []
             let cursor = try Row.fetchCursor(db, sql: "SELECT json, pending FROM request ORDER BY position")
-            while let row = try cursor.next() { requests.append((row[0], row[1])) }
+            while let row = try cursor.next()?.copy() { requests.append((try row.decode(atIndex: 0), try row.decode(atIndex: 1))) }
             var cursors: [Int32: Int64] = [:]
             let c = try Row.fetchCursor(db, sql: "SELECT slot, nextDate FROM schedule_cursor")
-            while let row = try c.next() { cursors[row[0]] = row[1] }
+            while let row = try c.next()?.copy() { cursors[try row.decode(atIndex: 0)] = try row.decode(atIndex: 1) }
             return (added, requests, cursors)
         }
         var out: [JSONValue] = []

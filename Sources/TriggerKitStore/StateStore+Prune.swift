@@ -21,7 +21,7 @@ extension StateStore {
         try transaction { db in
             var rows: [(seq: Int64, lines: Data)] = []
             let cursor = try Row.fetchCursor(db, sql: "SELECT seq, lines FROM delivered ORDER BY seq")
-            while let row = try cursor.next() { rows.append((row[0], row[1])) }
+            while let row = try cursor.next()?.copy() { rows.append((try row.decode(atIndex: 0), try row.decode(atIndex: 1))) }
             let update = try db.makeStatement(sql: "UPDATE delivered SET count = ?, lines = ? WHERE seq = ?")
             let delete = try db.makeStatement(sql: "DELETE FROM delivered WHERE seq = ?")
             for row in rows {

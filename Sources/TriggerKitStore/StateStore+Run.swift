@@ -29,47 +29,57 @@ extension StateStore {
         enum Outcome { case fresh, mismatch, damaged(String), saved(SavedRun) }
         let outcome: Outcome = try run { db in
             guard let meta = try Row.fetchOne(db, sql: "SELECT * FROM meta WHERE id = 1") else { return .fresh }
-            guard meta["requestsFingerprint"] as String == Self.hex(fingerprint) else { return .mismatch }
-            let statsJSON: String = meta["stats"]
+            // Read with `decode`, which throws for a value of another type (a subscript traps),
+            // from copied rows (a cursor's row reads a text as the integer 0): a hand-edited
+            // or damaged file is refused as damaged.
+            guard try meta.decode(String.self, forColumn: "requestsFingerprint") == Self.hex(fingerprint) else { return .mismatch }
+            let statsJSON = try meta.decode(String.self, forColumn: "stats")
             guard let stats = try? JSONDecoder().decode(StreamStats.self, from: Data(statsJSON.utf8)) else {
                 return .damaged("unreadable stats")
             }
             var cursors: [EvaluatorSnapshot.QueuedFire] = []
             let cursorRows = try Row.fetchCursor(db, sql: "SELECT slot, nextDate FROM schedule_cursor")
-            while let row = try cursorRows.next() {
-                cursors.append(.init(slot: row[0], date: row[1]))
+            while let cursorRow = try cursorRows.next() {
+                // A copy decodes strictly (a cursor's row reads a text as the integer 0).
+                let row = cursorRow.copy()
+                cursors.append(.init(slot: try row.decode(atIndex: 0), date: try row.decode(atIndex: 1)))
             }
             let done = try Int32.fetchAll(db, sql: "SELECT slot FROM done_location_slot ORDER BY slot")
             var devices: [DeviceSnapshot] = []
             let deviceRows = try Row.fetchCursor(db, sql: "SELECT * FROM device_state")
-            while let row = try deviceRows.next() {
-                guard let inside = BlobCoding.decodeInt32s(row["inside"]),
-                      let pendingSlots = BlobCoding.decodeInt32s(row["pendingSlots"]),
-                      let pendingSince = BlobCoding.decodeInt64s(row["pendingSince"]),
-                      let firedOnce = BlobCoding.decodeInt32s(row["firedOnce"]),
+            while let deviceRow = try deviceRows.next() {
+                let row = deviceRow.copy()
+                guard let inside = BlobCoding.decodeInt32s(try row.decode(forColumn: "inside")),
+                      let pendingSlots = BlobCoding.decodeInt32s(try row.decode(forColumn: "pendingSlots")),
+                      let pendingSince = BlobCoding.decodeInt64s(try row.decode(forColumn: "pendingSince")),
+                      let firedOnce = BlobCoding.decodeInt32s(try row.decode(forColumn: "firedOnce")),
                       pendingSlots.count == pendingSince.count
                 else { return .damaged("damaged device row") }
                 var settings: NotificationSettings?
-                if let packed: Int = row["settings"] {
+                if let packed: Int = try row.decode(forColumn: "settings") {
                     guard let s = NotificationSettings(packed: packed) else { return .damaged("damaged device settings") }
                     settings = s
                 }
-                devices.append(DeviceSnapshot(name: row["name"], lastAccepted: row["lastAccepted"], lastUsed: row["lastUsed"],
+                devices.append(DeviceSnapshot(name: try row.decode(forColumn: "name"), lastAccepted: try row.decode(forColumn: "lastAccepted"),
+                                              lastUsed: try row.decode(forColumn: "lastUsed"),
                                               inside: inside, pendingSlots: pendingSlots, pendingSince: pendingSince,
                                               firedOnce: firedOnce, settings: settings))
             }
             var fences: FenceSnapshot?
-            if let blob: Data = meta["fences"] {
+            if let blob: Data = try meta.decode(forColumn: "fences") {
                 // Binary since the fourth release's eleventh pass; JSON (an object) before.
                 let read = blob.first == UInt8(ascii: "{") ? try? JSONDecoder().decode(FenceSnapshot.self, from: blob) : FenceSnapshot(binary: blob)
                 guard let f = read else { return .damaged("unreadable fence state") }
                 fences = f
             }
             let snapshot = EvaluatorSnapshot(
-                requestsFingerprint: fingerprint, defaultAddedAt: meta["defaultAddedAt"], streamTime: meta["streamTime"],
+                requestsFingerprint: fingerprint, defaultAddedAt: try meta.decode(forColumn: "defaultAddedAt"),
+                streamTime: try meta.decode(forColumn: "streamTime"),
                 stats: stats, queuedFires: cursors, doneLocationSlots: done, devices: devices, fences: fences)
-            return .saved(SavedRun(snapshot: snapshot, inputPosition: meta["inputPosition"],
-                                   inputDigest: meta["inputDigest"], options: meta["options"]))
+            let position: Int = try meta.decode(forColumn: "inputPosition")
+            guard position >= 0 else { return .damaged("inputPosition is \(position)") }
+            return .saved(SavedRun(snapshot: snapshot, inputPosition: position,
+                                   inputDigest: try meta.decode(forColumn: "inputDigest"), options: try meta.decode(forColumn: "options")))
         }
         switch outcome {
         case .fresh: return nil

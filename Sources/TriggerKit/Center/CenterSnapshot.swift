@@ -185,10 +185,13 @@ extension LiveEngine {
         } else {
             for r in requests { add(r, validated: false) }
         }
-        do throws(SnapshotMismatch) {
+        do throws(SnapshotRefusal) {
             try current.restore(snapshot)
         } catch {
-            throw SnapshotError(reason: "its requests do not match its state")
+            switch error {
+            case .otherRequests: throw SnapshotError(reason: "its requests do not match its state")
+            case .damaged(let why): throw SnapshotError(reason: "damaged state: \(why)")
+            }
         }
         retireNotPending()
     }

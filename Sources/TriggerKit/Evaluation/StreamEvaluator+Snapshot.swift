@@ -205,16 +205,12 @@ import Foundation
     /// Restores a snapshot taken with the same requests. Devices in the snapshot replace
     /// the evaluator's; the rest of the state is replaced wholesale.
     ///
-    /// - Throws: ``SnapshotMismatch`` for other requests' snapshot, or one whose devices name
-    ///   regions these requests do not have (damaged): nothing is restored then.
-    public func restore(_ snap: EvaluatorSnapshot) throws(SnapshotMismatch) {
-        guard snap.requestsFingerprint == requestsFingerprint else { throw SnapshotMismatch() }
-        let slots = 0..<Int32(truncatingIfNeeded: locations.count)
-        for d in snap.devices {
-            guard d.inside.allSatisfy(slots.contains), d.pendingSlots.allSatisfy(slots.contains), d.firedOnce.allSatisfy(slots.contains),
-                  d.pendingSlots.count == d.pendingSince.count
-            else { throw SnapshotMismatch() }
-        }
+    /// - Throws: ``SnapshotRefusal/otherRequests`` for other requests' snapshot,
+    ///   ``SnapshotRefusal/damaged(reason:)`` for one holding a value no evaluator over these
+    ///   requests writes (see ``damage(in:)``): nothing is restored then.
+    public func restore(_ snap: EvaluatorSnapshot) throws(SnapshotRefusal) {
+        guard snap.requestsFingerprint == requestsFingerprint else { throw .otherRequests }
+        if let why = damage(in: snap) { throw .damaged(reason: why) }
         stats = snap.stats
         streamTime = snap.streamTime
         if let added = snap.defaultAddedAt {
@@ -223,7 +219,7 @@ import Foundation
             s?.restoreQueue(snap.queuedFires.map { ($0.slot, $0.date) })
             schedule = s
         }
-        for slot in snap.doneLocationSlots where Int(slot) < locations.count { locations[Int(slot)].done = true }
+        for slot in snap.doneLocationSlots { locations[Int(slot)].done = true }
         for d in snap.devices {
             let i = Int(device(named: d.name))
             // Sorted, each slot once, as the steps keep them (a damaged snapshot may not).
@@ -240,9 +236,4 @@ import Foundation
         for i in changedDevices { isChanged[Int(i)] = false }
         changedDevices.removeAll()
     }
-}
-
-/// A snapshot taken with other requests than the evaluator's.
-@_spi(Engine) public struct SnapshotMismatch: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String { "the saved state was made with different requests" }
 }

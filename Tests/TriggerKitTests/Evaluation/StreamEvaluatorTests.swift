@@ -195,7 +195,7 @@ struct SnapshotTests {
     @Test func snapshotOfOtherRequestsIsRefused() {
         let a = StreamHarness(requests: circleRequest("a"))
         let b = StreamHarness(requests: circleRequest("b"))
-        #expect(throws: SnapshotMismatch.self) { try b.evaluator.restore(a.evaluator.snapshot()) }
+        #expect(throws: SnapshotRefusal.otherRequests) { try b.evaluator.restore(a.evaluator.snapshot()) }
     }
 }
 
