@@ -1,3 +1,4 @@
+import Foundation
 import DequeModule
 
 /// Delivered notifications kept per device, oldest first, at most `limit` per device (Apple's
@@ -65,7 +66,10 @@ struct DeliveredHistory: Sendable {
 
     /// The request of the newest delivery of `identifier` to `device`, else of the newest
     /// one concerning no device (a shared time trigger's); with no device, of the newest to
-    /// any device. O(entries of those lists; every entry without a device).
+    /// any device, of the greatest device identifier among equal dates (deliveries to
+    /// several devices at one instant: the table's order decided, which differed between a
+    /// center and its restored copy, found by a helper). O(entries of those lists; every
+    /// entry without a device).
     func latestRequest(identifier: String, device: String?) -> NotificationRequest? {
         let key = ExactKey(identifier)
         func newest(in list: Deque<DeliveredNotification>?) -> DeliveredNotification? {
@@ -74,7 +78,13 @@ struct DeliveredHistory: Sendable {
         if let device, let d = newest(in: byDevice[ExactKey(device)]) { return d.request }
         if let d = newest(in: byDevice[nil]) { return d.request }
         guard device == nil else { return nil }
-        return byDevice.values.compactMap { newest(in: $0) }.max { $0.date < $1.date }?.request
+        var best: (date: Date, device: ExactKey, request: NotificationRequest)?
+        for case let (device?, list) in byDevice {
+            guard let d = newest(in: list) else { continue }
+            if let b = best, (d.date, device) <= (b.date, b.device) { continue }
+            best = (d.date, device, d.request)
+        }
+        return best?.request
     }
 
     /// Removes the entries whose request identifier is in `ids` (every device). O(count).

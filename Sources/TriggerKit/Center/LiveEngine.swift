@@ -237,17 +237,18 @@ final class LiveEngine {
     }
 
     /// Drops every request that cannot fire any more (a restored center's: a snapshot of an
-    /// earlier release kept finished requests), as the live center would have: one whose
-    /// `expiresAt` is still ahead stays until it passes (live, such a request whose next fire
-    /// lies past its expiry is held until then; the restore dropped it at once, found by a
+    /// earlier release kept finished requests), as the live center would have. One with an
+    /// `expiresAt` stays: live, such a request whose next fire lies past its expiry is held
+    /// until the clock of the fences with rules acts on its expiry, at the next step that
+    /// moves time to it (the restored clock has it queued too). Dropped here at once, the
+    /// restore differed from the uninterrupted center: first while the expiry was ahead, then
+    /// while a fix leading the clock had carried the stream time past it (both found by a
     /// helper comparing restored and uninterrupted centers). O(n).
     func retireNotPending() {
         let e = current
         let flags = e.pendingFlags()
-        let now = e.streamTime ?? e.defaultAddedAt ?? .min
         var ended: [Int32] = []
-        for (i, pending) in flags.enumerated() where !pending {
-            if let expires = e.requests[i].expiresAt.flatMap(RequestLimits.millis), expires > now { continue }
+        for (i, pending) in flags.enumerated() where !pending && e.requests[i].expiresAt == nil {
             ended.append(Int32(i))
         }
         e.finishedRequests += ended

@@ -74,7 +74,14 @@
         if let g = guarded, let ng = next.guarded, next.defaultAddedAt != nil {
             var newFence: [ExactKey: Int32] = [:]
             for (f, fence) in ng.fences.enumerated() { newFence[ExactKey(newRequests[Int(fence.request)].identifier)] = Int32(f) }
-            let snap = g.snapshot(deviceNames: deviceNames)
+            var snap = g.snapshot(deviceNames: deviceNames)
+            // What the devices did is kept only while a fence was live to see it. Fences all
+            // done (removed, fired, expired) linger until a compaction, and whether one had
+            // come first must not matter: a crossings fence added later interpolated from a
+            // fix only the lingering structure had recorded, which a restored center (its
+            // snapshot compacted) had not (found by a helper comparing restored and
+            // uninterrupted centers).
+            if !g.fences.indices.contains(where: { !g.gates[$0].done }) { snap.devices = [] }
             ng.restore(snap, device: { next.device(named: $0) }, map: { f in
                 let id = ExactKey(self.requests[Int(g.fences[Int(f)].request)].identifier)
                 return fresh.contains(id) ? nil : newFence[id]
