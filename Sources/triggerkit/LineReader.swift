@@ -26,16 +26,18 @@ enum LineReader {
     /// pipe is processed promptly); `body` returns false to stop. `threaded`: read on a second
     /// thread and scan on both (``PipelinedLineReader``), passing each line's scan, and with a
     /// `lookahead` each fix's geometry decided on the second; else on this thread, passing nil.
+    /// `cut` is true for the last chunk when the input ended inside its last line (no
+    /// newline after it: a producer stopped mid-line, or a file without a final newline).
     static func forEachChunk(fd: Int32, threaded: Bool, lookahead: FixLookahead? = nil,
-                             _ body: ([InputLine], UnsafeBufferPointer<ScannedLine>?, DecidedAhead?) -> Bool) {
+                             _ body: (_ lines: [InputLine], UnsafeBufferPointer<ScannedLine>?, DecidedAhead?, _ cut: Bool) -> Bool) {
         if threaded {
-            PipelinedLineReader.forEachChunk(fd: fd, lookahead: lookahead) { body($0, $1, $2) }
+            PipelinedLineReader.forEachChunk(fd: fd, lookahead: lookahead) { body($0, $1, $2, $3) }
         } else {
-            forEachChunk(fd: fd) { body($0, nil, nil) }
+            forEachChunk(fd: fd) { body($0, nil, nil, $1) }
         }
     }
 
-    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, _ body: ([InputLine]) -> Bool) {
+    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, _ body: (_ lines: [InputLine], _ cut: Bool) -> Bool) {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var carry = 0  // bytes of an unfinished line at the start of `buffer`
         var lines: [InputLine] = []
@@ -51,7 +53,7 @@ enum LineReader {
             let consumed: Int = buffer.withUnsafeBufferPointer { buf in
                 lines.removeAll(keepingCapacity: true)
                 let start = split(buf, end: end, atEOF: atEOF, into: &lines)
-                if !lines.isEmpty || atEOF { keepGoing = body(lines) }
+                if !lines.isEmpty || atEOF { keepGoing = body(lines, atEOF && end > 0 && buf[end - 1] != 0x0A) }
                 return start
             }
             if !keepGoing || atEOF { return }

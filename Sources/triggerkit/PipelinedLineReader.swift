@@ -34,6 +34,8 @@ enum PipelinedLineReader {
         /// With a lookahead: each line's geometry, their hits in one buffer.
         var ahead = DecidedAhead()
         var atEOF = false
+        /// At the end of input, whether it ended inside the last line (no newline after it).
+        var cut = false
         /// Scanning: blocks in the chunk, blocks taken by a thread, blocks done.
         private(set) var blocks = 0
         let taken = Atomic<Int>(0)
@@ -160,7 +162,7 @@ enum PipelinedLineReader {
     }
 
     static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, lookahead: FixLookahead? = nil,
-                             _ body: ([InputLine], UnsafeBufferPointer<ScannedLine>, DecidedAhead?) -> Bool) {
+                             _ body: (_ lines: [InputLine], UnsafeBufferPointer<ScannedLine>, DecidedAhead?, _ cut: Bool) -> Bool) {
         let exchange = Exchange(chunks: chunkCount, size: chunkSize)
         let reader = Thread { read(fd: fd, exchange, lookahead: lookahead) }
         reader.stackSize = 1 << 20
@@ -173,7 +175,7 @@ enum PipelinedLineReader {
             case .evaluate(let chunk):
                 var keepGoing = true
                 if !chunk.lines.isEmpty || chunk.atEOF {
-                    keepGoing = body(chunk.lines, chunk.scanned, lookahead == nil ? nil : chunk.ahead)
+                    keepGoing = body(chunk.lines, chunk.scanned, lookahead == nil ? nil : chunk.ahead, chunk.cut)
                 }
                 let atEOF = chunk.atEOF
                 exchange.putFree(chunk)
@@ -258,6 +260,7 @@ enum PipelinedLineReader {
         } while n < 0 && errno == EINTR
         let end = carry.count + Swift.max(n, 0)
         chunk.atEOF = n <= 0
+        chunk.cut = chunk.atEOF && end > 0 && buf[end - 1] != 0x0A
         chunk.lines.removeAll(keepingCapacity: true)
         let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF, into: &chunk.lines)
         carry = Array(buf[consumed..<end])

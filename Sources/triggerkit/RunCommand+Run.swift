@@ -87,6 +87,9 @@ extension RunCommand {
         var lineNumber = 0
         // --strict stopped at a malformed line (counted in the summary only, see below).
         var strictStop = false
+        // With --state, the input ended inside a malformed last line, left unrecorded (see
+        // below); counted in this run's summary only, as a --strict stop is.
+        var cutLineStop = false
         // Each chunk of input lines, with their scans when a reader thread made them: reading
         // and scanning on a second thread, evaluating on this one (with --state too: the
         // durable run takes each line's bytes as this thread consumes them, in order).
@@ -96,7 +99,7 @@ extension RunCommand {
         let threaded = !singleThread
         var lookahead = threaded ? outerEvaluator.makeLookahead() : nil
         lookahead?.skippedLines = Int64(alreadyProcessed)
-        LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: lookahead) { lines, scanned, ahead in
+        LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: lookahead) { lines, scanned, ahead, cut in
             // A local for the hot loop: the captured `evaluator` variable (replaced only by
             // control lines) is read once per chunk, not once per line.
             var evaluator = outerEvaluator
@@ -173,6 +176,17 @@ extension RunCommand {
                         strictStop = true
                         return false
                     }
+                    // The input ended inside this line (a producer stopped mid-line): with
+                    // --state it is not recorded (nor counted in the state), so that a run
+                    // resumed with the rest of the input reads it whole. Recorded, the whole
+                    // line then differed from the consumed part and the state was refused
+                    // ("its first N lines differ"). A complete last line without a newline
+                    // parses and is recorded as any other.
+                    if cut, durable != nil, k == lines.count - 1 {
+                        errors += "note: line \(lineNumber): the input ended inside this line (no newline after it): not recorded in the state; a run resumed with the rest of it reads the line whole\n"
+                        cutLineStop = true
+                        continue
+                    }
                     evaluator.recordMalformedLine()
                     durable?.skipLine(bytes: line.bytes)
                     continue
@@ -235,7 +249,7 @@ extension RunCommand {
             throw ExitCode(2)
         }
         progress.finish()
-        if strictStop { outerEvaluator.recordMalformedLine() }
+        if strictStop || cutLineStop { outerEvaluator.recordMalformedLine() }
         printError(outerEvaluator.stats.description)
         if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
         // The process exits next: freeing a million requests one object at a time would
