@@ -103,7 +103,10 @@ final class TenantStore: Sendable {
         } else {
             rows = try Row.fetchAll(db, sql: "SELECT seq, device, body FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seq, limit])
         }
-        return rows.map { OutboxRow(seq: $0["seq"], device: $0["device"], body: $0["body"]) }
+        // `decode`, not subscripts: a value of another type in a damaged file throws (a
+        // subscript traps, stopping every tenant).
+        return try rows.map { OutboxRow(seq: try $0.decode(forColumn: "seq"), device: try $0.decode(forColumn: "device"),
+                                        body: try $0.decode(forColumn: "body")) }
     }
 
     /// The oldest event still kept (0 when empty).
@@ -135,7 +138,8 @@ final class TenantStore: Sendable {
             let cursor = try Row.fetchCursor(db, sql: "SELECT seq, at, kind, body FROM journal WHERE seq > ? ORDER BY seq LIMIT ?",
                                              arguments: [seq, rows])
             while page.isEmpty || total < bytes, let r = try cursor.next() {
-                let row = JournalRow(seq: r["seq"], at: r["at"], kind: r["kind"], body: r["body"])
+                let row = JournalRow(seq: try r.decode(forColumn: "seq"), at: try r.decode(forColumn: "at"),
+                                     kind: try r.decode(forColumn: "kind"), body: try r.decode(forColumn: "body"))
                 total += row.body.count
                 page.append(row)
             }
@@ -220,14 +224,17 @@ final class TenantStore: Sendable {
     func deadLetters(limit: Int) throws -> [DeadLetter] {
         try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT id, url, fromSeq, toSeq, attempts, reason, at FROM webhook_dead ORDER BY id DESC LIMIT ?", arguments: [limit])
-                .map { DeadLetter(id: $0["id"], url: $0["url"], fromSeq: $0["fromSeq"], toSeq: $0["toSeq"], attempts: $0["attempts"],
-                                  reason: $0["reason"], at: $0["at"]) }
+                .map { DeadLetter(id: try $0.decode(forColumn: "id"), url: try $0.decode(forColumn: "url"),
+                                  fromSeq: try $0.decode(forColumn: "fromSeq"), toSeq: try $0.decode(forColumn: "toSeq"),
+                                  attempts: try $0.decode(forColumn: "attempts"), reason: try $0.decode(forColumn: "reason"),
+                                  at: try $0.decode(forColumn: "at")) }
         }
     }
 
     func loadSnapshot() throws -> (body: Data, journalSeq: Int64)? {
         try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT journalSeq, body FROM snapshot WHERE id = 1").map { ($0["body"], $0["journalSeq"]) }
+            try Row.fetchOne(db, sql: "SELECT journalSeq, body FROM snapshot WHERE id = 1")
+                .map { (try $0.decode(forColumn: "body"), try $0.decode(forColumn: "journalSeq")) }
         }
     }
 }

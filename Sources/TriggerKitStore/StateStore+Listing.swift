@@ -16,7 +16,8 @@ extension StateStore {
     public func pendingRequestsDetailed() throws(StateStoreError) -> [JSONValue] {
         let path = self.path
         let rows: (defaultAddedAt: Int64?, requests: [(json: String, pending: Bool)], cursors: [Int32: Int64]) = try run { db in
-            let added = try Int64.fetchOne(db, sql: "SELECT defaultAddedAt FROM meta WHERE id = 1")
+            // (A copied row decodes strictly: `Int64.fetchOne` read a text as 0.)
+            let added: Int64? = try Row.fetchOne(db, sql: "SELECT defaultAddedAt FROM meta WHERE id = 1")?.decode(forColumn: "defaultAddedAt")
             var requests: [(String, Bool)] = []
             let cursor = try Row.fetchCursor(db, sql: "SELECT json, pending FROM request ORDER BY position")
             while let row = try cursor.next()?.copy() { requests.append((try row.decode(atIndex: 0), try row.decode(atIndex: 1))) }
@@ -24,6 +25,13 @@ extension StateStore {
             let c = try Row.fetchCursor(db, sql: "SELECT slot, nextDate FROM schedule_cursor")
             while let row = try c.next()?.copy() { cursors[try row.decode(atIndex: 0)] = try row.decode(atIndex: 1) }
             return (added, requests, cursors)
+        }
+        // Dates as `run` would refuse them damaged (``StreamEvaluator/damage(in:)``): written
+        // out, one past year 9999 trapped.
+        for (name, ms) in [("defaultAddedAt", rows.defaultAddedAt)] + rows.cursors.map({ ("the queued fire of slot \($0.key)", $0.value) }) {
+            if let ms, !RequestLimits.isSupported(millis: ms) {
+                throw .database(path: path, reason: "damaged saved state: \(name) is \(ms) ms since 1970, outside years 1-9999")
+            }
         }
         var out: [JSONValue] = []
         // Schedule slots number the time-based requests in file order (FireSchedule's rule).

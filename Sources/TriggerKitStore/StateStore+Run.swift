@@ -92,7 +92,16 @@ extension StateStore {
     /// Whether the store holds a run: its meta row, written in one transaction with the
     /// requests' rows (``startRun(evaluator:pending:options:)``).
     func hasRun() throws(StateStoreError) -> Bool {
-        try run { db in try Row.fetchOne(db, sql: "SELECT id FROM meta WHERE id = 1") != nil }
+        let found: (meta: Bool, progress: Int) = try run { db in
+            (try Row.fetchOne(db, sql: "SELECT id FROM meta WHERE id = 1") != nil,
+             try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM delivered) + (SELECT COUNT(*) FROM device_state)") ?? 0)
+        }
+        // Progress without its meta row is no unfinished initialisation (those write no
+        // progress) but a damaged file: taken as new, its delivered log was wiped.
+        if !found.meta && found.progress > 0 {
+            throw .database(path: path, reason: "damaged saved state: delivered events or device states but no run record (meta)")
+        }
+        return found.meta
     }
 
     /// Records a new run: the evaluator's requests (with their pending flags), their

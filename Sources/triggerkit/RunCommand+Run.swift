@@ -121,7 +121,11 @@ extension RunCommand {
                     }
                     continue
                 }
-                if line.isBlank { durable?.skipLine(bytes: line.bytes); continue }
+                if line.isBlank {
+                    // Blank, and the input ended inside it: not recorded either (see below).
+                    if !(cut && durable != nil && k == lines.count - 1) { durable?.skipLine(bytes: line.bytes) }
+                    continue
+                }
                 events.removeAll(keepingCapacity: true)
                 do throws(StreamLineError) {
                     // Parses and evaluates in one step; throws before changing anything.
@@ -181,8 +185,8 @@ extension RunCommand {
                     // resumed with the rest of the input reads it whole. Recorded, the whole
                     // line then differed from the consumed part and the state was refused
                     // ("its first N lines differ"). A complete last line without a newline
-                    // parses and is recorded as any other.
-                    if cut, durable != nil, k == lines.count - 1 {
+                    // (JSON, refused for what it says) is recorded as any other.
+                    if cut, durable != nil, k == lines.count - 1, (try? JSONValue.parse(line.bytes)) == nil {
                         errors += "note: line \(lineNumber): the input ended inside this line (no newline after it): not recorded in the state; a run resumed with the rest of it reads the line whole\n"
                         cutLineStop = true
                         continue

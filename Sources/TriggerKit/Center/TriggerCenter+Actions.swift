@@ -36,6 +36,11 @@ extension TriggerCenter {
     ///
     /// The default action and unknown categories or actions change nothing (Apple ignores
     /// them too); the outcome says so.
+    ///
+    /// The request answered is the pending one with that identifier, else the one of its
+    /// newest delivery to the response's device (or to no device); a response naming no
+    /// device takes the newest delivery to any device, and among deliveries at one instant
+    /// the greatest device identifier's.
     public func respond(_ response: NotificationResponse) -> ResponseOutcome {
         guard !isShutDown else {
             return ResponseOutcome(response: response, effect: .none, applied: false, warnings: ["the center is shut down"])

@@ -76,7 +76,15 @@ public actor TriggerCenter {
         // lists it now refuses (a category twice: the last one counts, as it did; a snooze of
         // 0 s: refused when a user answers), and such a snapshot must still restore.
         self.categories = Dictionary(snapshot.categories.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
-        self.counters = snapshot.statistics
+        let c = snapshot.statistics
+        // A counter no center reaches is damage (and one near Int.max trapped when increased).
+        for (name, count) in [("delivered", c.delivered), ("suppressed", c.suppressed), ("fixes", c.fixes), ("staleFixes", c.staleFixes),
+                              ("rejectedFixes", c.rejectedFixes), ("historyDropped", c.historyDropped),
+                              ("feedDropped", c.feedDropped), ("pendingRequests", c.pendingRequests)]
+        where !StreamEvaluator.countRange.contains(count) {
+            throw .invalidSnapshot(SnapshotError(reason: "damaged statistics: \(name) is \(count)"))
+        }
+        self.counters = c
         _ = consume snapshot
         do throws(SnapshotError) {
             self.engine = try LiveEngine(restoring: requests, snapshot: evaluator, format: format,

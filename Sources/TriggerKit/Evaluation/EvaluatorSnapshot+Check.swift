@@ -18,8 +18,10 @@ import Foundation
 }
 
 extension StreamEvaluator {
-    /// What is wrong with `snap` for these requests, or `nil` when every value is one an
-    /// evaluator over them could have written. A restore checks this first: a damaged file
+    /// What is wrong with `snap` for these requests, or `nil` when no value is one an
+    /// evaluator over them never writes (dates, slots, fences, counts, coordinates and dwell
+    /// dates are checked; a value that is only wrong, such as another valid date, cannot be
+    /// told from a right one). A restore checks this first: a damaged file
     /// (a flipped byte, a hand edit) must be refused, not trap later in date arithmetic, an
     /// array index or a counter that overflows.
     ///
@@ -45,16 +47,36 @@ extension StreamEvaluator {
         where !Self.countRange.contains(count) {
             return "stats.\(name) is \(count)"
         }
+        // One cursor per time trigger: the schedule numbers them in request order.
+        let timeSlots = 0..<Int32(truncatingIfNeeded: requests.reduce(0) { n, r in
+            if case .location = r.trigger { return n }
+            return n + 1
+        })
+        var queued = Set<Int32>()
         for f in snap.queuedFires {
             if let why = date(f.date, "the queued fire of slot \(f.slot)") { return why }
+            // (A slot past the end was dropped, and one given twice fired twice.)
+            guard timeSlots.contains(f.slot), queued.insert(f.slot).inserted else {
+                return "queuedFires names time slot \(f.slot) of \(timeSlots.count)\(timeSlots.contains(f.slot) ? " twice" : "")"
+            }
         }
         if let why = slotList(snap.doneLocationSlots, "doneLocationSlots") { return why }
+        // A request scoped to another device (a flipped byte in a name moved its state there).
+        func scopedElsewhere(_ request: Int32, _ device: String) -> String? {
+            guard let own = requests[Int(request)].device, ExactKey(own) != ExactKey(device) else { return nil }
+            return own
+        }
         for d in snap.devices {
             let field = "device \"\(d.name)\""
             if let why = dateOrNever(d.lastAccepted, "\(field) lastAccepted") ?? dateOrNever(d.lastUsed, "\(field) lastUsed")
                 ?? slotList(d.inside, "\(field) inside") ?? slotList(d.pendingSlots, "\(field) pendingSlots")
                 ?? slotList(d.firedOnce, "\(field) firedOnce") {
                 return why
+            }
+            for slot in d.inside + d.pendingSlots {
+                if let own = scopedElsewhere(locations[Int(slot)].request, d.name) {
+                    return "\(field) names location slot \(slot), a request of device \"\(own)\""
+                }
             }
             guard d.pendingSlots.count == d.pendingSince.count else {
                 return "\(field) has \(d.pendingSlots.count) pending slots and \(d.pendingSince.count) dates"
@@ -76,11 +98,16 @@ extension StreamEvaluator {
             if let lon = d.lastLongitude, !(lon.isFinite && (-180...180).contains(lon)) { return "\(field) lastLongitude is \(lon)" }
             for l in d.links {
                 guard fenceSlots.contains(l.fence) else { return "\(field) links fence \(l.fence) of \(fenceSlots.count)" }
+                if let g = guarded, let own = scopedElsewhere(g.fences[Int(l.fence)].request, d.name) {
+                    return "\(field) links fence \(l.fence), a request of device \"\(own)\""
+                }
                 if let why = date(l.since, "\(field) since (fence \(l.fence))") { return why }
-                // A dwell due date, or none pending (max), or fired for this stay (min).
-                if l.due != GuardedFences.noDwell, l.due != GuardedFences.dwellFired,
-                   let why = date(l.due, "\(field) due (fence \(l.fence))") {
-                    return why
+                // A dwell due date, or none pending (max), or fired for this stay (min); a
+                // due date only on a fence with a dwell rule (else it fired a dwell event for
+                // a request without one).
+                if l.due != GuardedFences.noDwell, l.due != GuardedFences.dwellFired {
+                    if let why = date(l.due, "\(field) due (fence \(l.fence))") { return why }
+                    if guarded?.fences[Int(l.fence)].dwell == nil { return "\(field) due (fence \(l.fence)) on a fence without dwell" }
                 }
             }
         }

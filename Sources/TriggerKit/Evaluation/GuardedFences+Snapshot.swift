@@ -52,7 +52,8 @@ extension GuardedFences {
     /// `map` gives a slot here (identity for a snapshot of the same requests; by identifier
     /// across a rebuild). Pending dwells are queued again.
     ///
-    /// A fence number that names no fence here (a damaged snapshot) is skipped.
+    /// A fence `map` gives no slot here (a rebuild's request gone or fresh) is skipped; a
+    /// snapshot naming fences these requests do not have is refused before (``StreamEvaluator/restore(_:)``).
     func restore(_ snap: FenceSnapshot, device: (String) -> Int32, map mapped: (Int32) -> Int32?) {
         let count = fences.count
         func map(_ f: Int32) -> Int32? {

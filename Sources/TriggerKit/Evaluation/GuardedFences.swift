@@ -284,6 +284,19 @@ final class GuardedFences {
 
     /// Grows the per-device arrays to include device `d`.
     @inline(__always)
+    /// Gives each device these fences have not seen (``lastSeen`` `Int64.min`) the time of
+    /// its last used fix as the evaluator knows it (`lastUsed`, by device number), after a
+    /// rebuild or a restore: whether a device was seen at or after a fence's `addedAt` then
+    /// does not depend on whether fences with rules were there to see it (a fence added after
+    /// the device's fix at that instant knew its state only when some other fence with rules
+    /// had been live). Its position stays unknown: a pass-through (crossings) between that
+    /// fix and the next is not seen. O(devices).
+    func seedLastSeen(_ lastUsed: [Int64]) {
+        guard !lastUsed.isEmpty else { return }
+        ensure(device: Int32(lastUsed.count - 1))
+        for d in lastUsed.indices where lastSeen[d] == .min { lastSeen[d] = lastUsed[d] }
+    }
+
     func ensure(device d: Int32) {
         while links.count <= Int(d) {
             links.append([])

@@ -80,13 +80,14 @@
             // come first must not matter: a crossings fence added later interpolated from a
             // fix only the lingering structure had recorded, which a restored center (its
             // snapshot compacted) had not (found by a helper comparing restored and
-            // uninterrupted centers).
+            // uninterrupted centers). When each device was last seen comes back below.
             if !g.fences.indices.contains(where: { !g.gates[$0].done }) { snap.devices = [] }
             ng.restore(snap, device: { next.device(named: $0) }, map: { f in
                 let id = ExactKey(self.requests[Int(g.fences[Int(f)].request)].identifier)
                 return fresh.contains(id) ? nil : newFence[id]
             })
         }
+        if let ng = next.guarded, next.defaultAddedAt != nil { ng.seedLastSeen(next.devices.map(\.lastUsed)) }
         return next
     }
 }

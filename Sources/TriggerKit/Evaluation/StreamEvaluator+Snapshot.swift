@@ -207,7 +207,8 @@ import Foundation
     ///
     /// - Throws: ``SnapshotRefusal/otherRequests`` for other requests' snapshot,
     ///   ``SnapshotRefusal/damaged(reason:)`` for one holding a value no evaluator over these
-    ///   requests writes (see ``damage(in:)``): nothing is restored then.
+    ///   requests writes (a date outside years 1-9999, a slot or fence these requests do not
+    ///   have, a count below 0 or past 2^53, a coordinate off the globe): nothing is restored then.
     public func restore(_ snap: EvaluatorSnapshot) throws(SnapshotRefusal) {
         guard snap.requestsFingerprint == requestsFingerprint else { throw .otherRequests }
         if let why = damage(in: snap) { throw .damaged(reason: why) }
@@ -233,6 +234,9 @@ import Foundation
             if let s = d.settings { settings[i] = s }
         }
         if let f = snap.fences { guarded?.restore(f, device: { self.device(named: $0) }, map: { $0 }) }
+        // Devices the saved fences had not seen (none with rules was live then) as rebuilds
+        // leave them: last seen at their last used fix.
+        if snap.defaultAddedAt != nil { guarded?.seedLastSeen(devices.map(\.lastUsed)) }
         for i in changedDevices { isChanged[Int(i)] = false }
         changedDevices.removeAll()
     }

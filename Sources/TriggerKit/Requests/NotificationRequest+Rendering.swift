@@ -157,7 +157,8 @@ extension JSONWriter {
 extension NotificationRequest {
     /// This request as its contract JSON reads back: `addedAt` and `expiresAt` to the
     /// millisecond, a calendar trigger's calendar with TriggerKit's locale and zone (only its
-    /// identifier, first weekday and minimum days in the first week are written). A center
+    /// identifier, first weekday and minimum days in the first week are written), a fence
+    /// window's interval bounds to the millisecond. A center
     /// keeps its requests so, so that a restart (through a snapshot's JSON lines) gives back
     /// equal values. Only for a validated request (a NaN date would be clamped).
     var canonical: NotificationRequest {
@@ -168,6 +169,14 @@ extension NotificationRequest {
             t.dateComponents.calendar = CalendarNames.calendar(c.identifier, firstWeekday: c.firstWeekday,
                                                                minimumDaysInFirstWeek: c.minimumDaysInFirstWeek)
             r.trigger = .calendar(t)
+        }
+        // A window's interval bounds to the millisecond, as its JSON keeps them.
+        if case .location(var t) = trigger, var w = t.rules.window, case .intervals(let list) = w.schedule {
+            w.schedule = .intervals(list.map {
+                DateInterval(start: Timestamp.date(millis: Timestamp.millis($0.start)), end: Timestamp.date(millis: Timestamp.millis($0.end)))
+            })
+            t.rules.window = w
+            r.trigger = .location(t)
         }
         return r
     }

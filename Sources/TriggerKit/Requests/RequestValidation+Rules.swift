@@ -50,6 +50,11 @@ extension RequestValidation {
                 throw RequestError(.invalidTrigger, "\"trigger.window.weekdays\" must list distinct weekdays 1-7 (1 = Sunday), not \(days)")
             }
         case .intervals(let list):
+            // As the JSON reader says it (a window built in code had its zone dropped by the
+            // JSON a restart reads back: found by a helper comparing restored centers).
+            guard w.timeZone == nil else {
+                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" (absolute dates) and \"timeZone\": a zone applies to weekly hours only")
+            }
             guard !list.isEmpty, list.count <= FenceWindow.maximumIntervals else {
                 throw RequestError(.invalidTrigger, "\"trigger.window.intervals\" must hold 1 to \(FenceWindow.maximumIntervals) intervals, not \(list.count)")
             }

@@ -52,8 +52,9 @@ struct RestoreEquivalenceTests {
 
     /// A crossings fence added after every fence with rules had ended interpolated an enter
     /// from a fix that only the ended fences' lingering state had recorded; the restored
-    /// center (its snapshot compacted) had no such fix and fired nothing. What devices did
-    /// is kept only while a fence with rules is live, so both now fire the same.
+    /// center (its snapshot compacted) had no such fix and fired nothing. Now both know when
+    /// d1 was last seen (the evaluator's last used fix, at the fence's `addedAt`: its state
+    /// is known, outside) and neither its position: both fire the enter, dated at the fix.
     @Test func aCrossingsFenceAfterEndedFencesDoesNotUseWhatTheyRecorded() async throws {
         // Two centers given the same calls; the second is restored from its own snapshot
         // (taking one compacts the center it is taken from, so the first is left alone).
@@ -77,7 +78,7 @@ struct RestoreEquivalenceTests {
         let fix = LocationFix(device: "d1", date: clock.now, latitude: Self.paris.latitude, longitude: Self.paris.longitude)
         let (a, b) = try await both { try await $0.receive(fix) }
         #expect(a.map(\.id) == b.map(\.id))
-        #expect(a.isEmpty, "the fence had not seen d1 before: its first fix decides its state (no initial fire)")
+        #expect(a.map(\.date) == [fix.date], "d1 was seen outside at the fence's addedAt: the enter, dated at the fix")
     }
 
     /// A response naming no device resolves the request of the newest delivery to any device;
@@ -103,6 +104,33 @@ struct RestoreEquivalenceTests {
         let a = await live.respond(response), b = await restored.respond(response)
         #expect(a.effect == .removeRequest)
         #expect(b.effect == a.effect && b.applied == a.applied)
+    }
+
+    /// A window built in code is kept as its JSON reads back: interval bounds to the
+    /// millisecond (a restored center had them rounded, the live one not), and a time zone
+    /// on intervals is refused as the JSON reader refuses it (the restore dropped it).
+    @Test func aWindowBuiltInCodeIsTheSameAfterARestore() async throws {
+        let clock = ManualClock(Self.t0)
+        let live = try TriggerCenter(clock: clock)
+        func windowed(_ zone: TimeZone?) -> NotificationRequest {
+            var r = Self.circle("w")
+            guard case .location(var t) = r.trigger else { return r }
+            t.rules.window = FenceWindow(schedule: .intervals([DateInterval(start: Self.t0.addingTimeInterval(600.0004),
+                                                                            end: Self.t0.addingTimeInterval(900.0007))]),
+                                         timeZone: zone)
+            r.trigger = .location(t)
+            return r
+        }
+        let zoned = await #expect(throws: RequestError.self) { try await live.add(windowed(TimeZone(identifier: "Europe/Paris"))) }
+        #expect(zoned?.message.contains("a zone applies to weekly hours only") == true, "\(String(describing: zoned))")
+        try await live.add(windowed(nil))
+        let restored = try await Self.restored(live, clock: ManualClock(clock.now))
+        let kept = try #require(await live.request(withIdentifier: "w"))
+        #expect(await restored.request(withIdentifier: "w") == kept)
+        guard case .location(let t) = kept.trigger, case .intervals(let list)? = t.rules.window?.schedule else {
+            Issue.record("no window"); return
+        }
+        #expect(list.map(\.start) == [Timestamp.date(millis: Timestamp.millis(Self.t0) + 600_000)])
     }
 
     /// A seeded walk over the whole API, two centers side by side, the second restored from

@@ -170,6 +170,36 @@ struct PipelinedRunTests {
         #expect(Self.same(delivered.out, one.out))
     }
 
+    /// The same when the input ends inside an indented line's leading blanks (the cut line
+    /// reads as blank), and when it ends after a complete line without a newline (recorded:
+    /// a resume with nothing more writes nothing).
+    @Test func aRunCutInsideBlanksOrAfterACompleteLineResumes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-cut-blank-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (requests, input) = try Self.files(dir)
+        let lines = try Data(contentsOf: URL(fileURLWithPath: input)).split(separator: 0x0A, omittingEmptySubsequences: false)
+        // Line 5,001 indented by three blanks; the whole input and a part cut after two of them.
+        var whole = Data(lines[..<5_000].joined(separator: [0x0A]) + [0x0A])
+        let part = dir.appendingPathComponent("part.ndjson").path, indented = dir.appendingPathComponent("indented.ndjson").path
+        try (whole + Data("  ".utf8)).write(to: URL(fileURLWithPath: part))
+        whole += Data("   ".utf8) + Data(lines[5_000...].joined(separator: [0x0A]))
+        try whole.write(to: URL(fileURLWithPath: indented))
+        let args = ["run", "--requests", requests, "--margin", "5"]
+        let one = try Self.run(args + ["--state", dir.appendingPathComponent("one.db").path], input: indented, pieces: false, in: dir)
+        let state = dir.appendingPathComponent("cut.db").path
+        let first = try Self.run(args + ["--state", state], input: part, pieces: false, in: dir)
+        let rest = try Self.run(args + ["--state", state], input: indented, pieces: false, in: dir)
+        #expect(one.status == 0 && first.status == 0 && rest.status == 0, "\(String(decoding: rest.err, as: UTF8.self).suffix(300))")
+        #expect(String(decoding: rest.err, as: UTF8.self).contains("skipping 5000 lines"))
+        #expect(Self.same(first.out + rest.out, one.out), "stdout differs (\((first.out + rest.out).count) vs \(one.out.count) bytes)")
+        // The whole input ends without a newline after a complete line: recorded; again, nothing.
+        #expect(whole.last != 0x0A)
+        let again = try Self.run(args + ["--state", state], input: indented, pieces: false, in: dir)
+        #expect(again.status == 0 && again.out.isEmpty)
+        #expect(!String(decoding: again.err, as: UTF8.self).contains("note:"))
+    }
+
     /// A live pipe: each line's events are written while the input stays open (the reader
     /// reads ahead only when input is ready, so a pending chunk never waits on an idle pipe).
     @Test func eventsWhileThePipeStaysOpen() throws {

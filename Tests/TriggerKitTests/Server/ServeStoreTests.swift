@@ -85,3 +85,47 @@ struct EventNumberTests {
         #expect(try store.events(after: 0, device: nil, limit: 10).map(\.seq) == [1, 2, 3, 4])
     }
 }
+
+/// A tenant's file holding a value of another type than its column's (a hand edit, a damaged
+/// page) is an error of that tenant's store, not a trap: the store read its rows with GRDB's
+/// subscripts, which stop the process on a conversion failure, and with it every tenant.
+@Suite("serve: a damaged tenant store throws, never traps")
+struct DamagedTenantStoreTests {
+    /// Each edit, and whether the read must throw: SQLite converts some values itself (a
+    /// blob read as text, a journal row read through a cursor), which must only not trap;
+    /// the replay of such a journal row refuses what it holds.
+    @Test(arguments: [
+        ("UPDATE outbox SET body = 5", true),
+        ("UPDATE snapshot SET journalSeq = 'late'", true),
+        ("UPDATE snapshot SET body = 12", true),
+        ("UPDATE webhook_dead SET attempts = 'many'", true),
+        ("UPDATE webhook_dead SET url = 7", false),  // TEXT affinity: stored as "7"
+        ("UPDATE outbox SET device = x'00'", false),
+        ("UPDATE journal SET body = 2.5", false),
+        ("UPDATE journal SET kind = 'fix'", false),
+    ])
+    func aValueOfAnotherTypeThrows(edit: String, mustThrow: Bool) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-damaged-tenant-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("acme.sqlite").path
+        do {
+            let store = try TenantStore(path: path, outboxLimit: 100)
+            _ = try store.record(at: 1, inputs: [(kind: 1, body: Data("{}".utf8))], events: [("e1", "d1", Data("{\"a\":1}".utf8))])
+            try store.saveSnapshot(Data("snap".utf8), journalSeq: 1)
+            try store.deadLetter(url: "http://127.0.0.1:9/", from: 1, to: 1, attempts: 3, reason: "refused", at: 1, body: Data("[]".utf8))
+        }
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: edit) }
+        try queue.close()
+        let store = try TenantStore(path: path, outboxLimit: 100)
+        // Every read of the edited table throws (and the others still work).
+        var threw = 0
+        do { _ = try store.events(after: 0, device: nil, limit: 10) } catch { threw += 1 }
+        do { _ = try store.events(after: 0, device: "d1", limit: 10) } catch { threw += 1 }
+        do { _ = try store.journal(after: 0) } catch { threw += 1 }
+        do { _ = try store.loadSnapshot() } catch { threw += 1 }
+        do { _ = try store.deadLetters(limit: 10) } catch { threw += 1 }
+        #expect(!mustThrow || threw >= 1, "\(edit) was read without an error")
+    }
+}

@@ -69,6 +69,19 @@ struct DamagedStateTests {
             list.append(("links fence", { $0.fences!.devices[linked($0)].links[0].fence = v }))
         }
         list.append(("pending slots and", { $0.devices[0].pendingSince.append(1_795_770_000_000) }))
+        // A request scoped to d1 ("c", location slot 2) in d2's state: a flipped byte in a
+        // name moved it there.
+        list.append(("names location slot 2, a request of device \"d1\"", { s in
+            s.devices[s.devices.firstIndex { $0.name == "d2" }!].inside.append(2)
+        }))
+        // A queued fire given twice fired twice; one past the time triggers was dropped.
+        list.append(("queuedFires names time slot 0 of 4 twice", { $0.queuedFires.append($0.queuedFires.first { $0.slot == 0 }!) }))
+        list.append(("queuedFires names time slot 4 of 4", { $0.queuedFires[0].slot = 4 }))
+        list.append(("queuedFires names time slot -1 of 4", { $0.queuedFires[0].slot = -1 }))
+        // A dwell due date on `toll` (fence 1, crossings only) fired a dwell event for it.
+        list.append(("due (fence 1) on a fence without dwell", {
+            $0.fences!.devices[0].links.append(.init(fence: 1, inside: false, since: 1_795_770_000_000, due: 1_795_770_500_000, firedOnce: false))
+        }))
         for v in [Int.max, -1, (1 << 53) + 1] {
             list.append(("stats.lines", { $0.stats.lines = v }))
             list.append(("stats.fires", { $0.stats.fires = v }))
@@ -126,9 +139,15 @@ struct DamagedStateTests {
         _ = try await center.receive(LocationFix(device: "d1", date: t0, latitude: 40, longitude: -74))
         var snapshot = await center.snapshot()
         #expect(snapshot.evaluator.devices.map(\.name) == ["d1"])
-        snapshot.evaluator.devices[0].lastAccepted = .max
-        let error = #expect(throws: CenterError.self) { try TriggerCenter(restoring: snapshot, clock: ManualClock(t0)) }
+        var badDevice = snapshot
+        badDevice.evaluator.devices[0].lastAccepted = .max
+        let error = #expect(throws: CenterError.self) { try TriggerCenter(restoring: badDevice, clock: ManualClock(t0)) }
         #expect("\(error.map { "\($0)" } ?? "")".contains("damaged state: device \"d1\" lastAccepted is 9223372036854775807"), "\(String(describing: error))")
+        // The center's own counters: one at Int.max trapped at the next fix.
+        var badCounter = snapshot
+        badCounter.statistics.fixes = .max
+        let counter = #expect(throws: CenterError.self) { try TriggerCenter(restoring: badCounter, clock: ManualClock(t0)) }
+        #expect("\(counter.map { "\($0)" } ?? "")".contains("damaged statistics: fixes is 9223372036854775807"), "\(String(describing: counter))")
     }
 
     /// Random bytes flipped in the fences' binary blob: each is refused as unreadable or
@@ -189,7 +208,29 @@ struct DamagedStateFileTests {
         ("UPDATE device_state SET firedOnce = x'000000'", "damaged device row"),
         ("UPDATE device_state SET name = x'FF' WHERE name = 'd1'", "name"),
         ("UPDATE device_state SET settings = 'x'", "settings"),
+        // Progress without its run record was taken as a new store: its delivered log wiped.
+        ("DELETE FROM meta", "no run record (meta)"),
     ]
+
+    /// `pending` reads the same file without restoring it: its dates are checked too (one
+    /// past year 9999 trapped when written out).
+    @Test(arguments: [("UPDATE meta SET defaultAddedAt = -9223372036854775808", "outside years 1-9999"),
+                      ("UPDATE schedule_cursor SET nextDate = 9223372036854775807", "outside years 1-9999"),
+                      ("UPDATE meta SET defaultAddedAt = 'noon'", "defaultAddedAt")])
+    func pendingRefusesADamagedDate(sql: String, words: String) throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        do {
+            let run = try DurableRun(evaluator: makeEvaluator(DamagedStateTests.requests, options: DamagedStateTests.options), store: StateStore(path: tmp.path))
+            _ = try feedDurable(run, DamagedStateTests.lines[...])
+            try run.commit()
+        }
+        #expect(try StateStore(path: tmp.path).pendingRequestsDetailed().count > 2)
+        let queue = try DatabaseQueue(path: tmp.path)
+        try queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+        let error = #expect(throws: StateStoreError.self) { try StateStore(path: tmp.path).pendingRequestsDetailed() }
+        #expect("\(error.map { "\($0)" } ?? "")".contains(words), "\(String(describing: error))")
+    }
 
     @Test(arguments: 0..<edits.count)
     func aHandEditIsRefusedWithAMessage(edit: Int) throws {
