@@ -29,9 +29,7 @@ extension StateStore {
         // Dates as `run` would refuse them damaged (``StreamEvaluator/damage(in:)``): written
         // out, one past year 9999 trapped.
         for (name, ms) in [("defaultAddedAt", rows.defaultAddedAt)] + rows.cursors.map({ ("the queued fire of slot \($0.key)", $0.value) }) {
-            if let ms, !RequestLimits.isSupported(millis: ms) {
-                throw .database(path: path, reason: "damaged saved state: \(name) is \(ms) ms since 1970, outside years 1-9999")
-            }
+            if let ms, let why = RequestLimits.damagedDate(ms, name) { throw .database(path: path, reason: "damaged saved state: \(why)") }
         }
         var out: [JSONValue] = []
         // Schedule slots number the time-based requests in file order (FireSchedule's rule).

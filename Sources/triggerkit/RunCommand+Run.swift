@@ -104,6 +104,9 @@ extension RunCommand {
             // control lines) is read once per chunk, not once per line.
             var evaluator = outerEvaluator
             defer { outerEvaluator = evaluator }
+            // With --state, the chunk's last line when the input ended inside it (else -1):
+            // not recorded (see below).
+            let cutLine = cut && durable != nil ? lines.count - 1 : -1
             for (k, original) in lines.enumerated() {
                 lineNumber += 1
                 // A BOM opening the stream is skipped, as in every input file; that line's
@@ -123,7 +126,7 @@ extension RunCommand {
                 }
                 if line.isBlank {
                     // Blank, and the input ended inside it: not recorded either (see below).
-                    if !(cut && durable != nil && k == lines.count - 1) { durable?.skipLine(bytes: line.bytes) }
+                    if k != cutLine { durable?.skipLine(bytes: line.bytes) }
                     continue
                 }
                 events.removeAll(keepingCapacity: true)
@@ -186,7 +189,7 @@ extension RunCommand {
                     // line then differed from the consumed part and the state was refused
                     // ("its first N lines differ"). A complete last line without a newline
                     // (JSON, refused for what it says) is recorded as any other.
-                    if cut, durable != nil, k == lines.count - 1, (try? JSONValue.parse(line.bytes)) == nil {
+                    if k == cutLine, (try? JSONValue.parse(line.bytes)) == nil {
                         errors += "note: line \(lineNumber): the input ended inside this line (no newline after it): not recorded in the state; a run resumed with the rest of it reads the line whole\n"
                         cutLineStop = true
                         continue

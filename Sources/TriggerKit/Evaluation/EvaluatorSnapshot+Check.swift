@@ -28,9 +28,7 @@ extension StreamEvaluator {
     /// - Complexity: O(size of the snapshot).
     func damage(in snap: EvaluatorSnapshot) -> String? {
         let slots = 0..<Int32(truncatingIfNeeded: locations.count)
-        func date(_ v: Int64, _ field: @autoclosure () -> String) -> String? {
-            RequestLimits.isSupported(millis: v) ? nil : "\(field()) is \(v) ms since 1970, outside years 1-9999"
-        }
+        func date(_ v: Int64, _ field: @autoclosure () -> String) -> String? { RequestLimits.damagedDate(v, field()) }
         // A time a device or fence has not had yet is Int64.min.
         func dateOrNever(_ v: Int64, _ field: @autoclosure () -> String) -> String? {
             v == .min ? nil : date(v, field())

@@ -30,6 +30,12 @@ public enum RequestLimits: Sendable {
     @inlinable
     package static func isSupported(millis: Int64) -> Bool { supportedMillis.contains(millis) }
 
+    /// What is wrong with a saved date (`field` names it), or `nil` when it is supported: the
+    /// one wording of a damaged state's dates, for a restore and for a listing alike.
+    package static func damagedDate(_ millis: Int64, _ field: @autoclosure () -> String) -> String? {
+        isSupported(millis: millis) ? nil : "\(field()) is \(millis) ms since 1970, outside years 1-9999"
+    }
+
     /// Whether `date` is a number within ``supportedDates``. (Use this, not
     /// `supportedDates.contains`: a NaN date is "contained", `Date`'s `<=` being `!(b < a)`.)
     package static func isSupported(_ date: Date) -> Bool { millis(date) != nil }
