@@ -132,6 +132,10 @@ public struct ServerConfiguration: Sendable, Codable {
         c.dwell = dwell
         c.maxAccuracy = maxAccuracy
         c.deliveredLimitPerDevice = deliveredLimitPerDevice
+        // The tenant bounds its devices itself (`limits.maxDevices`, counting requests' devices
+        // too, before anything is journaled); the center's own bound is only the ceiling, so a
+        // replay never meets a refusal the live tenant did not.
+        c.maxDevices = OptionRules.maxDevices
         if clock == .stream {
             c.maxFixLead = .infinity
             c.catchUp = .everyFire
@@ -255,7 +259,7 @@ public struct TenantLimits: Sendable, Codable {
 
     func validate(field: String) throws(ConfigurationError) {
         for (name, v, most) in [("maxBodyBytes", maxBodyBytes, 1 << 30), ("maxRequests", maxRequests, 100_000_000),
-                                ("maxDevices", maxDevices, 100_000_000), ("sseBufferEvents", sseBufferEvents, 10_000_000),
+                                ("maxDevices", maxDevices, OptionRules.maxDevices), ("sseBufferEvents", sseBufferEvents, 10_000_000),
                                 ("outboxEvents", outboxEvents, 1_000_000_000)] {
             guard (1...most).contains(v) else { throw ConfigurationError("\(field).\(name) must be in 1...\(most), not \(v)") }
         }

@@ -36,6 +36,16 @@ public struct CenterConfiguration: Sendable, Hashable {
     /// (``FixError/fromTheFuture(date:clock:)``): a device clock that runs ahead must not
     /// fire time triggers early.
     public var maxFixLead: TimeInterval = 300
+    /// Devices the center keeps state for (its last fix, regions inside, settings; a few
+    /// hundred bytes each, and its delivered history): each device a fix or a settings change
+    /// named, whose own location request was added, or whose own time-based request fired. The
+    /// center never forgets a device. Once it keeps this many, a fix or a settings change
+    /// naming another device is refused (``FixError/tooManyDevices(limit:)``, a
+    /// ``SettingsError``), so a stream of made-up device ids cannot grow it without end;
+    /// devices it keeps go on as before. Requests are not refused for their device (they are
+    /// bounded by what your code adds). A center restored from a snapshot with more devices
+    /// keeps them all.
+    public var maxDevices = 1_000_000
 
     /// The defaults above (checked by ``validate()`` when a center is made).
     public init() {}

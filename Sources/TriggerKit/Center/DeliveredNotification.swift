@@ -187,6 +187,9 @@ public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
     case fromTheFuture(date: Date, clock: Date)
     /// The center was shut down.
     case shutDown
+    /// The fix names a device the center does not know while it keeps state for `limit`
+    /// devices already (``CenterConfiguration/maxDevices``). Fixes of known devices are taken.
+    case tooManyDevices(limit: Int)
 
     /// A field of ``LocationFix``; its raw value is the property's name.
     public enum Field: String, Sendable, Hashable, CaseIterable {
@@ -212,6 +215,7 @@ public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
         case .fromTheFuture(let d, let c):
             "fix dated \(Timestamp.string(millis: Timestamp.millis(d))) is ahead of the clock (\(Timestamp.string(millis: Timestamp.millis(c)))) by more than the allowed lead"
         case .shutDown: "the center is shut down"
+        case .tooManyDevices(let limit): "invalid fix: device is new and the center keeps state for \(limit) devices, its limit (maxDevices)"
         }
     }
 }

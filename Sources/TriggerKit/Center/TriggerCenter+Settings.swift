@@ -10,11 +10,17 @@ extension TriggerCenter {
 
     /// Changes a device's notification settings from now on.
     /// - Throws: ``SettingsError`` for a device id longer than
-    ///   ``RequestLimits/maximumIdentifierBytes`` (as a fix's or a request's); nothing changes.
+    ///   ``RequestLimits/maximumIdentifierBytes`` (as a fix's or a request's), or naming a
+    ///   device the center does not know when it knows ``CenterConfiguration/maxDevices``
+    ///   already; nothing changes.
     public func setNotificationSettings(_ settings: NotificationSettings, forDevice device: String) throws(SettingsError) {
         guard !isShutDown else { return }
         try NotificationSettings.checkDevice(device)
-        evaluator.setSettings(settings, forDevice: device)
+        let e = evaluator
+        if e.deviceNames.count >= configuration.maxDevices, !e.knowsDevice(device) {
+            throw SettingsError("device is new and the center keeps state for \(configuration.maxDevices) devices, its limit (maxDevices)")
+        }
+        e.setSettings(settings, forDevice: device)
     }
 
     /// Changes the zone floating calendar triggers follow: those pending are re-planned from

@@ -231,9 +231,12 @@ public actor TriggerCenter {
             throw reject(.invalid(field: v.field, reason: v.reason))
         }
         guard fix.date.timeIntervalSince(now) <= configuration.maxFixLead else { throw reject(.fromTheFuture(date: fix.date, clock: now)) }
+        let e = evaluator
+        if e.deviceNames.count >= configuration.maxDevices, !e.knowsDevice(fix.device) {
+            throw reject(.tooManyDevices(limit: configuration.maxDevices))
+        }
         scratch.removeAll(keepingCapacity: true)
         advance(to: Timestamp.millis(now))
-        let e = evaluator
         let before = e.stats
         try? e.process(.fix(Fix(device: fix.device, t: Timestamp.millis(fix.date), latitude: fix.latitude,
                                 longitude: fix.longitude, accuracy: fix.horizontalAccuracy)), into: &scratch)

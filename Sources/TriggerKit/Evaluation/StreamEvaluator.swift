@@ -185,6 +185,9 @@ import Foundation
         }
     }
 
+    /// Whether the evaluator keeps state for this device (``CenterConfiguration/maxDevices`` says which).
+    package func knowsDevice(_ name: String) -> Bool { deviceIndex[ExactKey(name)] != nil }
+
     /// Index of a device, interned on first sight.
     func device(named name: String) -> Int32 {
         if let i = deviceIndex[ExactKey(name)] { return i }

@@ -23,6 +23,8 @@ struct CenterConfigurationTests {
         ("deliveredLimitPerDevice", { $0.deliveredLimitPerDevice = .max }),
         ("deliveryBufferLimit", { $0.deliveryBufferLimit = 0 }),
         ("deliveryBufferLimit", { $0.deliveryBufferLimit = .max }),
+        ("maxDevices", { $0.maxDevices = 0 }), ("maxDevices", { $0.maxDevices = -1 }),
+        ("maxDevices", { $0.maxDevices = 100_000_001 }), ("maxDevices", { $0.maxDevices = .max }),
     ]
 
     @Test(arguments: outOfRange.indices)

@@ -190,6 +190,9 @@ struct ServeConfigurationTests {
         #expect(c.margin == 20)
         #expect(c.floatingTimeZone?.identifier == "America/New_York")
         #expect(c.centerConfiguration.floatingTimeZone.identifier == "America/New_York")
+        // The tenants bound their devices themselves (up to 100,000,000): their centers' own bound
+        // is only the ceiling, never the center's default million.
+        #expect(c.centerConfiguration.maxDevices == 100_000_000)
         // A name given twice is refused (`JSONDecoder` alone reads the last one).
         try #"{"port": 0, "port": 8080, "tenants": []}"#.write(toFile: path + ".twice", atomically: true, encoding: .utf8)
         let twice = #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: path + ".twice") }
