@@ -83,4 +83,38 @@ extension StateStore {
         }
         return m
     }()
+
+    /// Every table and column of the current schema. A file missing one (dropped by hand or by
+    /// a tool) is refused when it is opened, naming it, rather than at the first read or commit
+    /// that needs it: a dropped `delivered` table was found only at a commit, after that
+    /// batch's events had been written out.
+    static let tables: [(name: String, columns: [String])] = [
+        ("schema_info", ["id", "application", "version"]),
+        ("meta", ["id", "requestsFingerprint", "inputPosition", "defaultAddedAt", "streamTime", "stats",
+                  "inputDigest", "options", "holder", "fences"]),
+        ("request", ["position", "identifier", "json", "pending"]),
+        ("schedule_cursor", ["slot", "nextDate"]),
+        ("device_state", ["name", "lastAccepted", "lastUsed", "inside", "pendingSlots", "pendingSince", "firedOnce", "settings"]),
+        ("done_location_slot", ["slot"]),
+        ("delivered", ["seq", "count", "lines"]),
+        ("center_snapshot", ["id", "savedAt", "json"]),
+    ]
+
+    /// Refuses a file whose schema lacks a table or column of ``tables`` (after migrating).
+    func checkTables() throws(StateStoreError) {
+        let missing: String?
+        do {
+            missing = try dbQueue.read { db -> String? in
+                for (table, columns) in Self.tables {
+                    let have = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]))
+                    if have.isEmpty { return "table \(table) is missing" }
+                    if let c = columns.first(where: { !have.contains($0) }) { return "column \(table).\(c) is missing" }
+                }
+                return nil
+            }
+        } catch {
+            throw .database(path: path, reason: Self.reason(error))
+        }
+        if let missing { throw .database(path: path, reason: "damaged state file: \(missing)") }
+    }
 }

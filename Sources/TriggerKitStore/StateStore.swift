@@ -47,7 +47,8 @@ public final class StateStore: Sendable {
     /// - Throws: ``StateStoreError/notAStore(path:)`` for a file that is not a TriggerKit
     ///   store (it is left untouched), ``StateStoreError/newerSchema(path:version:supported:)``
     ///   for a store written by a newer build, ``StateStoreError/cannotOpen(path:reason:)``
-    ///   when the file cannot be opened.
+    ///   when the file cannot be opened, ``StateStoreError/database(path:reason:)`` for one
+    ///   missing a table or column of its schema (`damaged state file: table delivered is missing`).
     public init(path: String, durability: Durability = .processCrash) throws(StateStoreError) {
         self.path = path
         self.isReadOnly = false
@@ -76,6 +77,7 @@ public final class StateStore: Sendable {
         dbQueue = queue
         try checkIdentity()
         try migrate()
+        try checkTables()
     }
 
     /// Opens an existing state file only to read it (`triggerkit pending` and `delivered`):
@@ -85,7 +87,8 @@ public final class StateStore: Sendable {
     /// beside a running writer (whose write-ahead log it reads).
     ///
     /// - Throws: ``StateStoreError/cannotOpen(path:reason:)`` for a missing file,
-    ///   ``StateStoreError/notAStore(path:)`` for another kind of file.
+    ///   ``StateStoreError/notAStore(path:)`` for another kind of file,
+    ///   ``StateStoreError/database(path:reason:)`` for one missing a table or column.
     public init(readingAt path: String) throws(StateStoreError) {
         self.path = path
         self.isReadOnly = true
@@ -131,6 +134,7 @@ public final class StateStore: Sendable {
         // did). Said so, not as SQLite's "no such table: meta" at the first read.
         let complete = (try? dbQueue.read { db in try Self.migrator.hasCompletedMigrations(db) }) ?? false
         guard complete else { throw .cannotOpen(path: path, reason: Self.unfinished) }
+        try checkTables()
     }
 
     /// Why a reader cannot use a state file a run has not finished creating.
