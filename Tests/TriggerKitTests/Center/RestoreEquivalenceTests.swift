@@ -133,6 +133,43 @@ struct RestoreEquivalenceTests {
         #expect(list.map(\.start) == [Timestamp.date(millis: Timestamp.millis(Self.t0) + 600_000)])
     }
 
+    /// A center restored while its clock reads behind the saved stream time (a fix led the
+    /// clock, or the clock jumped back) planned its windows twice: once at the clock (the
+    /// restore's migration), once at the stream time (the snapshot's). The first plan's
+    /// openings and closings stayed queued and were replayed at the next step, against
+    /// devices as the snapshot had them later: here an exit at a closing that came before
+    /// the device was inside.
+    @Test func aRestoreBehindTheStreamTimeDoesNotReplayWindows() async throws {
+        let clock = ManualClock(Self.t0)
+        let live = try TriggerCenter(clock: clock)
+        var twin = try TriggerCenter(clock: clock)
+        func both<T>(_ body: (TriggerCenter) async throws -> T) async throws -> (T, T) { (try await body(live), try await body(twin)) }
+        var request = Self.circle("w")
+        guard case .location(var trigger) = request.trigger else { Issue.record("not a location trigger"); return }
+        trigger.rules.window = FenceWindow(schedule: .intervals([DateInterval(start: Self.t0.addingTimeInterval(100),
+                                                                              end: Self.t0.addingTimeInterval(200))]),
+                                           exitAtClosing: true)
+        request.trigger = .location(trigger)
+        _ = try await both { try await $0.add(request) }
+        // A fix 250 s ahead of the clock, inside: the stream time passes the whole window
+        // (opened and closed with nobody inside) before d is inside.
+        let inside = LocationFix(device: "d", date: Self.t0.addingTimeInterval(250), latitude: Self.paris.latitude, longitude: Self.paris.longitude)
+        let fired = try await both { try await $0.receive(inside) }
+        #expect(fired.0.isEmpty && fired.1.isEmpty)
+        // Restored with the clock at t0, 250 s behind the stream time.
+        twin = try await Self.restored(twin, clock: clock)
+        clock.advance(by: 250)
+        let (a, b) = try await both { await $0.deliverDue() }
+        #expect(a.isEmpty)
+        #expect(b.map { "\($0.crossing.map { "\($0)" } ?? "-")@\($0.date.timeIntervalSince(Self.t0))" } == [],
+                "the restored center replayed the window closing at t0 + 200 s")
+        // And later steps agree as well.
+        clock.advance(by: 100)
+        let out = LocationFix(device: "d", date: clock.now, latitude: 48.86, longitude: Self.paris.longitude)
+        let (a2, b2) = try await both { try await $0.receive(out) }
+        #expect(a2.map(\.id) == b2.map(\.id))
+    }
+
     /// A seeded walk over the whole API, two centers side by side, the second restored from
     /// its own snapshot now and then: every answer and every observable must agree.
     @Test(arguments: 0..<24)
