@@ -39,6 +39,7 @@ extension RunCommand {
             margin: margin, dwell: dwell, maxAccuracy: maxAccuracy, initialFire: initial == "fire",
             floatingTimeZone: zone, now: nowDate, deviceSettings: table, defaultSettings: others)
         streamOptions.maxClockJump = clockJumpLimit
+        streamOptions.maxDevices = maxDevices
         streamOptions.catchUp = catchUp == "coalesce" ? .coalesced : .everyFire
         let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions, polygonsValidated: true)
         // Replaced when a control line changes the requests (see RunSession).

@@ -53,6 +53,9 @@ struct RunCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("A line moving stream time forward by more than this many seconds is an error line and is not applied; 'none' for no limit. Default: 604800 (7 days).", valueName: "SECONDS|none"))
     var maxClockJump: String = "604800"
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Devices whose state is kept (each a fix, a settings line or a device's own request named); past this many, a fix or settings line naming another device is an error line and is not applied. 1 to 100000000.", valueName: "N"))
+    var maxDevices = 1_000_000
+
     @Flag(help: "Read, parse and evaluate on one thread. By default a second thread reads and parses the input and decides the fixes' regions (and the moves of fences with rules) ahead of evaluation; the output is the same either way.")
     var singleThread = false
 
@@ -73,6 +76,7 @@ struct RunCommand: ParsableCommand {
             try OptionRules.margin(margin, field: "--margin")
             try OptionRules.seconds(dwell, field: "--dwell")
             if let a = maxAccuracy { try OptionRules.accuracy(a, field: "--max-accuracy") }
+            try OptionRules.count(maxDevices, in: 1...OptionRules.maxDevices, field: "--max-devices")
         } catch {
             throw ValidationError(error.description)
         }

@@ -27,6 +27,10 @@
     private let index: RegionIndex
     private let margin: Double
     private let maxAccuracy: Double?
+    /// The evaluator's bound on devices: past it a new device is not numbered here (its
+    /// fixes are left to the evaluator, which refuses or decides them), so this copy's memory
+    /// is bounded as the evaluator's is.
+    private let maxDevices: Int
     private var names = DeviceInterner()
     private var near: [Neighbourhood] = []
     /// Its own tiles (a cache shared with the evaluator measured slower: the two threads'
@@ -118,7 +122,7 @@
     /// Fences with rules (see ``FenceAhead``), nil when it decides none.
     private var fences: FenceAhead?
 
-    init(index: RegionIndex, margin: Double, maxAccuracy: Double?, slotBudget: Int, tileBudget: Int = 4 << 20,
+    init(index: RegionIndex, margin: Double, maxAccuracy: Double?, maxDevices: Int = .max, slotBudget: Int, tileBudget: Int = 4 << 20,
          share: UInt64 = FixLookahead.eighths, deltas: Bool, plain: Bool = true, fences: FenceAhead? = nil,
          sharedTiles: SharedTiles? = nil) {
         self.index = index
@@ -138,6 +142,7 @@
         shareEighths = min(8, share)
         self.margin = margin
         self.maxAccuracy = maxAccuracy
+        self.maxDevices = maxDevices
         self.slotBudget = slotBudget
     }
 
@@ -200,7 +205,7 @@
         } else {
             // Kept by its bytes: a name that is not valid UTF-8 would be stored repaired and
             // never found again (one entry per fix); the evaluator decides such a device.
-            guard let valid = String(validating: name, as: UTF8.self) else { return nil }
+            guard names.count < maxDevices, let valid = String(validating: name, as: UTF8.self) else { return nil }
             d = Int(addDevice(valid))
         }
         // Fixes the evaluator ignores (stale, too inaccurate) are left out of the chain, as it

@@ -10,6 +10,14 @@ import Foundation
     ///   nothing changes then.
     public func process(_ line: StreamLine, into events: inout [FiredEvent]) throws(StreamLineError) {
         try checkTime(line.time)
+        if deviceNames.count >= options.maxDevices {
+            let named: String? = switch line {
+            case .fix(let f): (f.accuracy ?? 0) >= 0 ? f.device : nil
+            case .settings(let name, _, _): name
+            default: nil
+            }
+            if let named, !knowsDevice(named) { throw Self.tooManyDevices(options.maxDevices) }
+        }
         begin(line.time, into: &events)
         switch line {
         case .fix(let fix): process(fix, into: &events)
@@ -61,6 +69,13 @@ import Foundation
             return
         }
         try checkTime(s.t)
+        let a = Int(aheadDevice)
+        // The device bound, before anything changes; looked at only once it is reached.
+        if deviceNames.count >= options.maxDevices, !s.isClock, (s.accuracy ?? 0) >= 0,
+           !(a >= 0 && a < lookaheadDevices.count && lookaheadDevices[a] >= 0) {
+            let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+            if deviceBytesIndex.find(name) == nil { throw Self.tooManyDevices(options.maxDevices) }
+        }
         begin(s.t, into: &events)
         if s.isClock { return }
         stats.fixes += 1
@@ -69,7 +84,6 @@ import Foundation
             return
         }
         let d: Int32
-        let a = Int(aheadDevice)
         if a >= 0 && a < lookaheadDevices.count && lookaheadDevices[a] >= 0 {
             d = lookaheadDevices[a]
         } else {
@@ -81,6 +95,11 @@ import Foundation
             }
         }
         process(device: d, t: s.t, latitude: s.latitude, longitude: s.longitude, accuracy: s.accuracy, into: &events)
+    }
+
+    /// A fix or settings line naming a new device once ``StreamOptions/maxDevices`` are kept.
+    static func tooManyDevices(_ limit: Int) -> StreamLineError {
+        StreamLineError("\"device\" is new and \(limit) devices are kept, the limit (--max-devices): the line is not applied")
     }
 
     /// Refuses a line time outside the supported dates or past the clock-jump limit.

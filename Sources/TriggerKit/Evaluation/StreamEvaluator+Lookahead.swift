@@ -60,7 +60,8 @@
         // The leaf tiles either thread builds are offered to the other (each keeps a copy).
         let shared = plain ? SharedTiles(budget: tileCache.budget) : nil
         if tileCache.shared == nil { tileCache.shared = shared }
-        return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, slotBudget: neighbourhoodSlotBudget,
+        return FixLookahead(index: regionIndex, margin: options.margin, maxAccuracy: options.maxAccuracy, maxDevices: options.maxDevices,
+                            slotBudget: neighbourhoodSlotBudget,
                             deltas: dwellMillis == 0, plain: plain, fences: fences, sharedTiles: tileCache.shared ?? shared)
     }
 

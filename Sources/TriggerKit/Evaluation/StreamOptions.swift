@@ -32,6 +32,11 @@ import Foundation
     /// delivered one by one; older ones are coalesced. `nil`: ``maxClockJump``, or 7 days
     /// when that is `nil` too.
     public var catchUpWindow: TimeInterval?
+    /// Devices the evaluator keeps state for (a fix or a settings line named them, or their
+    /// own requests): past this many, a fix or settings line naming another device is refused
+    /// (an error line, nothing applied). Default: no bound (`run` sets `--max-devices`; a
+    /// ``TriggerCenter`` checks ``CenterConfiguration/maxDevices`` itself, with typed errors).
+    public var maxDevices = Int.max
 
     /// 7 days, in seconds.
     public static let defaultMaxClockJump: TimeInterval = 7 * 86_400

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Engine) @testable import TriggerKit
+@_spi(Engine) @_spi(StreamFastPath) @testable import TriggerKit
 
 /// `run` reads and parses on a second thread by default: its output and its error lines must
 /// be byte-identical to `--single-thread`, whatever the chunking (a file read in 1 MB chunks,
@@ -107,6 +107,32 @@ struct PipelinedRunTests {
         #expect(one.out.contains(Data(#""identifier":"late""#.utf8)), "the added request fired")
         #expect(Self.same(two.out, one.out), "stdout differs (\(two.out.count) vs \(one.out.count) bytes)")
         #expect(two.err == one.err, "stderr differs: \(String(decoding: two.err, as: UTF8.self).suffix(300)) vs \(String(decoding: one.err, as: UTF8.self).suffix(300))")
+    }
+
+    /// `--max-devices`: past the bound a fix naming a new device is an error line and changes
+    /// nothing, on either thread: the output is the unbounded run's on the input without those
+    /// devices' lines (each device's state was kept without end before).
+    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func aDeviceBoundRefusesNewDevicesAsIfTheirLinesWereNotThere(singleThread: Bool, rules: Bool) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-max-devices-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (requests, input) = try Self.files(dir, rules: rules)
+        // d0...d19 first move in that order: a bound of 12 keeps d0...d11.
+        let refused = (12..<20).map { Data(#"{"device": "d\#($0)","#.utf8) }
+        let lines = try Data(contentsOf: URL(fileURLWithPath: input)).split(separator: 0x0A, omittingEmptySubsequences: false)
+        let kept = lines.filter { line in !refused.contains { line.starts(with: $0) } }
+        let without = dir.appendingPathComponent("without.ndjson").path
+        try Data(kept.joined(separator: [0x0A])).write(to: URL(fileURLWithPath: without))
+        let args = ["run", "--requests", requests, "--margin", "5"] + (singleThread ? ["--single-thread"] : [])
+        let bounded = try Self.run(args + ["--max-devices", "12"], input: input, pieces: !singleThread, in: dir)
+        let reference = try Self.run(args, input: without, pieces: false, in: dir)
+        #expect(bounded.status == 0 && reference.status == 0)
+        #expect(reference.out.split(separator: 0x0A).count > 500)
+        #expect(Self.same(bounded.out, reference.out), "stdout differs (\(bounded.out.count) vs \(reference.out.count) bytes)")
+        let refusals = String(decoding: bounded.err, as: UTF8.self).split(separator: "\n")
+            .filter { $0.contains("is new and 12 devices are kept, the limit (--max-devices)") }
+        #expect(refusals.count == lines.count - kept.count, "\(refusals.count) refusals for \(lines.count - kept.count) lines")
     }
 
     /// With `--state` the reader thread (and its geometry decided ahead) is used too: a run
@@ -247,5 +273,50 @@ private final class Received: @unchecked Sendable {
     var lines: [String] {
         lock.lock(); defer { lock.unlock() }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
+
+/// The evaluator's device bound on each kind of line that names a device, by both of its
+/// readers (the parsed line and the line's bytes): refused before anything changes, the
+/// clock included; a device it keeps, a clock line and a skipped fix (negative accuracy, which
+/// keeps no state) still go through.
+@Suite("run: the device bound on every line")
+struct DeviceBoundLineTests {
+    static let t0 = "2026-11-21T09:00:00Z"
+
+    static func evaluator() -> StreamEvaluator {
+        var options = StreamOptions()
+        options.maxDevices = 2
+        return makeEvaluator(#"{"identifier": "tick", "content": {"title": "t"}, "trigger": {"type": "timeInterval", "timeInterval": 60, "repeats": true}}"#,
+                             options: options)
+    }
+
+    @Test(arguments: [false, true])
+    func newDevicesAreRefusedPastTheBound(bytes: Bool) throws {
+        let e = Self.evaluator()
+        var events: [FiredEvent] = []
+        func feed(_ line: String) throws(StreamLineError) {
+            if bytes {
+                let b = Array(line.utf8)
+                try b.withUnsafeBufferPointer { (b) throws(StreamLineError) in try e.process(lineBytes: b, into: &events) }
+            } else {
+                try e.process(StreamLineParser.parse(line), into: &events)
+            }
+        }
+        try feed(#"{"device": "a", "t": "2026-11-21T09:00:00Z", "lat": 40, "lon": -74}"#)
+        try feed(#"{"device": "b", "t": "2026-11-21T09:00:10Z", "settings": {"authorizationStatus": "denied"}}"#)
+        for line in [#"{"device": "c", "t": "2026-11-21T09:05:00Z", "lat": 40, "lon": -74}"#,
+                     #"{"device": "c", "t": "2026-11-21T09:05:00Z", "settings": {"authorizationStatus": "denied"}}"#] {
+            let error = #expect(throws: StreamLineError.self) { try feed(line) }
+            #expect(error?.reason.contains("is new and 2 devices are kept, the limit (--max-devices)") == true, "\(line)")
+        }
+        // Nothing applied: the clock did not move to 09:05 (the minute ticks stay due).
+        #expect(events.isEmpty)
+        #expect(e.deviceNames == ["a", "b"])
+        try feed(#"{"device": "c", "t": "2026-11-21T09:01:00Z", "lat": 40, "lon": -74, "acc": -1}"#)
+        try feed(#"{"device": "b", "t": "2026-11-21T09:02:00Z", "lat": 40, "lon": -74}"#)
+        try feed(#"{"t": "2026-11-21T09:03:00Z"}"#)
+        #expect(events.count == 3)
+        #expect(e.deviceNames == ["a", "b"])
     }
 }
