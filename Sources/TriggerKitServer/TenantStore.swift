@@ -37,6 +37,9 @@ final class TenantStore: Sendable {
     /// any write while a backup tool or `sqlite3` read the file.
     static let busyTimeout: TimeInterval = 10
 
+    /// The tables every tenant file has had from the first release on.
+    static let tables = ["journal", "outbox", "snapshot", "webhook_cursor", "webhook_dead"]
+
     init(path: String, outboxLimit: Int) throws {
         var config = Configuration()
         config.busyMode = .timeout(Self.busyTimeout)
@@ -48,6 +51,13 @@ final class TenantStore: Sendable {
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
         }
+        // A file with some of the tables and not all was damaged (a table dropped by hand or
+        // by a tool). Created again empty, a dropped snapshot lost everything before it (the
+        // journal is truncated up to each snapshot), a dropped journal everything after it,
+        // and a dropped outbox numbered events again from 1 (the ids SSE clients resume from).
+        let existing = try queue.read { db in Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")) }
+        let missing = Self.tables.filter { !existing.contains($0) }
+        if !missing.isEmpty && missing.count < Self.tables.count { throw TenantStoreDamage(path: path, missing: missing) }
         try queue.write { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, kind INTEGER NOT NULL, body BLOB NOT NULL);
@@ -238,3 +248,15 @@ final class TenantStore: Sendable {
         }
     }
 }
+
+/// A tenant file missing some of its tables: refused when the tenant opens (the server does
+/// not start), so that nothing it held is silently started over.
+struct TenantStoreDamage: Error, CustomStringConvertible {
+    var path: String
+    var missing: [String]
+    var description: String {
+        "\(path): damaged tenant file, its table\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") missing "
+            + "(restore the file from a backup, or move it away to start the tenant empty)"
+    }
+}
+

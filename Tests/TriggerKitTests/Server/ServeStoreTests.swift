@@ -128,4 +128,34 @@ struct DamagedTenantStoreTests {
         do { _ = try store.deadLetters(limit: 10) } catch { threw += 1 }
         #expect(!mustThrow || threw >= 1, "\(edit) was read without an error")
     }
+
+    /// A table dropped from a tenant's file refuses the open, naming it: created again empty,
+    /// a dropped snapshot lost the state before it, a dropped journal the inputs after it, a
+    /// dropped outbox restarted the event ids.
+    @Test(arguments: ["snapshot", "journal", "outbox", "webhook_dead"])
+    func aMissingTableRefusesTheOpen(table: String) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-dropped-tenant-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("acme.sqlite").path
+        do {
+            let store = try TenantStore(path: path, outboxLimit: 100)
+            _ = try store.record(at: 1, inputs: [(kind: 1, body: Data("{}".utf8))], events: [("e1", "d1", Data("{\"a\":1}".utf8))])
+            try store.saveSnapshot(Data("snap".utf8), journalSeq: 1)
+        }
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: "DROP TABLE \(table)") }
+        try queue.close()
+        let error = #expect(throws: TenantStoreDamage.self) { _ = try TenantStore(path: path, outboxLimit: 100) }
+        #expect(error?.description.contains("its table \(table) is missing") == true, "\(String(describing: error))")
+        // Nothing was created again meanwhile: the file still lacks it.
+        let names = try DatabaseQueue(path: path).read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+        #expect(!names.contains(table))
+        // A new file is made whole.
+        let fresh = dir.appendingPathComponent("fresh.sqlite").path
+        _ = try TenantStore(path: fresh, outboxLimit: 100)
+        let made = try DatabaseQueue(path: fresh).read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+        #expect(Set(TenantStore.tables).isSubset(of: Set(made)))
+    }
 }
+
