@@ -37,8 +37,28 @@ final class TenantStore: Sendable {
     /// any write while a backup tool or `sqlite3` read the file.
     static let busyTimeout: TimeInterval = 10
 
-    /// The tables every tenant file has had from the first release on.
-    static let tables = ["journal", "outbox", "snapshot", "webhook_cursor", "webhook_dead"]
+    /// The tables every tenant file has had from the first release on, with their columns.
+    static let tables: [(name: String, columns: [String])] = [
+        ("journal", ["seq", "at", "kind", "body"]),
+        ("outbox", ["seq", "eventId", "device", "body"]),
+        ("snapshot", ["id", "journalSeq", "body"]),
+        ("webhook_cursor", ["url", "seq"]),
+        ("webhook_dead", ["id", "url", "fromSeq", "toSeq", "attempts", "reason", "at", "body"]),
+    ]
+
+    /// What a file that has tables lacks of ``tables`` (tables only, not views); nothing for a
+    /// file without any table (a new one).
+    private static func schemaProblems(_ db: Database) throws -> [String] {
+        let existing = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        guard !existing.isEmpty else { return [] }
+        var problems: [String] = []
+        for (table, columns) in tables {
+            guard existing.contains(table) else { problems.append("table \(table) is missing"); continue }
+            let have = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]))
+            problems += columns.filter { !have.contains($0) }.map { "column \(table).\($0) is missing" }
+        }
+        return problems
+    }
 
     init(path: String, outboxLimit: Int) throws {
         var config = Configuration()
@@ -51,13 +71,14 @@ final class TenantStore: Sendable {
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
         }
-        // A file with some of the tables and not all was damaged (a table dropped by hand or
-        // by a tool). Created again empty, a dropped snapshot lost everything before it (the
-        // journal is truncated up to each snapshot), a dropped journal everything after it,
-        // and a dropped outbox numbered events again from 1 (the ids SSE clients resume from).
-        let existing = try queue.read { db in Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")) }
-        let missing = Self.tables.filter { !existing.contains($0) }
-        if !missing.isEmpty && missing.count < Self.tables.count { throw TenantStoreDamage(path: path, missing: missing) }
+        // A file with tables must have all of ours with their columns: else it was damaged (a
+        // table dropped by hand or by a tool) or is another program's. Created again empty, a
+        // dropped snapshot lost everything before it (the journal is truncated up to each
+        // snapshot), a dropped journal everything after it, and a dropped outbox numbered
+        // events again from 1 (the ids SSE clients resume from). Only a file without any
+        // table is new.
+        let problems = try queue.read { db in try Self.schemaProblems(db) }
+        if !problems.isEmpty { throw TenantStoreDamage(path: path, problems: problems) }
         try queue.write { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, kind INTEGER NOT NULL, body BLOB NOT NULL);
@@ -253,9 +274,9 @@ final class TenantStore: Sendable {
 /// not start), so that nothing it held is silently started over.
 struct TenantStoreDamage: Error, CustomStringConvertible {
     var path: String
-    var missing: [String]
+    var problems: [String]
     var description: String {
-        "\(path): damaged tenant file, its table\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") missing "
+        "\(path): damaged tenant file, or another program's: \(problems.joined(separator: ", ")) "
             + "(restore the file from a backup, or move it away to start the tenant empty)"
     }
 }

@@ -105,7 +105,10 @@ extension StateStore {
         let missing: String?
         do {
             missing = try dbQueue.read { db -> String? in
+                // Tables only: a view of the same name reads, but a commit cannot write it.
+                let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
                 for (table, columns) in Self.tables {
+                    guard tables.contains(table) else { return "table \(table) is missing" }
                     let have = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]))
                     if have.isEmpty { return "table \(table) is missing" }
                     if let c = columns.first(where: { !have.contains($0) }) { return "column \(table).\(c) is missing" }

@@ -215,7 +215,7 @@ public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
         case .fromTheFuture(let d, let c):
             "fix dated \(Timestamp.string(millis: Timestamp.millis(d))) is ahead of the clock (\(Timestamp.string(millis: Timestamp.millis(c)))) by more than the allowed lead"
         case .shutDown: "the center is shut down"
-        case .tooManyDevices(let limit): "invalid fix: device is new and the center keeps state for \(limit) devices, its limit (maxDevices)"
+        case .tooManyDevices(let limit): "invalid fix: device is new and the center keeps state for \(limit) device\(limit == 1 ? "" : "s"), its limit (maxDevices)"
         }
     }
 }

@@ -18,7 +18,7 @@ extension TriggerCenter {
         try NotificationSettings.checkDevice(device)
         let e = evaluator
         if e.deviceNames.count >= configuration.maxDevices, !e.knowsDevice(device) {
-            throw SettingsError("device is new and the center keeps state for \(configuration.maxDevices) devices, its limit (maxDevices)")
+            throw SettingsError("device is new and the center keeps state for \(configuration.maxDevices) device\(configuration.maxDevices == 1 ? "" : "s"), its limit (maxDevices)")
         }
         e.setSettings(settings, forDevice: device)
     }

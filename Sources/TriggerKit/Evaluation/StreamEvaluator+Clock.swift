@@ -71,7 +71,7 @@ import Foundation
             if let g = guarded, Int(ri) < g.expiresAt.count, f.date >= g.expiresAt[Int(ri)] { continue }
             let r = requests[Int(ri)]
             var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
-                               device: r.device.map { device(named: $0) } ?? -1)
+                               device: r.device.map { firedDevice(named: $0) } ?? -1)
             e.count = f.count
             deliver(e, into: &events)
         }

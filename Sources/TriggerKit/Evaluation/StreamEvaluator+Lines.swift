@@ -99,7 +99,7 @@ import Foundation
 
     /// A fix or settings line naming a new device once ``StreamOptions/maxDevices`` are kept.
     static func tooManyDevices(_ limit: Int) -> StreamLineError {
-        StreamLineError("\"device\" is new and \(limit) devices are kept, the limit (--max-devices): the line is not applied")
+        StreamLineError("\"device\" is new and \(limit) device\(limit == 1 ? " is" : "s are") kept, the limit (--max-devices): the line is not applied")
     }
 
     /// Refuses a line time outside the supported dates or past the clock-jump limit.

@@ -188,6 +188,17 @@ import Foundation
     /// Whether the evaluator keeps state for this device (``CenterConfiguration/maxDevices`` says which).
     package func knowsDevice(_ name: String) -> Bool { deviceIndex[ExactKey(name)] != nil }
 
+    /// ``device(named:)`` for the device of a time fire: one first seen here is saved with the
+    /// next batch (``takeChangedDevices()``), so that a resumed `run --state` keeps it as the
+    /// uninterrupted run does (it counts towards ``StreamOptions/maxDevices``; a resumed run
+    /// that had lost it took a device the uninterrupted one refused, found by a helper).
+    func firedDevice(named name: String) -> Int32 {
+        let known = deviceNames.count
+        let d = device(named: name)
+        if deviceNames.count > known { markChanged(d) }
+        return d
+    }
+
     /// Index of a device, interned on first sight.
     func device(named name: String) -> Int32 {
         if let i = deviceIndex[ExactKey(name)] { return i }

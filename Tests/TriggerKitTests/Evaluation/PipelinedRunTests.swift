@@ -135,6 +135,39 @@ struct PipelinedRunTests {
         #expect(refusals.count == lines.count - kept.count, "\(refusals.count) refusals for \(lines.count - kept.count) lines")
     }
 
+    /// A device first named by a time fire (a device-scoped interval) counts towards
+    /// `--max-devices`, and a resumed run keeps it as the uninterrupted run does: it was not
+    /// saved, so a resumed run took the device the uninterrupted one refused (found by a helper).
+    @Test(arguments: [false, true])
+    func aResumedRunKeepsTheDevicesATimeFireNamed(singleThread: Bool) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-fired-device-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let requests = dir.appendingPathComponent("requests.ndjson").path
+        try """
+        {"identifier": "tea", "device": "r", "content": {"title": "x"}, "trigger": {"type": "timeInterval", "timeInterval": 60}}
+        {"identifier": "office", "content": {"title": "o"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "office", "center": {"latitude": 48.8585, "longitude": 2.2946}, "radius": 200}}}
+
+        """.write(toFile: requests, atomically: true, encoding: .utf8)
+        let lines = [#"{"t": "2026-11-23T08:00:00Z"}"#, #"{"t": "2026-11-23T08:02:00Z"}"#,
+                     #"{"device": "b", "t": "2026-11-23T08:03:00Z", "lat": 48.8585, "lon": 2.2946, "acc": 8}"#,
+                     #"{"device": "b", "t": "2026-11-23T08:04:00Z", "lat": 48.0, "lon": 2.2946, "acc": 8}"#]
+        let input = dir.appendingPathComponent("in.ndjson").path, part = dir.appendingPathComponent("part.ndjson").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        try (lines.prefix(2).joined(separator: "\n") + "\n").write(toFile: part, atomically: true, encoding: .utf8)
+        let state = dir.appendingPathComponent("state.db").path
+        let args = ["run", "--requests", requests, "--max-devices", "1", "--initial", "fire"] + (singleThread ? ["--single-thread"] : [])
+        let whole = try Self.run(args, input: input, pieces: false, in: dir)
+        let first = try Self.run(args + ["--state", state], input: part, pieces: false, in: dir)
+        let rest = try Self.run(args + ["--state", state], input: input, pieces: false, in: dir)
+        #expect(whole.status == 0 && first.status == 0 && rest.status == 0)
+        #expect(String(decoding: whole.out, as: UTF8.self).contains(#""identifier":"tea""#))
+        #expect(String(decoding: whole.err, as: UTF8.self).contains("errors 2"), "\(String(decoding: whole.err, as: UTF8.self))")
+        #expect(Self.same(first.out + rest.out, whole.out), "\(String(decoding: rest.out, as: UTF8.self))")
+        #expect(String(decoding: rest.err, as: UTF8.self).components(separatedBy: "1 device is kept, the limit (--max-devices)").count == 3,
+                "\(String(decoding: rest.err, as: UTF8.self))")
+    }
+
     /// With `--state` the reader thread (and its geometry decided ahead) is used too: a run
     /// stopped after part of the input and resumed on the whole of it writes, and logs as
     /// delivered, exactly what one thread writes without a stop.

@@ -260,7 +260,9 @@ struct DamagedStateFileTests {
                       ("DROP TABLE request", "table request is missing"),
                       ("DROP TABLE center_snapshot", "table center_snapshot is missing"),
                       ("ALTER TABLE meta DROP COLUMN fences", "column meta.fences is missing"),
-                      ("ALTER TABLE device_state DROP COLUMN settings", "column device_state.settings is missing")])
+                      ("ALTER TABLE device_state DROP COLUMN settings", "column device_state.settings is missing"),
+                      // A view reads like the table, but a commit cannot write it.
+                      ("ALTER TABLE delivered RENAME TO d2; CREATE VIEW delivered AS SELECT * FROM d2", "table delivered is missing")])
     func aMissingTableOrColumnIsRefusedAtOpen(sql: String, words: String) throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         do {
