@@ -49,10 +49,12 @@ final class LiveEngine {
     /// Time-based requests appended in place since the last migration.
     private var appendedCount = 0
 
-    init(options: StreamOptions, start: Int64) {
+    /// `started` false: the stream is started by the caller (a restore starts it once, at
+    /// the saved stream's start).
+    init(options: StreamOptions, start: Int64, started: Bool = true) {
         evaluator = StreamEvaluator(requests: [], options: options)
         evaluator.recordsFinished = true
-        evaluator.start(defaultAddedAt: start)
+        if started { evaluator.start(defaultAddedAt: start) }
     }
 
     /// The evaluator with every recorded change applied.

@@ -16,6 +16,7 @@ import Foundation
 
     /// The first valid line fixes the default `addedAt`: build the schedule then.
     func start(defaultAddedAt defaultAdded: Int64) {
+        starts += 1
         defaultAddedAt = defaultAdded
         // The ranks from the build hold while no request was added since (requests are only
         // ever appended).

@@ -185,6 +185,10 @@ import Foundation
         }
     }
 
+    /// How many times the stream was started (its schedule built, its fences planned): once
+    /// per evaluator, also when it is restored from a snapshot (a restore did it twice).
+    package internal(set) var starts = 0
+
     /// Whether the evaluator keeps state for this device (``CenterConfiguration/maxDevices`` says which).
     package func knowsDevice(_ name: String) -> Bool { deviceIndex[ExactKey(name)] != nil }
 

@@ -170,6 +170,25 @@ struct RestoreEquivalenceTests {
         #expect(a2.map(\.id) == b2.map(\.id))
     }
 
+    /// A restore builds the schedule and plans the fences once, at the saved start: the
+    /// migration that applied the restored requests started them at the clock first, then the
+    /// restore again (twice the work: seconds for a calendar Foundation answers slowly, found
+    /// by `make fuzz`).
+    @Test func aRestoreStartsTheStreamOnce() async throws {
+        let clock = ManualClock(Self.t0)
+        let center = try TriggerCenter(clock: clock)
+        var daily = DateComponents()
+        daily.hour = 9
+        try await center.add(NotificationRequest(identifier: "daily", content: NotificationContent(title: "d"),
+                                                 trigger: .calendar(CalendarTrigger(dateMatching: daily, repeats: true))))
+        try await center.add(Self.circle("c", crossings: true))
+        clock.advance(by: 90_000)
+        #expect(await center.deliverDue().map(\.request.identifier) == ["daily"])
+        let restored = try await Self.restored(center, clock: clock)
+        #expect(await restored.evaluatorStarts == 1)
+        #expect(await restored.nextTriggerDate(forIdentifier: "daily") == center.nextTriggerDate(forIdentifier: "daily"))
+    }
+
     /// A seeded walk over the whole API, two centers side by side, the second restored from
     /// its own snapshot now and then: every answer and every observable must agree.
     @Test(arguments: 0..<24)
@@ -264,4 +283,9 @@ struct RestoreEquivalenceTests {
             try #require(await upcoming(a) == (await upcoming(b)), "\(where_): upcoming")
         }
     }
+}
+
+extension TriggerCenter {
+    /// How many times the center's evaluator started its stream.
+    var evaluatorStarts: Int { evaluator.starts }
 }
