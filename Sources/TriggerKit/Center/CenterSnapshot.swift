@@ -185,6 +185,7 @@ extension LiveEngine {
         // instead of 4.5 for a few triggers in a calendar Foundation answers slowly, found by
         // `make fuzz`; twice a million requests' schedule at a restart).
         self.init(options: options, start: start, started: false)
+        number(restoredDevices: snapshot.devices.map(\.name))
         if format >= 3 {
             record(restored: requests)
         } else {
@@ -192,6 +193,8 @@ extension LiveEngine {
         }
         do throws(SnapshotRefusal) {
             try current.restore(snapshot)
+            // (An earlier format's requests may all have been added in place: no migration.)
+            keepsDeviceOrder = false
         } catch {
             switch error {
             case .otherRequests: throw SnapshotError(reason: "its requests do not match its state")

@@ -48,6 +48,9 @@ final class LiveEngine {
     private var restoredOrder: [NotificationRequest]?
     /// Time-based requests appended in place since the last migration.
     private var appendedCount = 0
+    /// Whether the next migration keeps the evaluator's device numbers in their order (set
+    /// by a restore for its one migration, reset once restored: see ``number(restoredDevices:)``).
+    var keepsDeviceOrder = false
 
     /// `started` false: the stream is started by the caller (a restore starts it once, at
     /// the saved stream's start).
@@ -79,7 +82,9 @@ final class LiveEngine {
             // ones are checked once, here.
             // (The list given up: the evaluator's copy is then its only owner, and the room
             // below costs no copy.)
-            evaluator = evaluator.migrated(to: consume ordered, fresh: fresh.map(\.string), polygonsValidated: !unchecked)
+            evaluator = evaluator.migrated(to: consume ordered, fresh: fresh.map(\.string), polygonsValidated: !unchecked,
+                                           keepingDeviceOrder: keepsDeviceOrder)
+            keepsDeviceOrder = false
             assert(evaluator.requests.count == seqs.count, "a migration that did not keep every request")
             unchecked = false
             indexOf.removeAll(keepingCapacity: true)
@@ -190,6 +195,17 @@ final class LiveEngine {
         restoredOrder = inOrder ? consume requests : nil
         dirty = true
         unchecked = true
+    }
+
+    /// Numbers a snapshot's devices (before its requests are recorded) in the order the
+    /// snapshot lists them, the order its center had numbered them; the migration that
+    /// builds the restored requests keeps it. Without this the build numbered first the
+    /// devices its fences with rules are scoped to, and the restore the snapshot's others
+    /// after them: the restored center's snapshot listed its devices (and its fences'
+    /// devices) in another order than the bytes it was restored from. O(devices).
+    func number(restoredDevices names: [String]) {
+        for name in names { _ = evaluator.device(named: name) }
+        keepsDeviceOrder = true
     }
 
     /// Removes requests by exact identifier; returns how many were there. O(k log n).

@@ -8,11 +8,19 @@
     /// Identifiers are matched as exact scalar sequences (``ExactKey``): "café" written with
     /// U+00E9 and with `e` + U+0301 are two requests, whose states must not be mixed up (a
     /// `String`-keyed table did: found by `make fuzz`).
-    public func migrated(to newRequests: [NotificationRequest], fresh freshIdentifiers: [String] = [], polygonsValidated: Bool = false) -> StreamEvaluator {
+    ///
+    /// Devices are numbered as the new requests' build numbers them (those the device-scoped
+    /// requests name first, those the fences with rules name after this evaluator's), unless
+    /// `keepingDeviceOrder`: then this evaluator's come first, in its order (a restore's,
+    /// whose devices are the snapshot's: the snapshot lists them in the order its center
+    /// numbered them, and its fences' devices follow it).
+    public func migrated(to newRequests: [NotificationRequest], fresh freshIdentifiers: [String] = [], polygonsValidated: Bool = false,
+                         keepingDeviceOrder: Bool = false) -> StreamEvaluator {
         let fresh = Set(freshIdentifiers.map(ExactKey.init))
         var opts = options
         opts.now = defaultAddedAt.map(Timestamp.date(millis:)) ?? options.now
-        let next = StreamEvaluator(requests: newRequests, options: opts, polygonsValidated: polygonsValidated)
+        let next = StreamEvaluator(requests: newRequests, options: opts, polygonsValidated: polygonsValidated,
+                                   devices: keepingDeviceOrder ? deviceNames : [])
         next.stats = stats
         next.streamTime = streamTime
 

@@ -145,7 +145,12 @@ import Foundation
     ///
     /// `polygonsValidated`: every request passed the one validator (a ``RequestSet``'s do), so
     /// the region index does not check its polygons' validity again.
-    public init(requests: [NotificationRequest], options: StreamOptions = .init(), polygonsValidated: Bool = false) {
+    ///
+    /// `devices`: devices numbered first, in this order, before those the device-scoped
+    /// requests name (a restored center's, in its snapshot's order: see
+    /// ``migrated(to:fresh:polygonsValidated:keepingDeviceOrder:)``).
+    public init(requests: [NotificationRequest], options: StreamOptions = .init(), polygonsValidated: Bool = false,
+                devices: [String] = []) {
         self.requests = requests
         self.options = options
         self.dwellMillis = options.dwell.isFinite && options.dwell > 0 ? Int64(Swift.min(options.dwell, 1e12) * 1000) : 0
@@ -180,6 +185,7 @@ import Foundation
         self.refusedSlots = Set(index.invalid.map(\.slot))
         self.locations = entries
         self.builtLocationCount = entries.count
+        for name in devices { _ = device(named: name) }
         for s in locations.indices where LocationFlags(rawValue: flags[Int(locations[s].request)]).contains(.scoped) {
             if let d = requests[Int(locations[s].request)].device { locations[s].device = device(named: d) }
         }
