@@ -91,6 +91,31 @@ struct EventNumberTests {
 /// subscripts, which stop the process on a conversion failure, and with it every tenant.
 @Suite("serve: a damaged tenant store throws, never traps")
 struct DamagedTenantStoreTests {
+    static func directory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-damaged-tenant-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A tenant file in `dir` with a row in every table, then `sql` run on it; its path.
+    static func usedStore(in dir: URL, edited sql: String) throws -> String {
+        let path = dir.appendingPathComponent("acme.sqlite").path
+        do {
+            let store = try TenantStore(path: path, outboxLimit: 100)
+            _ = try store.record(at: 1, inputs: [(kind: 1, body: Data("{}".utf8))], events: [("e1", "d1", Data("{\"a\":1}".utf8))])
+            try store.saveSnapshot(Data("snap".utf8), journalSeq: 1)
+            try store.deadLetter(url: "http://127.0.0.1:9/", from: 1, to: 1, attempts: 3, reason: "refused", at: 1, body: Data("[]".utf8))
+        }
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+        return path
+    }
+
+    static func tables(_ path: String) throws -> [String] {
+        try DatabaseQueue(path: path).read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+    }
+
     /// Each edit, and whether the read must throw: SQLite converts some values itself (a
     /// blob read as text, a journal row read through a cursor), which must only not trap;
     /// the replay of such a journal row refuses what it holds.
@@ -105,19 +130,8 @@ struct DamagedTenantStoreTests {
         ("UPDATE journal SET kind = 'fix'", false),
     ])
     func aValueOfAnotherTypeThrows(edit: String, mustThrow: Bool) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-damaged-tenant-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("acme.sqlite").path
-        do {
-            let store = try TenantStore(path: path, outboxLimit: 100)
-            _ = try store.record(at: 1, inputs: [(kind: 1, body: Data("{}".utf8))], events: [("e1", "d1", Data("{\"a\":1}".utf8))])
-            try store.saveSnapshot(Data("snap".utf8), journalSeq: 1)
-            try store.deadLetter(url: "http://127.0.0.1:9/", from: 1, to: 1, attempts: 3, reason: "refused", at: 1, body: Data("[]".utf8))
-        }
-        let queue = try DatabaseQueue(path: path)
-        try queue.write { db in try db.execute(sql: edit) }
-        try queue.close()
+        let dir = try Self.directory(); defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try Self.usedStore(in: dir, edited: edit)
         let store = try TenantStore(path: path, outboxLimit: 100)
         // Every read of the edited table throws (and the others still work).
         var threw = 0
@@ -134,28 +148,16 @@ struct DamagedTenantStoreTests {
     /// dropped outbox restarted the event ids.
     @Test(arguments: ["snapshot", "journal", "outbox", "webhook_dead"])
     func aMissingTableRefusesTheOpen(table: String) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-dropped-tenant-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("acme.sqlite").path
-        do {
-            let store = try TenantStore(path: path, outboxLimit: 100)
-            _ = try store.record(at: 1, inputs: [(kind: 1, body: Data("{}".utf8))], events: [("e1", "d1", Data("{\"a\":1}".utf8))])
-            try store.saveSnapshot(Data("snap".utf8), journalSeq: 1)
-        }
-        let queue = try DatabaseQueue(path: path)
-        try queue.write { db in try db.execute(sql: "DROP TABLE \(table)") }
-        try queue.close()
+        let dir = try Self.directory(); defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try Self.usedStore(in: dir, edited: "DROP TABLE \(table)")
         let error = #expect(throws: TenantStoreDamage.self) { _ = try TenantStore(path: path, outboxLimit: 100) }
         #expect(error?.description.contains("table \(table) is missing") == true, "\(String(describing: error))")
         // Nothing was created again meanwhile: the file still lacks it.
-        let names = try DatabaseQueue(path: path).read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
-        #expect(!names.contains(table))
+        #expect(try !Self.tables(path).contains(table))
         // A new file is made whole.
         let fresh = dir.appendingPathComponent("fresh.sqlite").path
         _ = try TenantStore(path: fresh, outboxLimit: 100)
-        let made = try DatabaseQueue(path: fresh).read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
-        #expect(Set(TenantStore.tables.map(\.name)).isSubset(of: Set(made)))
+        #expect(try Set(TenantStore.tables.map(\.name)).isSubset(of: Set(Self.tables(fresh))))
     }
 
     /// A dropped column, every table dropped (SQLite's own bookkeeping left), a view in a
@@ -169,20 +171,12 @@ struct DamagedTenantStoreTests {
                       ("ALTER TABLE outbox RENAME TO o2; CREATE VIEW outbox AS SELECT * FROM o2", "table outbox is missing"),
                       ("FOREIGN", "table journal is missing")])
     func aDamagedOrForeignFileRefusesTheOpen(edit: String, words: String) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-foreign-tenant-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("acme.sqlite").path
+        let dir = try Self.directory(); defer { try? FileManager.default.removeItem(at: dir) }
+        var path = dir.appendingPathComponent("foreign.sqlite").path
         if edit == "FOREIGN" {
             try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)") }
         } else {
-            do {
-                let store = try TenantStore(path: path, outboxLimit: 100)
-                _ = try store.record(at: 1, inputs: [(kind: 1, body: Data("{}".utf8))], events: [("e1", "d1", Data("{\"a\":1}".utf8))])
-            }
-            let queue = try DatabaseQueue(path: path)
-            try queue.write { db in try db.execute(sql: edit) }
-            try queue.close()
+            path = try Self.usedStore(in: dir, edited: edit)
         }
         let error = #expect(throws: TenantStoreDamage.self) { _ = try TenantStore(path: path, outboxLimit: 100) }
         #expect(error?.description.contains(words) == true, "\(String(describing: error))")

@@ -212,6 +212,20 @@ struct DamagedStateFileTests {
         ("DELETE FROM meta", "no run record (meta)"),
     ]
 
+    /// A state file at `path` saved by a run over the damage tests' requests and lines.
+    static func save(at path: String) throws {
+        let run = try DurableRun(evaluator: makeEvaluator(DamagedStateTests.requests, options: DamagedStateTests.options), store: StateStore(path: path))
+        _ = try feedDurable(run, DamagedStateTests.lines[...])
+        try run.commit()
+    }
+
+    /// Runs `sql` on the file as a hand edit would.
+    static func edit(_ path: String, _ sql: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+    }
+
     /// `pending` reads the same file without restoring it: its dates are checked too (one
     /// past year 9999 trapped when written out).
     @Test(arguments: [("UPDATE meta SET defaultAddedAt = -9223372036854775808", "outside years 1-9999"),
@@ -219,15 +233,9 @@ struct DamagedStateFileTests {
                       ("UPDATE meta SET defaultAddedAt = 'noon'", "defaultAddedAt")])
     func pendingRefusesADamagedDate(sql: String, words: String) throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
-        do {
-            let run = try DurableRun(evaluator: makeEvaluator(DamagedStateTests.requests, options: DamagedStateTests.options), store: StateStore(path: tmp.path))
-            _ = try feedDurable(run, DamagedStateTests.lines[...])
-            try run.commit()
-        }
+        try Self.save(at: tmp.path)
         #expect(try StateStore(path: tmp.path).pendingRequestsDetailed().count > 2)
-        let queue = try DatabaseQueue(path: tmp.path)
-        try queue.write { db in try db.execute(sql: sql) }
-        try queue.close()
+        try Self.edit(tmp.path, sql)
         let error = #expect(throws: StateStoreError.self) { try StateStore(path: tmp.path).pendingRequestsDetailed() }
         #expect("\(error.map { "\($0)" } ?? "")".contains(words), "\(String(describing: error))")
     }
@@ -237,14 +245,8 @@ struct DamagedStateFileTests {
         let (sql, words) = Self.edits[edit]
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         let requests = DamagedStateTests.requests
-        do {
-            let run = try DurableRun(evaluator: makeEvaluator(requests, options: DamagedStateTests.options), store: StateStore(path: tmp.path))
-            _ = try feedDurable(run, DamagedStateTests.lines[...])
-            try run.commit()
-        }
-        let queue = try DatabaseQueue(path: tmp.path)
-        try queue.write { db in try db.execute(sql: sql) }
-        try queue.close()
+        try Self.save(at: tmp.path)
+        try Self.edit(tmp.path, sql)
         do {
             _ = try DurableRun(evaluator: makeEvaluator(requests, options: DamagedStateTests.options), store: StateStore(path: tmp.path))
             Issue.record("\(sql): resumed")
@@ -265,14 +267,8 @@ struct DamagedStateFileTests {
                       ("ALTER TABLE delivered RENAME TO d2; CREATE VIEW delivered AS SELECT * FROM d2", "table delivered is missing")])
     func aMissingTableOrColumnIsRefusedAtOpen(sql: String, words: String) throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
-        do {
-            let run = try DurableRun(evaluator: makeEvaluator(DamagedStateTests.requests, options: DamagedStateTests.options), store: StateStore(path: tmp.path))
-            _ = try feedDurable(run, DamagedStateTests.lines[...])
-            try run.commit()
-        }
-        let queue = try DatabaseQueue(path: tmp.path)
-        try queue.write { db in try db.execute(sql: sql) }
-        try queue.close()
+        try Self.save(at: tmp.path)
+        try Self.edit(tmp.path, sql)
         for open in [{ try StateStore(path: tmp.path) }, { try StateStore(readingAt: tmp.path) }] as [() throws -> StateStore] {
             let error = #expect(throws: StateStoreError.self) { _ = try open() }
             #expect(error?.description.contains("damaged state file: \(words)") == true, "\(String(describing: error))")
