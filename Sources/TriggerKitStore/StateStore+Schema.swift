@@ -100,6 +100,28 @@ extension StateStore {
         ("center_snapshot", ["id", "savedAt", "json"]),
     ]
 
+    /// Refuses a file whose record of applied migrations was lost (`grdb_migrations` dropped
+    /// or emptied) while the schema they made is there: each migration records itself in the
+    /// transaction that makes its part, so a file being created never looks so. The reader
+    /// called it unfinished ("the next run finishes it"), and the next run failed on
+    /// `table schema_info already exists`.
+    func checkMigrationRecord() throws(StateStoreError) {
+        let lost: Bool
+        do {
+            lost = try dbQueue.read { db -> Bool in
+                let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+                guard tables.contains("schema_info") else { return false }
+                let version = try Int.fetchOne(db, sql: "SELECT version FROM schema_info") ?? 0
+                let applied = tables.contains("grdb_migrations") ? try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") ?? 0 : 0
+                // (A version past this build's is a newer build's file, refused as such.)
+                return applied < min(version, StateStore.schemaVersion)
+            }
+        } catch {
+            throw .database(path: path, reason: Self.reason(error))
+        }
+        if lost { throw .database(path: path, reason: "damaged state file: its record of schema migrations (table grdb_migrations) is missing or short") }
+    }
+
     /// Refuses a file whose schema lacks a table or column of ``tables`` (after migrating).
     func checkTables() throws(StateStoreError) {
         let missing: String?

@@ -130,6 +130,7 @@ public final class StateStore: Sendable {
             let version = (try? dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT version FROM schema_info") }) ?? nil
             throw .newerSchema(path: path, version: version ?? -1, supported: Self.schemaVersion)
         }
+        try checkMigrationRecord()
         // Ours but without its whole schema yet: a run is creating it (or stopped while it
         // did). Said so, not as SQLite's "no such table: meta" at the first read.
         let complete = (try? dbQueue.read { db in try Self.migrator.hasCompletedMigrations(db) }) ?? false
@@ -248,6 +249,7 @@ public final class StateStore: Sendable {
     }
 
     private func migrate() throws(StateStoreError) {
+        try checkMigrationRecord()
         let migrator = Self.migrator
         let superseded = try run { db in try migrator.hasBeenSuperseded(db) }
         if superseded {

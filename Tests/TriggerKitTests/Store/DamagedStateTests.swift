@@ -264,7 +264,10 @@ struct DamagedStateFileTests {
                       ("ALTER TABLE meta DROP COLUMN fences", "column meta.fences is missing"),
                       ("ALTER TABLE device_state DROP COLUMN settings", "column device_state.settings is missing"),
                       // A view reads like the table, but a commit cannot write it.
-                      ("ALTER TABLE delivered RENAME TO d2; CREATE VIEW delivered AS SELECT * FROM d2", "table delivered is missing")])
+                      ("ALTER TABLE delivered RENAME TO d2; CREATE VIEW delivered AS SELECT * FROM d2", "table delivered is missing"),
+                      // Said to be unfinished ("the next run finishes it"); the next run failed.
+                      ("DROP TABLE grdb_migrations", "its record of schema migrations (table grdb_migrations) is missing or short"),
+                      ("DELETE FROM grdb_migrations WHERE identifier = 'v4'", "its record of schema migrations")])
     func aMissingTableOrColumnIsRefusedAtOpen(sql: String, words: String) throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         try Self.save(at: tmp.path)
