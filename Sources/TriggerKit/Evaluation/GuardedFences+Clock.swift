@@ -8,14 +8,15 @@ extension GuardedFences {
     /// Called when the stream starts (its first line, at `now`): each fence's `addedAt` and
     /// device, each window's state at `now`, the expiries.
     ///
-    /// Called again (``StreamEvaluator/restore(_:)`` on an evaluator a migration had started:
-    /// every restored center), it re-plans: the windows' changes queued by the earlier start
-    /// are dropped (dwell timers are kept: they check their link when they come up). Left
-    /// queued, a plan made at an earlier `now` (the clock at the restore, behind the saved
-    /// stream time after a jump back or a fix leading the clock) replayed every opening and
-    /// closing between the two at the next step: exits and enters at window bounds, outside
-    /// dwells started from a past opening, for devices as the snapshot had them later
-    /// (found by a helper comparing restored and uninterrupted centers).
+    /// Called again (``StreamEvaluator/restore(_:)`` on an evaluator already started: a
+    /// restored center did so until its restore started the stream only once; any caller that
+    /// restores a started evaluator still does), it re-plans: the windows' changes queued by
+    /// the earlier start are dropped (dwell timers are kept: they check their link when they
+    /// come up). Left queued, a plan made at an earlier `now` (the clock at the restore, behind
+    /// the saved stream time after a jump back or a fix leading the clock) replayed every
+    /// opening and closing between the two at the next step: exits and enters at window
+    /// bounds, outside dwells started from a past opening, for devices as the snapshot had
+    /// them later (found by a helper comparing restored and uninterrupted centers).
     func start(addedAt: (Int32) -> Int64, device: (Int32) -> Int32, now: Int64) {
         if started { timers = Heap(timers.unordered.filter { $0.phase == Timer.dwell }) }
         startGeometry(addedAt: addedAt, device: device)
