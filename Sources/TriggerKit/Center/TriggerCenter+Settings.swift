@@ -17,7 +17,7 @@ extension TriggerCenter {
         guard !isShutDown else { return }
         try NotificationSettings.checkDevice(device)
         let e = evaluator
-        if e.deviceNames.count >= configuration.maxDevices, !e.knowsDevice(device) {
+        if e.isNewDevice(device, pastLimit: configuration.maxDevices) {
             throw SettingsError("device is new and the center keeps state for \(configuration.maxDevices) device\(configuration.maxDevices == 1 ? "" : "s"), its limit (maxDevices)")
         }
         e.setSettings(settings, forDevice: device)

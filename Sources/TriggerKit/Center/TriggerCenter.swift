@@ -232,9 +232,7 @@ public actor TriggerCenter {
         }
         guard fix.date.timeIntervalSince(now) <= configuration.maxFixLead else { throw reject(.fromTheFuture(date: fix.date, clock: now)) }
         let e = evaluator
-        if e.deviceNames.count >= configuration.maxDevices, !e.knowsDevice(fix.device) {
-            throw reject(.tooManyDevices(limit: configuration.maxDevices))
-        }
+        if e.isNewDevice(fix.device, pastLimit: configuration.maxDevices) { throw reject(.tooManyDevices(limit: configuration.maxDevices)) }
         scratch.removeAll(keepingCapacity: true)
         advance(to: Timestamp.millis(now))
         let before = e.stats

@@ -10,14 +10,12 @@ import Foundation
     ///   nothing changes then.
     public func process(_ line: StreamLine, into events: inout [FiredEvent]) throws(StreamLineError) {
         try checkTime(line.time)
-        if deviceNames.count >= options.maxDevices {
-            let named: String? = switch line {
-            case .fix(let f): (f.accuracy ?? 0) >= 0 ? f.device : nil
-            case .settings(let name, _, _): name
-            default: nil
-            }
-            if let named, !knowsDevice(named) { throw Self.tooManyDevices(options.maxDevices) }
+        let named: String? = switch line {
+        case .fix(let f): (f.accuracy ?? 0) >= 0 ? f.device : nil
+        case .settings(let name, _, _): name
+        default: nil
         }
+        if let named, isNewDevice(named, pastLimit: options.maxDevices) { throw Self.tooManyDevices(options.maxDevices) }
         begin(line.time, into: &events)
         switch line {
         case .fix(let fix): process(fix, into: &events)

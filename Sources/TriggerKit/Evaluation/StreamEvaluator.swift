@@ -195,8 +195,12 @@ import Foundation
     /// per evaluator, also when it is restored from a snapshot (a restore did it twice).
     package internal(set) var starts = 0
 
-    /// Whether the evaluator keeps state for this device (``CenterConfiguration/maxDevices`` says which).
-    package func knowsDevice(_ name: String) -> Bool { deviceIndex[ExactKey(name)] != nil }
+    /// Whether naming this device would pass a bound of `limit` devices kept: the bound is
+    /// reached and the device is not one of them (``StreamOptions/maxDevices``,
+    /// ``CenterConfiguration/maxDevices``). Hashes the name only once the bound is reached.
+    package func isNewDevice(_ name: String, pastLimit limit: Int) -> Bool {
+        deviceNames.count >= limit && deviceIndex[ExactKey(name)] == nil
+    }
 
     /// ``device(named:)`` for the device of a time fire: one first seen here is saved with the
     /// next batch (``takeChangedDevices()``), so that a resumed `run --state` keeps it as the
