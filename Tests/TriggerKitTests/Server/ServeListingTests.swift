@@ -99,8 +99,12 @@ struct ServeListingTests {
             let cursor = try #require(Self.next(a) ?? nil)
             saved.withLock { $0 = cursor }
             #expect(try await c.call(.get, "/v1/requests?after=\(cursor)").status == 200)
-            for bad in ["x", "123", "zzzzzzzz-1", "\(cursor.prefix(8))--1", "\(cursor.prefix(8))-1.5", "\(cursor.prefix(8))", "\(cursor.prefix(8))-+1", "\(cursor.prefix(8).uppercased())-1",
-                        "\(cursor.prefix(8))-99999999999999999999999"] {
+            // The run tag uppercased is another tag only when it has a letter: a tag of digits
+            // alone (about 1 run in 43) made that "bad" cursor a valid one (CI failed on it).
+            let tag = cursor.prefix(8)
+            let upper = tag.uppercased() != tag ? ["\(tag.uppercased())-1"] : []
+            for bad in ["x", "123", "zzzzzzzz-1", "\(tag)--1", "\(tag)-1.5", "\(tag)", "\(tag)-+1"] + upper
+                        + ["\(tag)-99999999999999999999999"] {
                 let r = try await c.call(.get, "/v1/requests?after=\(bad)")
                 #expect(r.status == 400, "after=\(bad)")
                 #expect(r.errorCode == "invalidRequest", "after=\(bad)")
