@@ -8,7 +8,9 @@ one HTTP call each:
   - adds of two Chinese component sets no date matches (found by `make fuzz`, seed 1):
     era 2500 with weekOfYear 32, and weekdayOrdinal 5 with dayOfYear 39;
   - the add of a repeating rare pattern (the fifth Monday of the Chinese month 8);
-  - GET /v1/upcoming?limit=100 with that pattern pending (its later fires are Foundation's).
+  - GET /v1/upcoming?limit=100 with that pattern pending (its later fires are Foundation's),
+    twice (a client polling: the second listing finds the fires the first one found);
+  - the same with a monthly Chinese trigger (the 1st of every month) instead, three times.
 Prints one markdown row per call and binary. Listens on 127.0.0.1 only; the server is stopped
 at the end.
 """
@@ -61,8 +63,16 @@ def measure(label, binary):
         rare = {"calendar": "chinese", "month": 8, "weekday": 2, "weekdayOrdinal": 5, "timeZone": "UTC"}
         t, _ = call(port, "POST", "/v1/requests", [request("rare", rare, True)])
         print("| %s | add: fifth Monday of the Chinese month 8, repeating | %.3f s | |" % (label, t))
-        t, out = call(port, "GET", "/v1/upcoming?limit=100")
-        print("| %s | GET /v1/upcoming?limit=100 | %.3f s | %d fires listed |" % (label, t, out.count(b'"date"')))
+        for when in ("first", "again"):
+            t, out = call(port, "GET", "/v1/upcoming?limit=100")
+            print("| %s | GET /v1/upcoming?limit=100 (%s) | %.3f s | %d fires listed |" % (label, when, t, out.count(b'"date"')))
+        t, _ = call(port, "DELETE", "/v1/requests/rare")
+        monthly = {"calendar": "chinese", "day": 1, "hour": 9, "timeZone": "Asia/Shanghai"}
+        t, _ = call(port, "POST", "/v1/requests", [request("moon", monthly, True)])
+        print("| %s | add: the 1st of every Chinese month at 09:00, repeating | %.3f s | |" % (label, t))
+        for when in ("first", "again", "again"):
+            t, out = call(port, "GET", "/v1/upcoming?limit=100")
+            print("| %s | GET /v1/upcoming?limit=100 (%s) | %.3f s | %d fires listed |" % (label, when, t, out.count(b'"date"')))
     finally:
         p.terminate()
         p.wait()

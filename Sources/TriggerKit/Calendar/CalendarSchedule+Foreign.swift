@@ -1,9 +1,21 @@
 import Foundation
+import Synchronization
 
 /// A trigger in a calendar the native engine does not cover, answered by Foundation.
+///
+/// Foundation's answers for these take from tens of microseconds to about 100 ms each (a
+/// `weekOfMonth` in the ISO 8601 calendar, the Chinese calendar's leap months). The fires
+/// already found are kept as a chain (``ForeignFireChain``), so a center that lists its next
+/// fires and then catches up through the same fires asks Foundation for each once.
 final class ForeignCalendarSchedule: Sendable {
     let calendar: Calendar
     let components: DateComponents
+    /// Fires found so far, each the answer for the one before (see ``next(afterMillis:)``).
+    private let chain = Mutex(ForeignFireChain())
+    /// Foundation searches made (each of ``next(calendar:components:afterMillis:)``'s calls);
+    /// for tests.
+    private let searches = Atomic<Int>(0)
+    var foundationSearches: Int { searches.load(ordering: .relaxed) }
 
     /// Why the components never match, described; `nil` when Foundation is asked. Found once,
     /// from the calendar's ranges (asked of Foundation once per calendar: fourteen queries,
@@ -44,8 +56,23 @@ final class ForeignCalendarSchedule: Sendable {
         return nil
     }
 
+    /// The next fire strictly after `ref` (epoch ms), as Foundation answers it.
+    ///
+    /// The answer for a fire already in the chain is the one Foundation gave before (its
+    /// answers depend only on the calendar, the components and `ref`, which are the same).
+    ///
+    /// - Complexity: O(log c) for a `ref` in the chain (c <= ``ForeignFireChain/capacity``),
+    ///   else one Foundation search.
     func next(afterMillis ref: Int64) -> Int64? {
         guard neverMatches == nil else { return nil }
+        if case .known(let answer)? = chain.withLock({ $0.answer(after: ref) }) { return answer }
+        let answer = search(afterMillis: ref)
+        chain.withLock { $0.record(answer, after: ref) }
+        return answer
+    }
+
+    private func search(afterMillis ref: Int64) -> Int64? {
+        searches.add(1, ordering: .relaxed)
         if let bounds, RequestLimits.isSupported(millis: ref),
            bounds.isPast(components, calendar: calendar, ref: Timestamp.date(millis: ref)) { return nil }
         return Self.next(calendar: calendar, components: components, afterMillis: ref)
@@ -72,5 +99,59 @@ final class ForeignCalendarSchedule: Sendable {
             after = d
         }
         return nil
+    }
+}
+
+/// A trigger's fires as Foundation answered them, in order: each fire's next fire is the one
+/// after it, and ``ended`` says Foundation answered "none" after the last. Its fires are
+/// the dates callers step from (a center's listing of its next fires, a catch-up's count), so
+/// the same chain answers them all again.
+///
+/// Bounded: at most ``capacity`` fires (8 bytes each); past it the older half is dropped. An
+/// answer for a date not in the chain starts a new chain at that answer, unless the answer
+/// is already in the chain.
+struct ForeignFireChain: Sendable {
+    /// Fires kept at most: two of a center's longest walks (``TimeRule/otherCalendarCoalescingCap``
+    /// and ``FireSchedule/otherCalendarRepeatBudget`` later fires).
+    static let capacity = 256
+    private(set) var fires: [Int64] = []
+    /// Foundation answered no fire after the last one.
+    private(set) var ended = false
+
+    enum Answer: Equatable { case known(Int64?) }
+
+    /// The remembered answer for `ref`, nil if there is none.
+    func answer(after ref: Int64) -> Answer? {
+        guard let i = index(of: ref) else { return nil }
+        if i + 1 < fires.count { return .known(fires[i + 1]) }
+        return ended ? .known(nil) : nil
+    }
+
+    /// Remembers Foundation's `answer` for `ref`.
+    mutating func record(_ answer: Int64?, after ref: Int64) {
+        if let last = fires.last, last == ref, !ended {
+            // The chain goes on (only a later date: Foundation's answer is after `ref`).
+            if let answer {
+                guard answer > ref else { return }
+                if fires.count == Self.capacity { fires.removeFirst(Self.capacity / 2) }
+                fires.append(answer)
+            } else {
+                ended = true
+            }
+            return
+        }
+        // Not from the chain's end: a new chain at the answer, unless the chain holds it.
+        guard let answer, index(of: answer) == nil else { return }
+        fires = [answer]
+        ended = false
+    }
+
+    private func index(of t: Int64) -> Int? {
+        var lo = 0, hi = fires.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if fires[mid] < t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < fires.count && fires[lo] == t ? lo : nil
     }
 }
