@@ -1,7 +1,6 @@
 import Foundation
 @_spi(StreamFastPath) @_spi(Engine) import TriggerKit
 import GRDB
-import Synchronization
 
 /// The durable state of a run (`triggerkit run --state FILE`) in one SQLite file: pending
 /// requests, per-device state, time-trigger cursors, the input position and the delivered
@@ -293,41 +292,5 @@ public final class StateStore: Sendable {
     static func reason(_ error: any Error) -> String {
         if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
         return "\(error)"
-    }
-}
-
-/// A `flock` on a file held for the life of its owner.
-final class WriterLock: @unchecked Sendable {
-    // Written once by `acquire` under the store's single-writer use, read in deinit.
-    private var fd: Int32 = -1
-    private var path = ""
-
-    /// The files (their paths as locked) whose lock this process held and let go of: a child
-    /// forked meanwhile may share it for a moment. Bounded by the state files a process opens.
-    private static let released = Mutex<Set<String>>([])
-
-    /// Whether this process held the lock on `path` and let go of it.
-    static func wasReleasedHere(_ path: String) -> Bool { released.withLock { $0.contains(path) } }
-
-    enum Outcome { case acquired, busy, failed(String) }
-
-    func acquire(_ path: String) -> Outcome {
-        if fd >= 0 { return .acquired }
-        let f = open(path, O_RDONLY | O_CLOEXEC)
-        guard f >= 0 else { return .failed(String(cString: strerror(errno))) }
-        if flock(f, LOCK_EX | LOCK_NB) != 0 {
-            let e = errno
-            close(f)
-            return e == EWOULDBLOCK ? .busy : .failed(String(cString: strerror(e)))
-        }
-        fd = f
-        self.path = path
-        return .acquired
-    }
-
-    deinit {
-        guard fd >= 0 else { return }
-        close(fd)
-        Self.released.withLock { _ = $0.insert(path) }
     }
 }

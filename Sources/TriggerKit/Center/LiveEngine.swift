@@ -21,17 +21,17 @@ final class LiveEngine {
     /// replaced request moves to the end and a removal leaves a gap, each O(n) there (the
     /// latency of one change with a million requests); here both are O(1), and the order is
     /// sorted out once per migration.
-    private var live: [ExactKey: (seq: Int, request: NotificationRequest)] = [:]
+    private(set) var live: [ExactKey: (seq: Int, request: NotificationRequest)] = [:]
     private var nextSeq = 0
     /// The add sequence of each of the evaluator's requests, by position (valid while not
     /// ``dirty``): ascending, as the evaluator's requests are in add order (a migration lists
     /// them so, and appends come last). A request removed in place keeps its place and number.
     /// Pages of the pending list (``pendingPage(device:after:limit:)``) are found by it.
-    private var seqs: [Int] = []
+    private(set) var seqs: [Int] = []
     /// The first sequence number of the restored requests, while ``restoredOrder`` holds them.
     private var restoredFirstSeq = 0
     /// Evaluator request index of each live request (valid while not ``dirty``).
-    private var indexOf: [ExactKey: Int32] = [:]
+    private(set) var indexOf: [ExactKey: Int32] = [:]
     /// Identifiers whose state must start afresh at the next migration (replaced requests).
     private var fresh: Set<ExactKey> = []
     private var dirty = false
@@ -279,125 +279,5 @@ final class LiveEngine {
         indexOf.removeAll()
         fresh.removeAll()
         dirty = true
-    }
-
-    var requestCount: Int { live.count }
-
-    func request(identifier: String) -> NotificationRequest? {
-        live[ExactKey(identifier)]?.request
-    }
-
-    /// Pending requests in add order; with a device, those it sees (its own and shared ones).
-    func pendingRequests(device: String?) -> [NotificationRequest] {
-        let e = current
-        let flags = e.pendingFlags()
-        return e.requests.indices.filter { i in
-            flags[i] && Self.sees(device, e.requests[i])
-        }.map { e.requests[$0] }
-    }
-
-    /// Whether `device` (nil: any) sees request `r`: its own and the shared ones.
-    @inline(__always)
-    private static func sees(_ device: String?, _ r: NotificationRequest) -> Bool {
-        device == nil || r.device == nil || r.device!.isExactly(device!)
-    }
-
-    /// Up to `limit` (>= 1) pending requests that came after add number `after` (-1: from the
-    /// first), in add order, as ``pendingRequests(device:)`` lists them; the add number of the
-    /// last one listed, and whether another pending request follows it.
-    ///
-    /// A walk page by page, each starting after the last one's number, lists every request
-    /// that stays pending and unchanged throughout exactly once. A request added meanwhile is
-    /// listed on a later page; one replaced meanwhile takes a new number at the end (listed
-    /// again there if it was already); one removed or finished is not listed after that.
-    ///
-    /// - Complexity: O(log n) to find the page's start, O(n) for which requests are pending
-    ///   (as ``pendingRequests(device:)``), then O(requests looked at).
-    func pendingPage(device: String?, after: Int, limit: Int) -> (requests: [NotificationRequest], last: Int?, more: Bool) {
-        let e = current
-        assert(seqs.count == e.requests.count, "sequence numbers out of step with the requests")
-        let flags = e.pendingFlags()
-        // The first position whose number is past `after` (the numbers ascend).
-        var lo = 0, hi = seqs.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if seqs[mid] <= after { lo = mid + 1 } else { hi = mid }
-        }
-        var out: [NotificationRequest] = []
-        out.reserveCapacity(Swift.min(limit, 1024))
-        var last: Int?
-        for i in lo..<e.requests.count where flags[i] && Self.sees(device, e.requests[i]) {
-            if out.count >= limit { return (out, last, true) }
-            out.append(e.requests[i])
-            last = seqs[i]
-        }
-        return (out, last, false)
-    }
-
-
-    var pendingCount: Int { current.pendingFlags().count(where: { $0 }) }
-
-    /// The queued next fire of a request's time trigger. O(n) (a scan of the queue).
-    func nextFireDate(identifier: String) -> Int64? {
-        let e = current
-        guard let s = e.schedule, let i = indexOf[ExactKey(identifier)], let slot = s.slot(ofRequest: i) else { return nil }
-        for f in s.queuedFires where f.slot == slot { return f.date }
-        return nil
-    }
-
-    /// The soonest instant a fire or a fence's clock event (dwell, window, expiry) is due.
-    var soonestFireDate: Int64? { current.soonestClockInstant }
-
-    /// The `limit` soonest fires, optionally only those a device gets. Without a device
-    /// O(k log k); with one, the walk widens until it has `limit` or runs out (bounded by
-    /// ``RequestLimits/maximumQueryCount`` fires looked at, and by
-    /// ``FireSchedule/otherCalendarRepeatBudget``, ``TimeRule/otherCalendarHorizon`` and
-    /// ``FireSchedule/foundationRepeatBudget``).
-    func soonestFires(limit: Int, device: String?) -> [(identifier: String, device: String?, date: Int64)] {
-        let e = current
-        guard let s = e.schedule, limit > 0 else { return [] }
-        var k = limit
-        while true {
-            let (fires, cut) = s.soonest(k, otherCalendarBudget: FireSchedule.otherCalendarRepeatBudget,
-                                        otherCalendarHorizon: TimeRule.otherCalendarHorizon,
-                                        foundationBudget: FireSchedule.foundationRepeatBudget)
-            var out = fires.compactMap { f -> (identifier: String, device: String?, date: Int64)? in
-                let r = e.requests[Int(s.entries[Int(f.slot)].request)]
-                if let device, let own = r.device, !own.isExactly(device) { return nil }
-                return (r.identifier, r.device, f.date)
-            }
-            let exhausted = fires.count < k || cut || k >= RequestLimits.maximumQueryCount
-            // Ties by identifier, as documented: the schedule orders same-date fires by slot,
-            // and requests added in place take slots after the others (they came out in the
-            // order added until a snapshot compacted them; a restore-equivalence fuzz found
-            // it). Every fire of the date at the cut must be in hand before cutting.
-            if out.count >= limit && !exhausted, let lastFetched = fires.last?.date, out[limit - 1].date == lastFetched {
-                k = Swift.min(k * 4, RequestLimits.maximumQueryCount)
-                continue
-            }
-            if out.count >= limit || exhausted {
-                out.sort { $0.date != $1.date ? $0.date < $1.date : ExactKey($0.identifier) < ExactKey($1.identifier) }
-                return Array(out.prefix(limit))
-            }
-            k = Swift.min(k * 4, RequestLimits.maximumQueryCount)
-        }
-    }
-}
-
-@_spi(Engine) extension StreamEvaluator {
-    /// The public value of a fire.
-    func delivered(value e: FiredEvent) -> DeliveredNotification {
-        let r = Int(e.request)
-        if sharedRequests.count < requests.count {
-            sharedRequests += Array(repeating: nil, count: requests.count - sharedRequests.count)
-        }
-        let shared: SharedRequest
-        if let s = sharedRequests[r] { shared = s } else {
-            shared = SharedRequest(requests[r])
-            sharedRequests[r] = shared
-        }
-        return DeliveredNotification(shared: shared, date: Timestamp.date(millis: e.date), trigger: e.kind,
-                                     crossing: e.crossing, device: deviceName(of: e), region: regionIdentifier(of: e),
-                                     presentation: e.presentation, fireCount: e.count, id: .bits(eventIdBits(of: e)))
     }
 }

@@ -24,7 +24,7 @@
 /// from then on. Until then the index must not change.
 @_spi(StreamFastPath) public struct FixLookahead: @unchecked Sendable {
     // @unchecked: the index is a class used by this lookahead alone until it stops (above).
-    private let index: RegionIndex
+    let index: RegionIndex
     private let margin: Double
     private let maxAccuracy: Double?
     /// The evaluator's bound on devices: past it a new device is not numbered here (its
@@ -43,7 +43,7 @@
     private var slots = 0
     private let slotBudget: Int
     private var scratch: [RegionHit] = []
-    private var sequence: Int64 = 0
+    private(set) var sequence: Int64 = 0
     private var stopped = false
     /// The devices decided here unless told otherwise: those whose id hashes below this many
     /// eighths. The others are left to the evaluator, which decides them itself meanwhile (the
@@ -52,67 +52,13 @@
     /// `ShareBalance`); the tests take this partial share by default, to exercise the split.
     static let eighths: UInt64 = 6
 
-    /// The eighths of devices decided here, 0 to 8 (clamped): ``eighths`` to begin with; `run`
-    /// moves it by the threads' idle time (a device's fixes may be decided here or by the
-    /// evaluator, fix by fix: the results are the same).
-    public var share: Int {
-        get { Int(shareEighths) }
-        set {
-            let new = UInt64(min(8, max(0, newValue)))
-            // Devices coming back may have had fixes decided by the evaluator meanwhile: their
-            // next fix here is sent whole (their neighbourhood here describes an older fix).
-            for eighth in min(shareEighths, new)..<max(shareEighths, new) where new > shareEighths {
-                takenBackAt[Int(eighth)] = sequence
-            }
-            shareEighths = new
-            if new < fenceShare { fenceShare = Int(new) }
-        }
-    }
-
-    /// The share `run` starts with: every device (8), or 6 eighths when the regions include
-    /// polygons. Their geometry is most of a fix's work, so the evaluating thread would idle
-    /// until the balance moved devices to it. On issue 12's 10,000 polygons, starting at 6
-    /// ran in 0.91 and 0.96 of the time (two sets of 20 paired runs). Circles, dense or sparse,
-    /// start at 8: starting them at 6 measured 1.00 and 1.04.
-    package var startingShare: Int { index.polygons.isEmpty ? 8 : 6 }
-
-    /// The bound of a chunk's moves (``FenceAhead/movesPerChunk``; tests make it small).
-    var fenceMovesLimit: Int {
-        get { fences?.movesLimit ?? 0 }
-        set { fences?.movesLimit = newValue }
-    }
-
-    /// The eighths of devices whose fences with rules are decided here (see ``rebalance(by:)``):
-    /// any value before deciding began, only less after.
-    var fenceShare: Int {
-        get { Int(fences?.shareEighths ?? 0) }
-        set { fences?.setShare(UInt64(min(8, max(0, newValue)))) }
-    }
-    private var shareEighths: UInt64
-
-    /// Moves work between the threads by `delta` eighths of the devices (`run`'s balance,
-    /// once per chunk): towards the evaluator (negative), the fences with rules go first, then
-    /// the plain share; towards this thread, the plain share grows. The fences' share only
-    /// shrinks (a device the evaluator took on has moved on there), so it moves one eighth at
-    /// a time and then sits out one call that asks for more: the chunks in flight were decided
-    /// before the change, so the next judgement still sees the old share.
-    package mutating func rebalance(by delta: Int) {
-        guard delta != 0 else { return }
-        if delta < 0, fenceShare > 0 {
-            if fenceWait > 0 {
-                fenceWait -= 1
-            } else {
-                fenceShare -= 1
-                fenceWait = 1
-            }
-        } else {
-            share += delta
-        }
-    }
-    private var fenceWait = 0
+    /// The eighths of devices decided here (``share``), and the chunks the fences' share sits
+    /// out after a move (``rebalance(by:)``).
+    var shareEighths: UInt64
+    var fenceWait = 0
     /// Per eighth of the devices, the last line seen before it was last given back to this
     /// lookahead (``share`` grew over it).
-    private var takenBackAt = [Int64](repeating: .min, count: 8)
+    var takenBackAt = [Int64](repeating: .min, count: 8)
     /// Whether a fix that decides otherwise than its device's previous one in the same tile is
     /// sent as its changes (``FixGeometry/delta``) rather than whole: with no dwell (the
     /// evaluator then needs a fix's whole hits only after a one-shot fired).
@@ -120,7 +66,7 @@
     /// Whether it decides the plain location requests (else only fences with rules).
     private let plain: Bool
     /// Fences with rules (see ``FenceAhead``), nil when it decides none.
-    private var fences: FenceAhead?
+    var fences: FenceAhead?
 
     init(index: RegionIndex, margin: Double, maxAccuracy: Double?, maxDevices: Int = .max, slotBudget: Int, tileBudget: Int = 4 << 20,
          share: UInt64 = FixLookahead.eighths, deltas: Bool, plain: Bool = true, fences: FenceAhead? = nil,

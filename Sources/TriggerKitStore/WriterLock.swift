@@ -1,0 +1,38 @@
+import Foundation
+import Synchronization
+
+/// A `flock` on a file held for the life of its owner.
+final class WriterLock: @unchecked Sendable {
+    // Written once by `acquire` under the store's single-writer use, read in deinit.
+    private var fd: Int32 = -1
+    private var path = ""
+
+    /// The files (their paths as locked) whose lock this process held and let go of: a child
+    /// forked meanwhile may share it for a moment. Bounded by the state files a process opens.
+    private static let released = Mutex<Set<String>>([])
+
+    /// Whether this process held the lock on `path` and let go of it.
+    static func wasReleasedHere(_ path: String) -> Bool { released.withLock { $0.contains(path) } }
+
+    enum Outcome { case acquired, busy, failed(String) }
+
+    func acquire(_ path: String) -> Outcome {
+        if fd >= 0 { return .acquired }
+        let f = open(path, O_RDONLY | O_CLOEXEC)
+        guard f >= 0 else { return .failed(String(cString: strerror(errno))) }
+        if flock(f, LOCK_EX | LOCK_NB) != 0 {
+            let e = errno
+            close(f)
+            return e == EWOULDBLOCK ? .busy : .failed(String(cString: strerror(e)))
+        }
+        fd = f
+        self.path = path
+        return .acquired
+    }
+
+    deinit {
+        guard fd >= 0 else { return }
+        close(fd)
+        Self.released.withLock { _ = $0.insert(path) }
+    }
+}
