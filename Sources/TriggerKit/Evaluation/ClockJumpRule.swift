@@ -10,7 +10,7 @@ package enum ClockJumpRule {
     /// limits never pass the option checks; here they read as none.
     package static func limitMillis(_ seconds: TimeInterval?) -> Int64 {
         guard let j = seconds, j.isFinite, j >= 0 else { return .max }
-        return Int64(Swift.min(j, 1e15) * 1000)
+        return DurationMillis.atMost(Swift.min(j, 1e15))
     }
 
     /// The catch-up window that goes with a limit (milliseconds).

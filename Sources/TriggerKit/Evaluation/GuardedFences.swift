@@ -239,7 +239,7 @@ final class GuardedFences {
                       repeats: t.repeats, dwell: rules.dwell?.side, maximumAccuracy: rules.accuracy?.maximum,
                       crossings: rules.crossings, latitude: 0, longitude: 0, radius: -1,
                       minLatitude: -90, maxLatitude: 90, minLongitude: -540, maxLongitude: 540)
-        if let d = rules.dwell { f.dwellMillis = Int64((min(d.duration, RequestLimits.maximumTimeInterval) * 1000).rounded()) }
+        if let d = rules.dwell { f.dwellMillis = DurationMillis.atLeast(min(d.duration, RequestLimits.maximumTimeInterval)) }
         if let w = rules.window {
             f.hasWindow = true
             f.enterAtOpening = w.enterAtOpening

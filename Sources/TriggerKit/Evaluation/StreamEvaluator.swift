@@ -153,10 +153,10 @@ import Foundation
                 devices: [String] = []) {
         self.requests = requests
         self.options = options
-        self.dwellMillis = options.dwell.isFinite && options.dwell > 0 ? Int64(Swift.min(options.dwell, 1e12) * 1000) : 0
+        self.dwellMillis = options.dwell.isFinite && options.dwell > 0 ? DurationMillis.atLeast(Swift.min(options.dwell, 1e12)) : 0
         self.maxClockJumpMillis = ClockJumpRule.limitMillis(options.maxClockJump)
         if let w = options.catchUpWindow, w.isFinite, w >= 0 {
-            self.catchUpWindowMillis = Int64(Swift.min(w, 1e15) * 1000)
+            self.catchUpWindowMillis = DurationMillis.atMost(Swift.min(w, 1e15))
         } else {
             self.catchUpWindowMillis = ClockJumpRule.catchUpWindowMillis(limit: maxClockJumpMillis)
         }
