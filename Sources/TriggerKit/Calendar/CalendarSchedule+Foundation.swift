@@ -33,8 +33,9 @@ extension CalendarSchedule {
     /// Whether the pattern alone sends every fire to Foundation wherever the tables reach: it
     /// needs Foundation's check and ``FoundationSearch`` does not re-enact it.
     var patternIsAnsweredByFoundation: Bool {
-        (pattern.needsFoundationCheck || pattern.rollsOverMissingDays) && pattern.weekdayOrdinal >= 0
-            && !FoundationSearch.reenacts(pattern)
+        pattern.isBeyondNativeRules
+            || ((pattern.needsFoundationCheck || pattern.rollsOverMissingDays) && pattern.weekdayOrdinal >= 0
+                && !FoundationSearch.reenacts(pattern))
     }
 
     /// Foundation's answer for a month-relative pattern (re-enacted natively), except where it
@@ -86,6 +87,18 @@ extension CalendarSchedule {
         }
         CalendarFallbacks.record(reason)
         return ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
+    }
+
+    /// Foundation's own answer, not re-enacted: for mixes neither the native rules nor
+    /// ``FoundationSearch`` follow (``CalendarPattern/isBeyondNativeRules(_:)``; the search
+    /// answered `{yearForWeekOfYear 2033, month 9}` in Europe/London a year early). With a
+    /// fixed `year`, an answer outside it is no fire (contract).
+    func foundationAlone(afterMillis ref: Int64) -> Int64? {
+        CalendarFallbacks.record(.unmodelledMix)
+        guard let next = ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
+        else { return nil }
+        if pattern.year != CalendarPattern.unset32, CivilDate.ymd(days: wallDay(next)).year != Int(pattern.year) { return nil }
+        return next
     }
 
     var foundationCalendar: Calendar {

@@ -29,8 +29,8 @@ import Foundation
 ///
 /// Foundation itself answers (counted in ``CalendarFallbacks``) only for other calendars
 /// (Hebrew, Islamic, Japanese, Buddhist, Chinese, ...) unless the components are times of the
-/// week alone (``isTimeOfWeek(_:)``), references before 1900, and triggers
-/// with `era` or `nanosecond` (and, were a zone's table ever not to reach 9999, what lies past
+/// week alone (``isTimeOfWeek(_:)``), references before 1900, triggers
+/// with `era` or `nanosecond`, the rare mixes of ``CalendarPattern/isBeyondNativeRules(_:)`` (and, were a zone's table ever not to reach 9999, what lies past
 /// it: see ``ZoneTable``).
 ///
 /// Resolution is the millisecond: a `nanosecond` component matches the millisecond it falls in.
@@ -159,6 +159,10 @@ import Foundation
 
     /// ``nextFire(afterMillis:consultingFoundation:)`` for a reference inside the zone's table.
     private func tabledNextFire(afterMillis ref: Int64, consultingFoundation: Bool) -> Int64? {
+        if consultingFoundation, pattern.isBeyondNativeRules {
+            // Mixes the native rules do not describe (``CalendarPattern/isBeyondNativeRules(_:)``).
+            return foundationAlone(afterMillis: ref)
+        }
         if consultingFoundation, pattern.needsFoundationCheck || pattern.rollsOverMissingDays,
            let search = FoundationSearch(zone: zone, pattern: pattern, gregorian: fallbackCalendar == .gregorian) {
             // Month-relative patterns and days some months lack: Foundation's own search,
