@@ -90,28 +90,30 @@ struct CalendarBeyondNativeRulesTests {
 
     /// Random sets of each class (seeded), in zones with daylight saving, against Foundation.
     @Test func randomSetsOfTheClassesAgreeWithFoundation() throws {
-        var rng = SplitMix(seed: 29)
+        var generator = SeededGenerator(seed: 29)
+        func int(_ r: ClosedRange<Int>) -> Int { r.lowerBound + generator.below(r.count) }
+        func chance(_ n: Int) -> Bool { generator.below(n) == 0 }
         let zones = ["UTC", "America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kathmandu"].map { TimeZone(identifier: $0)! }
         var checked = 0
         for i in 0..<240 {
-            let ref = Int64(rng.int(1_800_000_000...2_000_000_000)) * 1000
+            let ref = Int64(int(1_800_000_000...2_000_000_000)) * 1000
             // A fixed year at or after the reference's (a passed one has no date: contract).
-            let year = CivilDate.ymd(days: Int(ref / 86_400_000)).year + rng.int(0...2)
+            let year = CivilDate.ymd(days: Int(ref / 86_400_000)).year + int(0...2)
             var c = DateComponents()
             switch i % 6 {
-            case 0: c.era = 1; if rng.chance(2) { c.hour = rng.int(0...23) }; if rng.chance(2) { c.month = rng.int(1...12) }
-            case 1: c.dayOfYear = rng.int(1...365); if rng.chance(2) { c.minute = rng.int(0...59) } else { c.hour = rng.int(0...23) }
-            case 2: c.year = year; if rng.chance(2) { c.day = rng.int(1...28) } else { c.hour = rng.int(0...23) }
-            case 3: c.yearForWeekOfYear = year; if rng.chance(2) { c.month = rng.int(1...12) } else { c.day = rng.int(1...28) }
+            case 0: c.era = 1; if chance(2) { c.hour = int(0...23) }; if chance(2) { c.month = int(1...12) }
+            case 1: c.dayOfYear = int(1...365); if chance(2) { c.minute = int(0...59) } else { c.hour = int(0...23) }
+            case 2: c.year = year; if chance(2) { c.day = int(1...28) } else { c.hour = int(0...23) }
+            case 3: c.yearForWeekOfYear = year; if chance(2) { c.month = int(1...12) } else { c.day = int(1...28) }
             case 4:
                 // A month the week falls in (most pairs never match: Foundation searches them at length).
-                let w = rng.int(1...52)
+                let w = int(1...52)
                 c.weekOfYear = w
                 c.month = CivilDate.ymd(days: CivilDate.days(year: 2030, month: 1, day: 1) + 7 * w - 4).month
-            default: c.nanosecond = 0; if rng.chance(2) { c.weekday = rng.int(1...7) } else { c.weekOfYear = rng.int(1...52) }
+            default: c.nanosecond = 0; if chance(2) { c.weekday = int(1...7) } else { c.weekOfYear = int(1...52) }
             }
-            let calendar: Calendar.Identifier = rng.chance(3) ? .iso8601 : .gregorian
-            let zone = zones[rng.int(0...zones.count - 1)]
+            let calendar: Calendar.Identifier = chance(3) ? .iso8601 : .gregorian
+            let zone = zones[int(0...zones.count - 1)]
             let s = Self.schedule(c, calendar, zone: zone)
             #expect(s.pattern.isBeyondNativeRules, "\(c)")
             let expected = Self.foundationChain(c, calendar, zone: zone, after: ref, count: 3)
@@ -139,19 +141,4 @@ struct CalendarBeyondNativeRulesTests {
         ]
         for c in common { #expect(!Self.schedule(c, .gregorian).pattern.isBeyondNativeRules, "\(c)") }
     }
-}
-
-/// A small seeded generator (SplitMix64) for reproducible random cases.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ r: ClosedRange<Int>) -> Int { r.lowerBound + Int(next() % UInt64(r.count)) }
-    mutating func chance(_ n: Int) -> Bool { next() % UInt64(n) == 0 }
 }
