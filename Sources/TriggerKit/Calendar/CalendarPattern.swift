@@ -184,7 +184,8 @@ struct CalendarPattern: Sendable, Hashable {
     ///   2037-2044; 2037-10-01 is in week 40);
     /// - `nanosecond` without a time field beside only weekday- or week-type date fields
     ///   (`{weekday 6, nanosecond 0}` fired every second of Fridays, Foundation weekly).
-    /// They are rare (none in the calendar corpus) and Foundation answers them at 0.03-0.8 ms.
+    /// They are rare (none in the calendar corpus); Foundation answered the shrunk cases of each
+    /// class in 0.005-0.6 ms a fire.
     static func isBeyondNativeRules(_ c: DateComponents) -> Bool {
         if c.era != nil || c.dayOfYear != nil { return true }
         let weekFields = c.weekOfYear != nil || c.yearForWeekOfYear != nil

@@ -3,8 +3,8 @@ import Synchronization
 
 /// A trigger in a calendar the native engine does not cover, answered by Foundation.
 ///
-/// Foundation's answers for these take from tens of microseconds to about 100 ms each (a
-/// `weekOfMonth` in the ISO 8601 calendar, the Chinese calendar's leap months). The fires
+/// Foundation's answers for these take from about 0.3 ms (a daily Chinese trigger) to over
+/// 100 ms each (a rare Chinese pattern, which it searches for years). The fires
 /// already found are kept as a chain (``ForeignFireChain``), so a center that lists its next
 /// fires and then catches up through the same fires asks Foundation for each once.
 final class ForeignCalendarSchedule: Sendable {

@@ -29,9 +29,9 @@ import Foundation
 ///
 /// Foundation itself answers (counted in ``CalendarFallbacks``) only for other calendars
 /// (Hebrew, Islamic, Japanese, Buddhist, Chinese, ...) unless the components are times of the
-/// week alone (``isTimeOfWeek(_:)``), references before 1900, triggers
-/// with `era` or `nanosecond`, the rare mixes of ``CalendarPattern/isBeyondNativeRules(_:)`` (and, were a zone's table ever not to reach 9999, what lies past
-/// it: see ``ZoneTable``).
+/// week alone (``isTimeOfWeek(_:)``), references before 1900, triggers with `era` or
+/// `nanosecond`, the rare mixes of ``CalendarPattern/isBeyondNativeRules(_:)`` (and, were a
+/// zone's table ever not to reach 9999, what lies past it: see ``ZoneTable``).
 ///
 /// Resolution is the millisecond: a `nanosecond` component matches the millisecond it falls in.
 ///
