@@ -170,7 +170,7 @@ struct CalendarPattern: Sendable, Hashable {
 
     /// Whether every fire is Foundation's to find: mixes whose matches the rules above do not
     /// describe (Foundation's search anchors them otherwise), found by a differential test
-    /// against Foundation (20,000 random component sets, 150 disagreements in 7 classes,
+    /// against Foundation (20,000 random component sets, 150 disagreements in six classes,
     /// none of them the contract's exceptions):
     /// - `era` (its rule was not applied: `{era 1}` fired every midnight, Foundation every
     ///   January 1st);

@@ -92,13 +92,22 @@ extension CalendarSchedule {
     /// Foundation's own answer, not re-enacted: for mixes neither the native rules nor
     /// ``FoundationSearch`` follow (``CalendarPattern/isBeyondNativeRules(_:)``; the search
     /// answered `{yearForWeekOfYear 2033, month 9}` in Europe/London a year early). With a
-    /// fixed `year`, an answer outside it is no fire (contract).
+    /// fixed `year`, an answer outside it is no fire (contract). Where Foundation has no
+    /// date (within a fixed year it answers the first match and then nil), the real
+    /// occurrence is the answer, as the contract's section 5 asks: `{era 1, year 2030,
+    /// weekday 2, hour 9}` stays weekly through 2030, as it was before these mixes went to
+    /// Foundation (a reviewing helper's finding).
     func foundationAlone(afterMillis ref: Int64) -> Int64? {
         CalendarFallbacks.record(.unmodelledMix)
-        guard let next = ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref)
-        else { return nil }
-        if pattern.year != CalendarPattern.unset32, CivilDate.ymd(days: wallDay(next)).year != Int(pattern.year) { return nil }
-        return next
+        if let next = ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref),
+           pattern.year == CalendarPattern.unset32 || CivilDate.ymd(days: wallDay(next)).year == Int(pattern.year) {
+            return next
+        }
+        // Only a fixed `year` (without a week-year, whose native rules these mixes escape: they
+        // answered `{yearForWeekOfYear 2033, month 9}` a year early).
+        guard pattern.year != CalendarPattern.unset32, pattern.yearForWeekOfYear == CalendarPattern.unset32 else { return nil }
+        var touched = false
+        return realOccurrence(after: ref, touched: &touched)
     }
 
     var foundationCalendar: Calendar {

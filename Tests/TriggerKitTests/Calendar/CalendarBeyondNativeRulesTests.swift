@@ -3,7 +3,7 @@ import Testing
 @_spi(Engine) @testable import TriggerKit
 
 /// Component mixes the native rules did not describe, found by a differential test against
-/// Foundation (20,000 random sets: 150 disagreements in 7 classes that no exception of the
+/// Foundation (20,000 random sets: 150 disagreements in six classes that no exception of the
 /// contract covers). Every fire of these is now Foundation's to find; the common mixes stay
 /// native.
 @Suite("Calendar: mixes beyond the native rules")
@@ -121,6 +121,26 @@ struct CalendarBeyondNativeRulesTests {
             checked += expected.count
         }
         #expect(checked > 300)
+    }
+
+    /// Where Foundation has no date within a fixed year (it answers the first match, then
+    /// nil), the real occurrences go on (contract, section 5): an `era` beside a weekly
+    /// pattern for 2030 did not make it a one-shot (found by a reviewing helper).
+    @Test func aFixedYearGoesOnWithRealOccurrencesAfterFoundationsLast() throws {
+        let ref = try #require(Timestamp.parseMillis("2030-03-01T00:00:00Z"))
+        let routed = Self.components { $0.era = 1; $0.year = 2030; $0.weekday = 2; $0.hour = 9 }
+        #expect(Self.foundationChain(routed, .gregorian, after: ref, count: 4).count == 1)
+        let s = Self.schedule(routed, .gregorian)
+        #expect(s.pattern.isBeyondNativeRules)
+        let mondays = ["2030-03-04T09:00:00Z", "2030-03-11T09:00:00Z", "2030-03-18T09:00:00Z", "2030-03-25T09:00:00Z"]
+        #expect(Self.chain(s, after: ref, count: 4) == mondays.map { Timestamp.parseMillis($0)! })
+        // The same without the era (native) agrees.
+        let native = Self.schedule(Self.components { $0.year = 2030; $0.weekday = 2; $0.hour = 9 }, .gregorian)
+        #expect(!native.pattern.isBeyondNativeRules)
+        #expect(Self.chain(native, after: ref, count: 4) == Self.chain(s, after: ref, count: 4))
+        // The last Monday of 2030 is the last fire.
+        let last = try #require(Timestamp.parseMillis("2030-12-30T09:00:00Z"))
+        #expect(s.nextFire(afterMillis: last) == nil)
     }
 
     /// The mixes people use stay native (nanoseconds a fire).
