@@ -78,10 +78,7 @@ extension CalendarSchedule {
                 // Beyond the table the zone's offsets are unknown: Foundation answers.
                 guard next.map({ $0 < zone.endMillis }) ?? true else { throw FoundationSearch.Unsupported() }
                 // A fixed year: Foundation's answers outside it are not fires (contract).
-                if let next, pattern.year != CalendarPattern.unset32,
-                   CivilDate.ymd(days: wallDay(next)).year != Int(pattern.year) {
-                    return nil
-                }
+                if let next, isOutsideFixedYear(next) { return nil }
                 return next
             } catch {}
         }
@@ -100,7 +97,7 @@ extension CalendarSchedule {
     func foundationAlone(afterMillis ref: Int64) -> Int64? {
         CalendarFallbacks.record(.unmodelledMix)
         if let next = ForeignCalendarSchedule.next(calendar: foundationCalendar, components: pattern.dateComponents, afterMillis: ref),
-           pattern.year == CalendarPattern.unset32 || CivilDate.ymd(days: wallDay(next)).year == Int(pattern.year) {
+           !isOutsideFixedYear(next) {
             return next
         }
         // Only a fixed `year` (without a week-year, whose native rules these mixes escape: they
@@ -108,6 +105,12 @@ extension CalendarSchedule {
         guard pattern.year != CalendarPattern.unset32, pattern.yearForWeekOfYear == CalendarPattern.unset32 else { return nil }
         var touched = false
         return realOccurrence(after: ref, touched: &touched)
+    }
+
+    /// Whether `t` falls outside the pattern's fixed `year` (on the zone's wall clock): such
+    /// an answer of Foundation's is no fire (contract).
+    func isOutsideFixedYear(_ t: Int64) -> Bool {
+        pattern.year != CalendarPattern.unset32 && CivilDate.ymd(days: wallDay(t)).year != Int(pattern.year)
     }
 
     var foundationCalendar: Calendar {
