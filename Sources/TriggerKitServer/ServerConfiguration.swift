@@ -132,10 +132,11 @@ public struct ServerConfiguration: Sendable, Codable {
         c.dwell = dwell
         c.maxAccuracy = maxAccuracy
         c.deliveredLimitPerDevice = deliveredLimitPerDevice
-        // The tenant bounds its devices itself (`limits.maxDevices`, counting requests' devices
+        // The tenant bounds its requests and devices itself (`limits`, counting requests' devices
         // too, before anything is journaled); the center's own bound is only the ceiling, so a
         // replay never meets a refusal the live tenant did not.
         c.maxDevices = OptionRules.maxDevices
+        c.maxRequests = OptionRules.maxRequests
         if clock == .stream {
             c.maxFixLead = .infinity
             c.catchUp = .everyFire
@@ -258,7 +259,7 @@ public struct TenantLimits: Sendable, Codable {
     enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents, maxClockJumpSeconds }
 
     func validate(field: String) throws(ConfigurationError) {
-        for (name, v, most) in [("maxBodyBytes", maxBodyBytes, 1 << 30), ("maxRequests", maxRequests, 100_000_000),
+        for (name, v, most) in [("maxBodyBytes", maxBodyBytes, 1 << 30), ("maxRequests", maxRequests, OptionRules.maxRequests),
                                 ("maxDevices", maxDevices, OptionRules.maxDevices), ("sseBufferEvents", sseBufferEvents, 10_000_000),
                                 ("outboxEvents", outboxEvents, 1_000_000_000)] {
             guard (1...most).contains(v) else { throw ConfigurationError("\(field).\(name) must be in 1...\(most), not \(v)") }

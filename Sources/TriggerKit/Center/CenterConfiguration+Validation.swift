@@ -31,6 +31,7 @@ extension CenterConfiguration {
     /// | ``deliveredLimitPerDevice`` | 0...100,000 (0: no history) |
     /// | ``deliveryBufferLimit`` | 1...1,048,576 |
     /// | ``maxDevices`` | 1...100,000,000 |
+    /// | ``maxRequests`` | 1...100,000,000 |
     ///
     /// ``TriggerCenter``'s initializers call it.
     /// - Throws: ``CenterError/invalidConfiguration(field:reason:)`` naming the first field out
@@ -48,6 +49,7 @@ extension CenterConfiguration {
         try OptionRules.count(deliveredLimitPerDevice, in: 0...OptionRules.maxDeliveredPerDevice, field: "deliveredLimitPerDevice")
         try OptionRules.count(deliveryBufferLimit, in: 1...OptionRules.maxDeliveryBuffer, field: "deliveryBufferLimit")
         try OptionRules.count(maxDevices, in: 1...OptionRules.maxDevices, field: "maxDevices")
+        try OptionRules.count(maxRequests, in: 1...OptionRules.maxRequests, field: "maxRequests")
     }
 }
 
@@ -64,6 +66,8 @@ package enum OptionRules {
     package static let maxDeliveryBuffer = 1 << 20
     /// Devices a center or a `serve` tenant may be allowed (the center numbers them in 32 bits).
     package static let maxDevices = 100_000_000
+    /// Requests a center or a `serve` tenant may be allowed (the engine numbers them in 32 bits).
+    package static let maxRequests = 100_000_000
 
     package static func margin(_ v: Double, field: String) throws(CenterError) {
         guard margins.contains(v) else { throw .invalidConfiguration(field: field, reason: "must be a number of metres in 0...100000, not \(v)") }

@@ -43,9 +43,17 @@ public struct CenterConfiguration: Sendable, Hashable {
     /// naming another device is refused (``FixError/tooManyDevices(limit:)``, a
     /// ``SettingsError``), so a stream of made-up device ids cannot grow it without end;
     /// devices it keeps go on as before. Requests are not refused for their device (they are
-    /// bounded by what your code adds). A center restored from a snapshot with more devices
+    /// bounded by ``maxRequests``). A center restored from a snapshot with more devices
     /// keeps them all.
     public var maxDevices = 1_000_000
+    /// Requests the center holds at once (pending ones, see
+    /// ``TriggerCenter/request(withIdentifier:)``; about half a kilobyte each for a circle or a
+    /// time trigger, more for a polygon's vertices). Once it holds this many, adding a request
+    /// under a new identifier, or a snooze that would add one, is refused
+    /// (``RequestErrorCode/tooManyRequests``); replacing a held request, removing, and
+    /// everything else go on. A center restored from a snapshot with more requests keeps them
+    /// all.
+    public var maxRequests = 10_000_000
 
     /// The defaults above (checked by ``validate()`` when a center is made).
     public init() {}

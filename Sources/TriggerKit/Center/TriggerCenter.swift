@@ -135,6 +135,11 @@ public actor TriggerCenter {
         let (admitted, warnings) = try RequestValidation.admit(request, at: now, options: v,
                                                                settings: request.device.map { evaluator.settings(forDevice: $0) },
                                                                categories: categories)
+        // Checked after the validator, so a bad request at the bound is named for what is wrong
+        // with it; a replacement never grows the table.
+        if engine.requestCount >= configuration.maxRequests, engine.request(identifier: admitted.identifier) == nil {
+            throw RequestError(.tooManyRequests, "the center holds \(configuration.maxRequests) request\(configuration.maxRequests == 1 ? "" : "s"), its limit (maxRequests): \(admitted.identifier) is new")
+        }
         engine.add(admitted)
         wake()
         return warnings

@@ -12,6 +12,11 @@ public enum RequestErrorCode: String, Sendable, Hashable, CaseIterable {
     case invalidRegion
     /// Anything else wrong with a request (not an object, missing identifier, bad field).
     case invalidRequest
+    /// A ``TriggerCenter`` that already holds ``CenterConfiguration/maxRequests`` requests
+    /// refused a new identifier (replacing a held one is never refused). Not one of
+    /// `UNError.Code`: a phone keeps its 64 soonest requests and drops the others silently,
+    /// which a server holding many devices' requests must not do.
+    case tooManyRequests
 }
 
 /// A request that was refused, with the code and a message a person understands.
