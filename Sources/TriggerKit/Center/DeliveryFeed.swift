@@ -160,7 +160,7 @@ public struct DeliveryStream: AsyncSequence, Sendable {
     }
 
     /// Waits for the next delivery; `nil` once the center has shut down and the queue is empty.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
         let subscription: Subscription
         private var batch: [DeliveredNotification] = []
         private var index = 0

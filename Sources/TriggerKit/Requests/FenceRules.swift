@@ -32,7 +32,7 @@ public struct FenceRules: Sendable, Hashable {
     public static let none = FenceRules()
 
     /// Whether no rule is set.
-    public var isEmpty: Bool { dwell == nil && accuracy == nil && window == nil && !crossings }
+    package var isEmpty: Bool { dwell == nil && accuracy == nil && window == nil && !crossings }
 }
 
 /// Which side of a fence's boundary.

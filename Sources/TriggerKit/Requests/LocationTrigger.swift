@@ -21,7 +21,7 @@ public struct LocationTrigger: Sendable, Hashable {
     }
 
     /// Whether any rule is set (the evaluator follows such fences on their own path).
-    public var hasRules: Bool { box != nil }
+    package var hasRules: Bool { box != nil }
 
     public static func == (a: LocationTrigger, b: LocationTrigger) -> Bool {
         a.region == b.region && a.repeats == b.repeats && a.rules == b.rules

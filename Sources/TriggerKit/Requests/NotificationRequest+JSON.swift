@@ -89,7 +89,7 @@ extension NotificationContent {
     }
 
     /// The contract's JSON for this content.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var o: [String: JSONValue] = [:]
         if let title { o["title"] = .string(title) }
         if let subtitle { o["subtitle"] = .string(subtitle) }
@@ -141,7 +141,7 @@ extension NotificationTrigger {
     }
 
     /// The contract's JSON for this trigger; `nil` for ``immediate`` (no trigger field).
-    public var json: JSONValue? {
+    package var json: JSONValue? {
         switch self {
         case .immediate:
             return nil

@@ -72,7 +72,7 @@ public struct NotificationContent: Sendable, Hashable {
 
     /// Whether anything would be presented: Apple refuses content without title, subtitle,
     /// body, sound or badge (`UNErrorCodeNotificationInvalidNoContent`).
-    public var hasPresentableContent: Bool {
+    package var hasPresentableContent: Bool {
         title != nil || subtitle != nil || body != nil || sound != nil || badge != nil
     }
 }

@@ -84,7 +84,7 @@ extension Region {
     }
 
     /// The contract's JSON for this region.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var o: [String: JSONValue] = [
             "identifier": .string(identifier),
             "notifyOnEntry": .bool(notifyOnEntry),
