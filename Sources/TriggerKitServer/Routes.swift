@@ -23,7 +23,7 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
     }
 
-    let v1 = router.group("v1").add(middleware: BearerAuth(tenantsByTokenHash: server.tenantsByTokenHash))
+    let v1 = router.group("v1").add(middleware: BearerAuth(tenantsByTokenHash: server.tenantsByTokenHash)).add(middleware: QueryRules())
     addRequestRoutes(to: v1)
     addFixAndEventRoutes(to: v1)
     return router

@@ -30,14 +30,18 @@ struct BearerAuth: RouterMiddleware {
     let tenantsByTokenHash: [String: Tenant]
 
     func handle(_ request: Request, context: ServeContext, next: (Request, ServeContext) async throws -> Response) async throws -> Response {
+        // A 401 names the scheme it wants (RFC 9110 section 11.6.1).
+        func refuse(_ why: String) throws -> Response {
+            var r = try APIError(.unauthorized, "unauthorized", why).response(from: request, context: context)
+            r.headers[.wwwAuthenticate] = "Bearer"
+            return r
+        }
         guard let header = request.headers[.authorization], header.utf8.count > 7,
               header.prefix(7).lowercased() == "bearer " else {
-            return try APIError(.unauthorized, "unauthorized", "send Authorization: Bearer <token>").response(from: request, context: context)
+            return try refuse("send Authorization: Bearer <token>")
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        guard let tenant = tenantsByTokenHash[tokenHash(token)] else {
-            return try APIError(.unauthorized, "unauthorized", "unknown token").response(from: request, context: context)
-        }
+        guard let tenant = tenantsByTokenHash[tokenHash(token)] else { return try refuse("unknown token") }
         var context = context
         context.tenant = tenant
         return try await next(request, context)

@@ -221,7 +221,10 @@ public actor TriggerCenter {
     /// counted, changed nothing). For callers that report it per fix (the HTTP server).
     package private(set) var lastFixWasStale = false
 
-    /// Evaluates one fix (first delivering the time fires due by the clock).
+    /// Evaluates one fix (first delivering the time fires due by the clock). A fix dated after
+    /// the clock (by at most ``CenterConfiguration/maxFixLead``) is evaluated at its own date,
+    /// which its location deliveries carry; time-based triggers follow the clock alone, so a
+    /// device whose clock runs ahead fires none of them early.
     ///
     /// - Throws: ``FixError``; nothing changes then.
     @discardableResult
@@ -241,8 +244,14 @@ public actor TriggerCenter {
         scratch.removeAll(keepingCapacity: true)
         advance(to: Timestamp.millis(now))
         let before = e.stats
-        try? e.process(.fix(Fix(device: fix.device, t: Timestamp.millis(fix.date), latitude: fix.latitude,
-                                longitude: fix.longitude, accuracy: fix.horizontalAccuracy)), into: &scratch)
+        let f = Fix(device: fix.device, t: Timestamp.millis(fix.date), latitude: fix.latitude, longitude: fix.longitude,
+                    accuracy: fix.horizontalAccuracy)
+        if let streamTime = e.streamTime, f.t > streamTime {
+            // Ahead of the clock: time triggers must not follow the fix's date.
+            e.processWithoutMovingTime(f, into: &scratch)
+        } else {
+            try? e.process(.fix(f), into: &scratch)
+        }
         counters.fixes += 1
         let stale = evaluator.stats.stale - before.stale
         counters.staleFixes += stale

@@ -155,6 +155,37 @@ struct LiveCenterTests {
         #expect(await c.center.statistics.rejectedFixes == 2)
     }
 
+    /// A fix dated ahead of the clock (within the lead) moved the evaluator's time: a 120 s
+    /// reminder fired at once, 2 minutes early, and a request added after it waited until the
+    /// clock passed the fix's date (a helper's find against `serve --clock wall`). Time
+    /// triggers follow the clock alone; the fix's region events keep its own date.
+    @Test func aFixAheadOfTheClockFiresNoTimeTriggerEarly() async throws {
+        let c = Center()
+        try await c.add(NotificationRequest(identifier: "t120", content: NotificationContent(title: "t"),
+                                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 120, repeats: false))))
+        try await c.add(TriggerCenterTests.circle("zone"))
+        // The device's clock runs 250 s ahead; the center's reads t0.
+        let inside = try await c.center.receive(LocationFix(device: "d", date: Self.t0.addingTimeInterval(250), latitude: 40, longitude: -74))
+        #expect(inside.isEmpty, "\(inside.map(\.request.identifier))")
+        #expect(await c.center.deliverDue().isEmpty)
+        // Added after that fix, at the clock's t0: due at t0 + 5, not held back to t0 + 250.
+        try await c.add(NotificationRequest(identifier: "t5", content: NotificationContent(title: "t"),
+                                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 5, repeats: false))))
+        let soon = await c.advance(to: Self.t0.addingTimeInterval(5))
+        #expect(soon.map(\.request.identifier) == ["t5"])
+        #expect(soon.map(\.date) == [Self.t0.addingTimeInterval(5)])
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(119)).isEmpty)
+        let due = await c.advance(to: Self.t0.addingTimeInterval(120))
+        #expect(due.map(\.request.identifier) == ["t120"])
+        // A region crossing of a later fix is dated at that fix.
+        let exit = try await c.center.receive(LocationFix(device: "d", date: Self.t0.addingTimeInterval(260), latitude: 40.01, longitude: -74))
+        #expect(exit.map(\.crossing) == [.exit])
+        #expect(exit.map(\.date) == [Self.t0.addingTimeInterval(260)])
+        // A fix older than the device's latest is still stale, though the clock is behind both.
+        _ = try await c.center.receive(LocationFix(device: "d", date: Self.t0.addingTimeInterval(255), latitude: 40, longitude: -74))
+        #expect(await c.center.statistics.staleFixes == 1)
+    }
+
     /// The seeds' example: a reminder every 60 s whose "cancel" action removes it.
     @Test func aCancelActionStopsARepeatingReminder() async throws {
         let c = Center()

@@ -129,6 +129,42 @@ struct ServeAPITests {
         }
     }
 
+    /// Unknown query parameters were ignored: `DELETE /v1/delivered?device=d1` emptied every
+    /// device's history, a misspelt `limt` sent the whole list, and `?device=%FF` named the
+    /// device "\u{FFFD}" (a helper's finds). Each is a 400 naming the parameter, and changes
+    /// nothing.
+    @Test func anUnknownOrUndecodableQueryParameterIsRefused() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("home", device: "d1")).status == 201)
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("work", device: "d2")).status == 201)
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(device: "d1", count: 8)).status == 200)
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(device: "d2", count: 8)).status == 200)
+            let before = try await c.call(.get, "/v1/delivered").json?.objectValue?["delivered"]?.arrayValue ?? []
+            #expect(before.count >= 2)
+            var a = try await c.call(.delete, "/v1/delivered?device=d1")
+            #expect(a.status == 400, "\(a.body)")
+            #expect(a.body.contains(#"unknown query parameter \"device\": this route takes no query parameters"#), "\(a.body)")
+            #expect(try await c.call(.get, "/v1/delivered").json?.objectValue?["delivered"]?.arrayValue?.count == before.count)
+            a = try await c.call(.get, "/v1/requests?limt=1")
+            #expect(a.status == 400, "\(a.body)")
+            #expect(a.body.contains(#"unknown query parameter \"limt\": this route takes only device, limit, after"#), "\(a.body)")
+            a = try await c.call(.get, "/v1/requests?device=%FF")
+            #expect(a.status == 400, "\(a.body)")
+            #expect(a.body.contains("is not percent-encoded UTF-8"), "\(a.body)")
+            #expect(try await c.call(.get, "/v1/delivered?device=%FF").status == 400)
+            #expect(try await c.call(.get, "/v1/stats?x=1").status == 400)
+            #expect(try await c.call(.head, "/v1/upcoming?limits=5").status == 400)
+            // What the routes take is still read, escapes and all.
+            #expect(try await c.call(.get, "/v1/requests?device=d%31&limit=1").json?.objectValue?["requests"]?.arrayValue?.count == 1)
+            #expect(try await c.call(.get, "/v1/upcoming?limit=3&device=d1").status == 200)
+            #expect(try await c.call(.get, "/v1/events?follow=false&device=d1").status == 200)
+            #expect(try await c.call(.delete, "/v1/delivered").status == 204)
+            #expect(try await c.call(.get, "/v1/delivered").json?.objectValue?["delivered"]?.arrayValue?.isEmpty == true)
+        }
+    }
+
     /// `HEAD` answered 404 on every route: now as `GET`, without a body.
     @Test func headIsAnsweredAsGetWithoutABody() async throws {
         let serve = Serve()
@@ -153,6 +189,8 @@ struct ServeAPITests {
                 let a = try await c.call(.get, "/v1/requests", token: token, headers: header.map { [("Authorization", $0)] } ?? [])
                 #expect(a.status == 401)
                 #expect(a.errorCode == "unauthorized")
+                // The scheme it wants (RFC 9110 section 11.6.1; a helper found none).
+                #expect(a.headers[.wwwAuthenticate] == "Bearer")
             }
             #expect(try await c.call(.post, "/v1/fixes", token: "nope", body: Sample.fixes(count: 1)).status == 401)
         }

@@ -46,6 +46,7 @@ struct Serve {
 struct Answer {
     var status: Int
     var body: String
+    var headers = HTTPFields()
     var json: JSONValue? { try? JSONValue.parse(body) }
     var errorCode: String? { json?.objectValue?["error"]?.objectValue?["code"]?.stringValue }
 }
@@ -58,7 +59,7 @@ extension TestClientProtocol {
         for (k, v) in extra { headers[HTTPField.Name(k)!] = v }
         let buffer = bytes.map { ByteBuffer(bytes: $0) } ?? body.map { ByteBuffer(string: $0) }
         return try await execute(uri: uri, method: method, headers: headers, body: buffer) { r in
-            Answer(status: Int(r.status.code), body: String(buffer: r.body))
+            Answer(status: Int(r.status.code), body: String(buffer: r.body), headers: r.headers)
         }
     }
 }
