@@ -85,7 +85,15 @@ extension GuardedFences {
             if exits && l.inside { emit(&l, .exit, device: d, date: date, anyWindow: true, into: &out) }
             if l.due != Self.noDwell && l.due != Self.dwellFired { l.due = Self.noDwell }
         }
-        planWindow(f, at: date)
+        // A window that opens again at the instant it closes (back-to-back intervals, weekly
+        // hours that close at their opening time): the closing, then the opening, with its
+        // enters and dwells. (Planned from the closing instant, where the window is armed, the
+        // opening was skipped: two exits in a row and no dwell, found by a helper.)
+        if let w = windows[f], w.state(at: date).armed {
+            open(f, at: date, into: &out)
+        } else {
+            planWindow(f, at: date)
+        }
     }
 
     private func open(_ f: Int, at date: Int64, into out: inout [FiredEvent]) {

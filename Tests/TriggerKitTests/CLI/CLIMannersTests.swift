@@ -149,6 +149,20 @@ struct CLIMannersTests {
         #expect(!run.err.contains("\u{7}"), "\(run.err.debugDescription)")
     }
 
+    /// An `add` line that replaces a pending request says so on stderr, as a requests file
+    /// does (contract section 2; it was silent, found by a helper).
+    @Test func anAddLineThatReplacesWarns() throws {
+        let every = #"{"identifier": "a", "content": {"title": "x"}, "trigger": {"type": "timeInterval", "timeInterval": 60, "repeats": true}}"#
+        let requests = try Self.file(every + "\n")
+        let stream = #"{"t": "2026-11-23T08:00:00Z", "add": \#(every)}"# + "\n"
+            + #"{"t": "2026-11-23T08:00:01Z", "add": {"identifier": "b", "content": {"title": "y"}}}"# + "\n"
+            + #"{"t": "2026-11-23T08:00:02Z", "remove": ["nothing", "b"]}"# + "\n"
+        let run = try Self.run(["run", "--requests", requests], input: Self.file(stream))
+        #expect(run.status == 0, "\(run.err)")
+        let warnings = run.err.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings == ["warning: line 1: a: replaces the pending request with the same identifier"], "\(run.err)")
+    }
+
     /// A requests file that is a pipe (`--requests /dev/stdin` fed by a pipe, a shell's
     /// `<(...)`) is read to its end; a directory is named as one. Both failed with Foundation's
     /// "You don't have permission" and "error 256".

@@ -158,6 +158,27 @@ struct FenceClockTests {
         #expect(out == ["shop enter d \(at(100))", "shop exit d \(at(200))"])
     }
 
+    /// A window that closed and opened again at one instant lost the opening: two exits in a
+    /// row, no enter, no dwell (a helper's find). The closing, then the opening.
+    @Test func aWindowThatReopensAtItsClosingInstantClosesThenOpens() {
+        let rules = ", \"enterAtOpening\": true, \"exitAtClosing\": true"
+        var h = StreamHarness(requests: Self.windowed([(100, 200), (200, 400)], extra: rules, dwell: "\"dwell\": {\"inside\": 100}, "))
+        let out = h.feedBrief([fix("d", 0, north: 500), fix("d", 50, north: 0), clock(1000)])
+        // (The dwell due at the closing instant does not fire: the closing cancels it.)
+        #expect(out == ["shop enter d \(at(100))", "shop exit d \(at(200))", "shop enter d \(at(200))",
+                        "shop dwellInside d \(at(300))", "shop exit d \(at(400))"])
+        // Weekly hours that close at their opening time: armed all day, closing and opening
+        // again at that time each day.
+        let r = "{\"identifier\": \"office\", \"content\": {\"title\": \"o\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, "
+            + "\"window\": {\"opens\": \"08:00\", \"closes\": \"08:00\", \"timeZone\": \"UTC\", \"enterAtOpening\": true, \"exitAtClosing\": true}, "
+            + "\"region\": {\"identifier\": \"office\", \"center\": {\"latitude\": 40, \"longitude\": -74}, \"radius\": 100}}}"
+        var weekly = StreamHarness(requests: r)
+        let days = weekly.feedBrief(["{\"device\": \"d\", \"t\": \"2026-11-23T09:00:00Z\", \"lat\": 40, \"lon\": -74}",
+                                     "{\"t\": \"2026-11-25T09:00:00Z\"}"])
+        #expect(days == ["office exit d 2026-11-24T08:00:00Z", "office enter d 2026-11-24T08:00:00Z",
+                         "office exit d 2026-11-25T08:00:00Z", "office enter d 2026-11-25T08:00:00Z"])
+    }
+
     @Test func theWindowIsHalfOpen() {
         // Armed from 100 (inclusive) to 200 (exclusive).
         var h = StreamHarness(requests: Self.windowed([(100, 200)]))
