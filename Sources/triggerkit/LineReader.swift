@@ -18,18 +18,45 @@ struct InputLine {
     }
 }
 
+/// Why reading the input stopped before its end: after it, the lines before were processed
+/// and nothing more is read.
+enum ReadFailure: Error, CustomStringConvertible {
+    /// A line longer than ``LineReader/maxLineBytes`` (no newline within them): reading on
+    /// would hold it whole, so a producer that never writes a newline could exhaust memory.
+    case lineTooLong
+    /// read(2) failed with this errno (standard input a directory, an I/O error).
+    case io(Int32)
+
+    /// Whether it is about a line (named by its number) rather than the input as a whole.
+    var isLine: Bool { if case .lineTooLong = self { true } else { false } }
+
+    var description: String {
+        switch self {
+        case .lineTooLong: "is longer than \(LineReader.maxLineBytes) bytes (no newline within them): the run stops here"
+        case .io(let e): "reading standard input failed (\(String(cString: strerror(e)))): the run stops here"
+        }
+    }
+}
+
 /// Reads a file descriptor in 1 MB chunks with read(2) and splits lines with memchr:
 /// about 10 ns a line, where `readLine()` costs over 100. A line cut by a chunk boundary
 /// is carried over to the next chunk; a last line without newline is still delivered.
 enum LineReader {
+    /// The longest line read (64 MiB, newline excluded): a longer one stops the input with
+    /// ``ReadFailure/lineTooLong``. A buffer holds at most about twice this much.
+    static let maxLineBytes = 64 << 20
+
     /// Calls `body` with the complete lines of each chunk as soon as it arrives (so a live
     /// pipe is processed promptly); `body` returns false to stop. `threaded`: read on a second
     /// thread and scan on both (``PipelinedLineReader``), passing each line's scan, and with a
     /// `lookahead` each fix's geometry decided on the second; else on this thread, passing nil.
     /// `cut` is true for the last chunk when the input ended inside its last line (no
     /// newline after it: a producer stopped mid-line, or a file without a final newline).
+    /// Returns why the input stopped before its end, if it did (the lines before it were
+    /// all passed to `body`; an unfinished last line is not).
+    @discardableResult
     static func forEachChunk(fd: Int32, threaded: Bool, lookahead: FixLookahead? = nil,
-                             _ body: (_ lines: [InputLine], UnsafeBufferPointer<ScannedLine>?, DecidedAhead?, _ cut: Bool) -> Bool) {
+                             _ body: (_ lines: [InputLine], UnsafeBufferPointer<ScannedLine>?, DecidedAhead?, _ cut: Bool) -> Bool) -> ReadFailure? {
         if threaded {
             PipelinedLineReader.forEachChunk(fd: fd, lookahead: lookahead) { body($0, $1, $2, $3) }
         } else {
@@ -37,26 +64,34 @@ enum LineReader {
         }
     }
 
-    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, _ body: (_ lines: [InputLine], _ cut: Bool) -> Bool) {
+    @discardableResult
+    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, maxLine: Int = maxLineBytes,
+                             _ body: (_ lines: [InputLine], _ cut: Bool) -> Bool) -> ReadFailure? {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var carry = 0  // bytes of an unfinished line at the start of `buffer`
         var lines: [InputLine] = []
         while true {
-            if carry == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
+            if carry == buffer.count {
+                if carry >= maxLine { return .lineTooLong }
+                buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count))
+            }
             let n = buffer.withUnsafeMutableBytes { raw in
                 read(fd, raw.baseAddress! + carry, raw.count - carry)
             }
             if n < 0 && errno == EINTR { continue }
+            let failure: ReadFailure? = n < 0 ? .io(errno) : nil
             let end = carry + Swift.max(n, 0)
             let atEOF = n <= 0
             var keepGoing = true
             let consumed: Int = buffer.withUnsafeBufferPointer { buf in
                 lines.removeAll(keepingCapacity: true)
-                let start = split(buf, end: end, atEOF: atEOF, into: &lines)
-                if !lines.isEmpty || atEOF { keepGoing = body(lines, atEOF && end > 0 && buf[end - 1] != 0x0A) }
+                // After a failed read the unfinished line is not a line.
+                let start = split(buf, end: end, atEOF: atEOF && failure == nil, into: &lines)
+                if !lines.isEmpty || atEOF { keepGoing = body(lines, failure == nil && atEOF && end > 0 && buf[end - 1] != 0x0A) }
                 return start
             }
-            if !keepGoing || atEOF { return }
+            if !keepGoing { return nil }
+            if atEOF { return failure }
             // Move the unfinished line to the front.
             let remaining = end - consumed
             if remaining > 0 && consumed > 0 {

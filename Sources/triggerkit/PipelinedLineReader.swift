@@ -36,6 +36,8 @@ enum PipelinedLineReader {
         var atEOF = false
         /// At the end of input, whether it ended inside the last line (no newline after it).
         var cut = false
+        /// Why the input stopped before its end (the chunk is the last then).
+        var failure: ReadFailure?
         /// Scanning: blocks in the chunk, blocks taken by a thread, blocks done.
         private(set) var blocks = 0
         let taken = Atomic<Int>(0)
@@ -161,10 +163,10 @@ enum PipelinedLineReader {
         }
     }
 
-    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, lookahead: FixLookahead? = nil,
-                             _ body: (_ lines: [InputLine], UnsafeBufferPointer<ScannedLine>, DecidedAhead?, _ cut: Bool) -> Bool) {
+    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, maxLine: Int = LineReader.maxLineBytes, lookahead: FixLookahead? = nil,
+                             _ body: (_ lines: [InputLine], UnsafeBufferPointer<ScannedLine>, DecidedAhead?, _ cut: Bool) -> Bool) -> ReadFailure? {
         let exchange = Exchange(chunks: chunkCount, size: chunkSize)
-        let reader = Thread { read(fd: fd, exchange, lookahead: lookahead) }
+        let reader = Thread { read(fd: fd, maxLine: maxLine, exchange, lookahead: lookahead) }
         reader.stackSize = 1 << 20
         reader.start()
         var scanner = LineScanner()
@@ -177,10 +179,10 @@ enum PipelinedLineReader {
                 if !chunk.lines.isEmpty || chunk.atEOF {
                     keepGoing = body(chunk.lines, chunk.scanned, lookahead == nil ? nil : chunk.ahead, chunk.cut)
                 }
-                let atEOF = chunk.atEOF
+                let atEOF = chunk.atEOF, failure = chunk.failure
                 exchange.putFree(chunk)
-                if !keepGoing { exchange.stop(); return }
-                if atEOF { return }
+                if !keepGoing { exchange.stop(); return nil }
+                if atEOF { return failure }
             }
         }
     }
@@ -193,7 +195,7 @@ enum PipelinedLineReader {
     }
 
     /// The reader thread: fills free chunks until end of input (or a stop).
-    private static func read(fd: Int32, _ exchange: Exchange, lookahead: FixLookahead?) {
+    private static func read(fd: Int32, maxLine: Int, _ exchange: Exchange, lookahead: FixLookahead?) {
         var scanner = LineScanner()
         var lookahead = lookahead
         // Every device's geometry decided here to begin with (one owner: one set of
@@ -211,7 +213,7 @@ enum PipelinedLineReader {
             // scan it while this one decides the pending one), or when none is pending.
             if !atEOF && (pending == nil || readable(fd)) {
                 guard let chunk = exchange.takeFree() else { return }
-                fill(chunk, fd: fd, carry: &carry)
+                fill(chunk, fd: fd, maxLine: maxLine, carry: &carry)
                 atEOF = chunk.atEOF
                 chunk.prepareScans()
                 exchange.offer(chunk)
@@ -248,7 +250,17 @@ enum PipelinedLineReader {
 
     /// Reads the next piece of input into `chunk` after the carried unfinished line, and
     /// splits its lines; the new unfinished line is carried on.
-    private static func fill(_ chunk: Chunk, fd: Int32, carry: inout [UInt8]) {
+    private static func fill(_ chunk: Chunk, fd: Int32, maxLine: Int, carry: inout [UInt8]) {
+        chunk.failure = nil
+        chunk.lines.removeAll(keepingCapacity: true)
+        if carry.count >= maxLine {
+            // An unfinished line this long: the input stops here (``ReadFailure``).
+            chunk.failure = .lineTooLong
+            chunk.atEOF = true
+            chunk.cut = false
+            carry = []
+            return
+        }
         if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
         let buf = chunk.buffer
         carry.withUnsafeBufferPointer { c in
@@ -259,10 +271,11 @@ enum PipelinedLineReader {
             n = Glibc.read(fd, buf.baseAddress! + carry.count, buf.count - carry.count)
         } while n < 0 && errno == EINTR
         let end = carry.count + Swift.max(n, 0)
+        if n < 0 { chunk.failure = .io(errno) }
         chunk.atEOF = n <= 0
-        chunk.cut = chunk.atEOF && end > 0 && buf[end - 1] != 0x0A
-        chunk.lines.removeAll(keepingCapacity: true)
-        let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF, into: &chunk.lines)
+        chunk.cut = chunk.failure == nil && chunk.atEOF && end > 0 && buf[end - 1] != 0x0A
+        // After a failed read the unfinished line is not a line.
+        let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF && chunk.failure == nil, into: &chunk.lines)
         carry = Array(buf[consumed..<end])
     }
 }

@@ -42,7 +42,7 @@ extension RunCommand {
         let threaded = !singleThread
         var lookahead = threaded ? outerEvaluator.makeLookahead() : nil
         lookahead?.skippedLines = Int64(alreadyProcessed)
-        LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: lookahead) { lines, scanned, ahead, cut in
+        let readFailure = LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: lookahead) { lines, scanned, ahead, cut in
             // A local for the hot loop: the captured `evaluator` variable (replaced only by
             // control lines) is read once per chunk, not once per line.
             var evaluator = outerEvaluator
@@ -200,7 +200,13 @@ extension RunCommand {
         }
         progress.finish()
         if strictStop || cutLineStop { outerEvaluator.recordMalformedLine() }
+        // Everything before was processed, written and (with --state) recorded: a run resumed
+        // with an input that goes on from there continues.
+        if let readFailure {
+            printError(readFailure.isLine ? "error: line \(lineNumber + 1) \(readFailure)" : "error: \(readFailure)")
+        }
         printError(outerEvaluator.stats.description)
+        if readFailure != nil { throw ExitCode(2) }
         if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
         // The process exits next: freeing a million requests one object at a time would
         // cost about half a second for nothing, so the evaluator and requests are kept.

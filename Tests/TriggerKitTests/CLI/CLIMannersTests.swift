@@ -163,6 +163,30 @@ struct CLIMannersTests {
         #expect(warnings == ["warning: line 1: a: replaces the pending request with the same identifier"], "\(run.err)")
     }
 
+    /// Standard input that cannot be read (a directory) was taken as empty input, status 0;
+    /// a line without a newline grew the buffer without bound (a 1 GB line took 2.8 GB).
+    /// Both stop the run with status 2 after everything before was processed. (Helpers' finds.)
+    @Test(arguments: [false, true])
+    func unreadableInputAndAnOverlongLineStopTheRun(singleThread: Bool) throws {
+        let every = #"{"identifier": "a", "content": {"title": "x"}, "trigger": {"type": "timeInterval", "timeInterval": 60, "repeats": true}}"#
+        let requests = try Self.file(every + "\n")
+        let options = singleThread ? ["--single-thread"] : []
+        let directory = try Self.run(["run", "--requests", requests] + options, input: FileManager.default.temporaryDirectory.path)
+        #expect(directory.status == 2)
+        #expect(directory.err.contains("error: reading standard input failed (Is a directory): the run stops here"), "\(directory.err)")
+        // Two fires before the long line are written; nothing after it is read.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-long-\(UUID().uuidString).ndjson")
+        defer { try? FileManager.default.removeItem(at: url) }
+        var bytes = Array(#"{"t": "2026-11-23T08:00:00Z"}"#.utf8) + [0x0A] + Array(#"{"t": "2026-11-23T08:02:00Z"}"#.utf8) + [0x0A]
+        bytes += Array(#"{"t": "2026-11-23T08:03:00Z", "pad": ""#.utf8) + [UInt8](repeating: 0x78, count: (64 << 20) + 1) + Array("\"}\n".utf8)
+        bytes += Array(#"{"t": "2026-11-23T09:00:00Z"}"#.utf8) + [0x0A]
+        try Data(bytes).write(to: url)
+        let long = try Self.run(["run", "--requests", requests, "--format", "ids"] + options, input: url.path)
+        #expect(long.status == 2)
+        #expect(long.out.split(separator: "\n").count == 2, "\(long.out)")
+        #expect(long.err.contains("error: line 3 is longer than 67108864 bytes (no newline within them): the run stops here"), "\(long.err)")
+    }
+
     /// A requests file that is a pipe (`--requests /dev/stdin` fed by a pipe, a shell's
     /// `<(...)`) is read to its end; a directory is named as one. Both failed with Foundation's
     /// "You don't have permission" and "error 256".
