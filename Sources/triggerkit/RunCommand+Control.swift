@@ -19,12 +19,13 @@ struct RunSession {
                                                            settings: request.device.map { evaluator.settings(forDevice: $0) },
                                                            categories: categories)
             } catch {
-                return ["error: line \(line): \(request.identifier): \(error.code.rawValue): \(error.message)"]
+                return ["error: line \(line): \(DiagnosticText.clipped(request.identifier)): \(error.code.rawValue): \(error.message)"]
             }
-            var notes = (readerWarnings + warnings).map { "warning: line \(line): \(r.identifier): \($0)" }
+            let name = DiagnosticText.clipped(r.identifier)
+            var notes = (readerWarnings + warnings).map { "warning: line \(line): \(name): \($0)" }
             let replaced = requests.contains { $0.identifier.isExactly(r.identifier) }
             // Reported as a requests file reports it (contract section 2; it was silent).
-            if replaced { notes.append("warning: line \(line): \(r.identifier): replaces the pending request with the same identifier") }
+            if replaced { notes.append("warning: line \(line): \(name): replaces the pending request with the same identifier") }
             requests.removeAll { $0.identifier.isExactly(r.identifier) }
             requests.append(r)
             evaluator = evaluator.migrated(to: requests, fresh: replaced ? [r.identifier] : [])

@@ -117,7 +117,7 @@ extension RunCommand {
                         try evaluator.process(lineBytes: line.bytes, into: &events)
                     }
                 } catch {
-                    errors += "error: line \(lineNumber): \(error.reason)\n"
+                    errors += "error: line \(lineNumber): \(DiagnosticText.clipped(error.reason, limit: 4096))\n"
                     // Under --strict the line is not counted as processed: a restart stops
                     // at it again. Nor is it in the state's counters (it is added to this run's
                     // summary after the last commit): each rerun counted it once more.
@@ -142,7 +142,18 @@ extension RunCommand {
                     continue
                 }
                 let start = out.writer.bytes.count
-                for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
+                if durable == nil && events.count > 1024 {
+                    // A catch-up step's fires can be millions (a per-second trigger after a
+                    // week's jump): written out as they are rendered, not held whole (4 such
+                    // requests held 760 MB). With --state the delivered log adopts the line's
+                    // bytes, so they stay until then.
+                    for e in events {
+                        evaluator.write(e, format: eventFormat, to: &out.writer)
+                        guard out.flushIfLarge() else { return false }
+                    }
+                } else {
+                    for e in events { evaluator.write(e, format: eventFormat, to: &out.writer) }
+                }
                 // The delivered log keeps the very bytes written (JSON): no second rendering.
                 if let durable, eventFormat == .json, !events.isEmpty { durable.adoptRendered(out.writer.bytes[start...]) }
                 // The flag first: the optional `takeControl` returns is large, and copying it
@@ -153,7 +164,7 @@ extension RunCommand {
                         errors += "error: line \(lineNumber): add/remove/respond/categories lines are not supported with --state (the line only advanced the clock)\n"
                     } else {
                         for m in session.apply(control, at: evaluator.streamTime ?? 0, line: lineNumber, evaluator: &evaluator) {
-                            errors += DiagnosticText.escaped(m) + "\n"
+                            errors += DiagnosticText.clipped(m, limit: 4096) + "\n"
                         }
                     }
                 }

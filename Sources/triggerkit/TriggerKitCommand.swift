@@ -23,7 +23,7 @@ struct TriggerKitCommand: AsyncParsableCommand {
 /// Writes a line to standard error: one line, whatever input text it quotes (control
 /// characters escaped, ``DiagnosticText``).
 func printError(_ s: String) {
-    FileHandle.standardError.write(Data((DiagnosticText.escaped(s) + "\n").utf8))
+    FileHandle.standardError.write(Data((DiagnosticText.clipped(s, limit: 4096) + "\n").utf8))
 }
 
 /// Options shared by every command that reads requests.

@@ -46,7 +46,7 @@ public struct RequestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         var s = "\(severity.rawValue): \(DiagnosticText.escaped(file))"
         if let location { s += ":\(location)" }
         // One line whatever the input held (``DiagnosticText``).
-        s += ": \(DiagnosticText.escaped(identifier ?? "-")): "
+        s += ": \(DiagnosticText.clipped(identifier ?? "-")): "
         if let code { s += "\(code.rawValue): " }
         return s + DiagnosticText.escaped(message)
     }

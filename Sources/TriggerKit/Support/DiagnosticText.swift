@@ -19,6 +19,19 @@ package enum DiagnosticText {
         return out
     }
 
+    /// ``escaped(_:)``, cut to at most about `limit` bytes: a longer text keeps its first
+    /// `limit` bytes (whole characters) and says how long it was. So one diagnostic line
+    /// stays bounded whatever the input quotes (a 100 MB identifier was printed whole).
+    package static func clipped(_ s: String, limit: Int = 256) -> String {
+        let e = escaped(s)
+        let n = e.utf8.count
+        guard n > limit else { return e }
+        var cut = e.utf8.index(e.utf8.startIndex, offsetBy: limit)
+        while cut > e.startIndex, !e.unicodeScalars.indices.contains(cut) { cut = e.utf8.index(before: cut) }
+        let head = String(e[..<cut])
+        return head + "... (\(n) bytes in all)"
+    }
+
     @inline(__always)
     private static func needsEscape(_ u: Unicode.Scalar) -> Bool {
         u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
