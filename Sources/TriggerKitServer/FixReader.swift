@@ -51,6 +51,8 @@ struct FixBatch {
             lineNo += 1
             var slice = raw
             if slice.last == 0x0D { slice = slice.dropLast() }
+            // A BOM opening the body is skipped, as `run` skips one opening its input.
+            if lineNo == 1, slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice = slice.dropFirst(3) }
             if slice.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             do throws(APIError) {
                 // The reader checks the UTF-8 of what it keeps (the device id); the journal keeps

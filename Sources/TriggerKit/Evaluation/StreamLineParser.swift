@@ -124,7 +124,7 @@
                     i = e + 1
                 } else {
                     guard let (v, e) = number(b, i), abs(v) < 1.0e13 else { return nil }
-                    t = Int64((v * 1000).rounded())
+                    t = Int64(Timestamp.wholeMillis(seconds: v))
                     guard RequestLimits.isSupported(millis: t) else { return nil }
                     i = e
                 }

@@ -237,7 +237,7 @@ struct JSONFields {
     static func dateMillis(_ v: JSONValue) -> Int64? {
         switch v {
         case .string(let s): return Timestamp.parseMillis(s)
-        case .number(let n) where n.isFinite && abs(n) < 1.0e13: return Int64((n * 1000).rounded())
+        case .number(let n) where n.isFinite && abs(n) < 1.0e13: return Int64(Timestamp.wholeMillis(seconds: n))
         default: return nil
         }
     }

@@ -45,6 +45,6 @@ public enum RequestLimits: Sendable {
     package static func millis(_ date: Date) -> Int64? {
         let s = date.timeIntervalSince1970
         guard s.isFinite, supportedDates.contains(date) else { return nil }
-        return Int64((s * 1000).rounded())
+        return Timestamp.millis(date)
     }
 }

@@ -146,12 +146,29 @@ import Foundation
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Epoch milliseconds of a `Date`, rounded to the nearest millisecond, clamped to the
-    /// supported range (``RequestLimits/supportedMillis``; NaN gives its lower end). Total:
+    /// Whole milliseconds of `seconds` since 1970, truncated (towards the earlier instant) as
+    /// an ISO 8601 date's further digits are: `1795248000.9999` is `...000.999`, the instant
+    /// `"2026-11-21T08:00:00.9999Z"` reads as (numbers were rounded, to `...001.000`, so the
+    /// two forms of one instant differed, and the later fix was stale; found by a helper). A
+    /// product within four units in the last place of a whole number is that number: the
+    /// `Double` of a decimal like `1795248000.001` times 1000 falls just below it.
+    @inlinable
+    public static func wholeMillis(seconds: Double) -> Double {
+        let ms = seconds * 1000
+        let whole = ms.rounded()
+        return abs(ms - whole) <= 4 * whole.ulp ? whole : ms.rounded(.down)
+    }
+
+    /// Epoch milliseconds of a `Date`, truncated as ``wholeMillis(seconds:)`` says, clamped to
+    /// the supported range (``RequestLimits/supportedMillis``; NaN gives its lower end). Total:
     /// inputs are validated before they get here, and a date that was not cannot trap.
+    ///
+    /// Taken from the seconds since 2001 that a `Date` holds, then moved to 1970 by a whole
+    /// number: `timeIntervalSince1970` adds 978,307,200 s in floating point, an error far
+    /// larger than the four units the truncation allows near 1970 (`-1` ms read back as `-2`).
     @inlinable
     public static func millis(_ date: Date) -> Int64 {
-        let ms = (date.timeIntervalSince1970 * 1000).rounded()
+        let ms = wholeMillis(seconds: date.timeIntervalSinceReferenceDate) + 978_307_200_000
         guard ms >= Double(RequestLimits.earliestMillis) else { return RequestLimits.earliestMillis }
         guard ms <= Double(RequestLimits.latestMillis) else { return RequestLimits.latestMillis }
         return Int64(ms)

@@ -31,6 +31,41 @@ struct StreamLineParserTests {
         }
     }
 
+    /// A number of seconds was rounded to the millisecond where the same instant written as
+    /// ISO 8601 is truncated: `1795248000.9999` read as 08:00:01.000, the string as
+    /// 08:00:00.999, so a later fix of the same instant was stale (a helper's find). Both
+    /// truncate; a decimal of whole milliseconds stays that number (its Double times 1000 may
+    /// fall just below it). Through the fast path, the full parser, and `Date`s.
+    @Test(arguments: [
+        ("1795248000.9999", "2026-11-21T08:00:00.9999Z", Int64(1_795_248_000_999)),
+        ("1795248000.001", "2026-11-21T08:00:00.001Z", 1_795_248_000_001),
+        ("1795248000.0015", "2026-11-21T08:00:00.0015Z", 1_795_248_000_001),
+        ("1795248000.123", "2026-11-21T08:00:00.123Z", 1_795_248_000_123),
+        ("1795248000.57", "2026-11-21T08:00:00.57Z", 1_795_248_000_570),
+        ("-0.0001", "1969-12-31T23:59:59.9999Z", -1),
+        ("-1.001", "1969-12-31T23:59:58.999Z", -1001),
+    ])
+    func numbersAndDatesOfOneInstantAgree(number: String, iso: String, millis: Int64) throws {
+        #expect(try StreamLineParser.parse(#"{"t": \#(number)}"#) == .clock(millis))
+        #expect(try StreamLineParser.parse(#"{"t": "\#(iso)"}"#) == .clock(millis))
+        let slow = try #"{"t": \#(number), "x": 1}"#.utf8.withContiguousStorageIfAvailable { try StreamLineParser.slowPath($0) }
+        #expect(slow == .clock(millis))
+        #expect(Timestamp.millis(Date(timeIntervalSince1970: try #require(Double(number)))) == millis)
+        #expect(Timestamp.millis(Timestamp.date(millis: millis)) == millis)
+    }
+
+    /// Every whole millisecond of a day around now, and of the far past and future, reads back
+    /// as itself through a `Date` and through a number of seconds.
+    @Test func wholeMillisecondsReadBackAsThemselves() {
+        for base in [Int64(1_795_248_000_000), -62_135_596_800_000, 253_402_200_000_000] {
+            for k in stride(from: Int64(0), to: 86_400_000, by: 997) {
+                let ms = base + k
+                #expect(Timestamp.millis(Timestamp.date(millis: ms)) == ms)
+                #expect(Int64(Timestamp.wholeMillis(seconds: Double(ms) / 1000)) == ms)
+            }
+        }
+    }
+
     @Test func clockLines() throws {
         #expect(try StreamLineParser.parse(#"{"t": "2026-11-21T09:00:00Z"}"#) == .clock(1_795_251_600_000))
         #expect(try StreamLineParser.parse(#"{"t": "2026-11-21T09:00:00Z", "device": "d"}"#) == .clock(1_795_251_600_000))

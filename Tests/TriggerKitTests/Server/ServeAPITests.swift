@@ -287,6 +287,10 @@ struct ServeAPITests {
             #expect(a.json?.objectValue?["errors"]?.arrayValue?.compactMap { $0.objectValue?["line"]?.numberValue } == [3, 4])
             let bad = try await c.call(.post, "/v1/fixes", bytes: [0xFF, 0x0A])
             #expect(bad.status == 400)
+            // A BOM opening the body is skipped, as `run` skips one (its first line was refused).
+            let bom = try await c.call(.post, "/v1/fixes", bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"t":"2026-11-23T08:06:00Z"}"#.utf8) + [0x0A])
+            #expect(bom.status == 200, "\(bom.body)")
+            #expect(bom.json?.objectValue?["accepted"] == .number(1), "\(bom.body)")
             // Nothing else changed: two requests, the one settings default, no categories.
             let acme = try #require(state.tenants.first { $0.id == "acme" })
             #expect(await acme.withCenter { $0.requestCount } == 2)
