@@ -33,6 +33,10 @@ public enum TriggerKitServer: Sendable {
         package var webhookTimeout: Double = 10
         /// How long a graceful stop waits for requests and clients before closing connections.
         package var drainLimit: Duration = .seconds(10)
+        /// How long a connection may stay idle (no request, or a request's head not yet
+        /// complete) before it is closed: bare or trickling connections held file descriptors
+        /// for ever (found by a helper). A request being answered (an event stream) is not idle.
+        package var idleTimeout: Duration = .seconds(60)
         package init() {}
     }
 
@@ -92,6 +96,7 @@ public enum TriggerKitServer: Sendable {
         let background = BackgroundService(tenants: state.tenants, dispatchers: dispatchers, snapshotEvery: configuration.snapshotEvery, logger: logger)
         let app = Application(
             router: HeadAsGet(router: buildRouter(server: state)),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(tuning.idleTimeout / .nanoseconds(1))))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "triggerkit"),
             services: backgroundInApplication ? [background] : [],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },

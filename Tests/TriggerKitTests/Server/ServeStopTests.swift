@@ -54,4 +54,37 @@ struct ServeStopTests {
         #expect(Date().timeIntervalSince(sent) < 25)
         if !server.process.isRunning { #expect(server.process.terminationStatus == 0) }
     }
+
+    /// A connection that sends nothing, or a request head that never ends, held a file
+    /// descriptor for ever (a helper held 200 for minutes). Closed after the idle timeout; a
+    /// request being answered (an event stream) is not idle and stays open.
+    @Test(.timeLimit(.minutes(1)))
+    func idleConnectionsAreClosedAndEventStreamsStay() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        var tuning = TriggerKitServer.Tuning()
+        tuning.idleTimeout = .seconds(1)
+        try await serve.run(tuning: tuning) { client, _ in
+            let port = try #require(client.port)
+            let bare = try Self.stalledRequest(port: port, "")
+            let trickle = try Self.stalledRequest(port: port, "GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            let stream = try Self.stalledRequest(port: port, "GET /v1/events?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Serve.tokenA)\r\n\r\n")
+            defer { close(bare); close(trickle); close(stream) }
+            try await Task.sleep(for: .seconds(3))
+            // recv without waiting: 0 is the peer's close; -1 (EAGAIN) is open with nothing to
+            // read; > 0 is open with data.
+            func state(_ fd: Int32) -> Int {
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                var last = -1
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                    if n <= 0 { return n == 0 ? 0 : (last > 0 ? 1 : -1) }
+                    last = n
+                }
+            }
+            #expect(state(bare) == 0, "a connection that sent nothing is still open")
+            #expect(state(trickle) == 0, "a request head that never ended is still open")
+            #expect(state(stream) != 0, "an event stream was closed as idle")
+        }
+    }
 }
