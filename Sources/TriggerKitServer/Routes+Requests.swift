@@ -22,7 +22,16 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
                                   "error": .object(["code": .string(e.code), "message": .string(e.message)])])
         }
     }
-    let outcomes = inputs.isEmpty ? [] : await tenant.applyHere(inputs)
+    // Which identifiers the center held, seen in the step that applies the batch: an item
+    // replaces one of them or an item accepted before it (a single add says `replaced`; the
+    // batch's results did not, found by a helper).
+    let identifiers = inputs.compactMap { input -> String? in
+        if case .change(.add(let r)) = input { r.identifier } else { nil }
+    }
+    let (outcomes, looked) = inputs.isEmpty ? ([], nil) : await tenant.applyHere(inputs) { c in
+        Set(identifiers.filter { c.request(withIdentifier: $0) != nil }.map(ExactKey.init))
+    }
+    var held = looked ?? []
     var accepted = 0
     for (k, o) in outcomes.enumerated() {
         let i = positions[k]
@@ -34,8 +43,9 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
                                   "error": .object(["code": .string(e.code), "message": .string(e.message)])])
         case .ok(let w):
             accepted += 1
+            let replaced = !held.insert(ExactKey(r.identifier)).inserted
             results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(200),
-                                  "warnings": .array(w.map(JSONValue.string))])
+                                  "replaced": .bool(replaced), "warnings": .array(w.map(JSONValue.string))])
         default: break
         }
     }

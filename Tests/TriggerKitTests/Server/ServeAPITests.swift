@@ -370,6 +370,12 @@ struct ServeAPITests {
             #expect(results[1].objectValue?["error"]?.objectValue?["code"] == .string("invalidTrigger"))
             let acme = try #require(state.tenants.first { $0.id == "acme" })
             #expect(await acme.withCenter { $0.requestCount } == 2)
+            #expect(results.map { $0.objectValue?["replaced"] } == [.bool(false), nil, nil, .bool(false)])
+            // Each accepted item says whether it replaced a held request or an earlier item of
+            // its batch (it did not say; a single add does).
+            let again = "[" + [Sample.every("a", 120), Sample.every("c", 60), Sample.every("c", 90)].joined(separator: ",") + "]"
+            let b = try await c.call(.post, "/v1/requests", body: again)
+            #expect(b.json?.objectValue?["results"]?.arrayValue?.map { $0.objectValue?["replaced"] } == [.bool(true), .bool(false), .bool(true)], "\(b.body)")
         }
     }
 
