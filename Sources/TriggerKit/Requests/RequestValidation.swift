@@ -48,6 +48,17 @@ public enum RequestValidation: Sendable {
         if let now = options.now, !RequestLimits.isSupported(now) {
             throw RequestError(.invalidRequest, "the validation's reference instant (\(now.timeIntervalSince1970) s since 1970) is outside the supported dates (years 1-9999)")
         }
+        // Without its own `addedAt` a request is added at the reference instant: held to what
+        // `checkValue` holds an explicit one to (a 60 s interval under `--now` 9999-12-31T23:59:59Z
+        // passed and never fired; an `expiresAt` before the instant was taken silently).
+        if request.addedAt == nil, let now = options.now, let added = RequestLimits.millis(now) {
+            if case .timeInterval(let t) = request.trigger, TimeRule(request.trigger, addedAt: added, floatingTimeZone: .gmt)?.firstFire == nil {
+                throw RequestError(.invalidTrigger, "its first fire, \(NotificationRequest.show(.number(t.timeInterval))) s after it is added (\(describe(now))), is after 9999-12-31T23:59:59.999Z, the last supported date")
+            }
+            if let expires = request.expiresAt, let e = RequestLimits.millis(expires), e <= added {
+                throw RequestError(.invalidRequest, "\"expiresAt\" (\(describe(expires))) is not after the instant it is added (\(describe(now))): the request would never be pending")
+            }
+        }
         if options.margin > 0, case .location(let t) = request.trigger, case .circular(let c) = t.region, c.radius <= options.margin {
             throw RequestError(.invalidRegion, "radius \(c.radius) m is not above the margin \(options.margin) m: the region could never be entered (entering needs distance <= radius - margin)")
         }
@@ -267,7 +278,10 @@ public enum RequestValidation: Sendable {
         }
     }
 
+    /// A date in a message: as the contract writes dates when it is a supported one (an
+    /// `expiresAt` error printed `1795421520.0 seconds since 1970`), else its seconds.
     static func describe(_ d: Date) -> String {
+        if let ms = RequestLimits.millis(d) { return Timestamp.string(millis: ms) }
         let s = d.timeIntervalSince1970
         return s.isFinite ? "\(s) seconds since 1970" : "\(s)"
     }

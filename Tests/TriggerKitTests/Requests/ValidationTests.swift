@@ -76,6 +76,29 @@ struct ValidationTests {
     }
 
     /// A bad position is named by its path (its path is built only for the error).
+    /// A request without `addedAt`, validated with a reference instant (`check --now`, a
+    /// requests file under `run --now`), is added then: held to the rules an explicit
+    /// `addedAt` is (a 60 s interval at 9999-12-31T23:59:59Z passed `check` and never fired;
+    /// an `expiresAt` before the instant passed silently; helpers' finds).
+    @Test func aRequestWithoutAddedAtIsJudgedAtTheReferenceInstant() throws {
+        let late = try #require(Timestamp.parseMillis("9999-12-31T23:59:59Z")).map(Timestamp.date(millis:))
+        let options = ValidationOptions(now: late)
+        let interval = Self.request(Self.interval(60), addedAt: nil)
+        let e1 = #expect(throws: RequestError.self) { try RequestValidation.validate(interval, options: options) }
+        #expect(e1?.code == .invalidTrigger)
+        #expect(e1?.message.hasPrefix("its first fire, 60 s after it is added (9999-12-31T23:59:59Z), is after") == true, "\(String(describing: e1))")
+        // The same as with the instant written as `addedAt`.
+        #expect(throws: RequestError.self) { try RequestValidation.validate(Self.request(Self.interval(60), addedAt: late), options: options) }
+        var expired = Self.request(Self.circle(), addedAt: nil)
+        expired.expiresAt = Self.t0
+        let e2 = #expect(throws: RequestError.self) { try RequestValidation.validate(expired, options: ValidationOptions(now: Self.t0.addingTimeInterval(60))) }
+        #expect(e2?.code == .invalidRequest)
+        #expect(e2?.message.contains("is not after the instant it is added") == true, "\(String(describing: e2))")
+        // Before the reference instant's rules apply, nothing else changed: both pass earlier.
+        try RequestValidation.validate(interval, options: ValidationOptions(now: Self.t0))
+        try RequestValidation.validate(expired, options: ValidationOptions(now: Self.t0.addingTimeInterval(-60)))
+    }
+
     @Test func aBadPolygonPositionIsNamedByItsPath() {
         let bad = Self.request(Self.polygon([[(0, 0), (1, 0), (1, 91), (0, 1), (0, 0)]]))
         #expect(throws: RequestError(.invalidRegion, "latitude of \"trigger.region.geometry.coordinates[0][2]\" must be in [-90, 90], not 91")) {
