@@ -19,10 +19,15 @@ struct APIError: Error, HTTPResponseError, Sendable {
         self.message = message
     }
 
-    /// A validator refusal: 422 (the request is well-formed JSON but not acceptable), or 403
-    /// when the device has not authorized notifications.
+    /// A validator refusal: 422 (the request is well-formed JSON but not acceptable), 403
+    /// when the device has not authorized notifications, 429 at the center's request bound.
     init(request e: RequestError) {
-        self.init(e.code == .notificationsNotAllowed ? .forbidden : .unprocessableContent, e.code.rawValue, e.message)
+        let status: HTTPResponse.Status = switch e.code {
+        case .notificationsNotAllowed: .forbidden
+        case .tooManyRequests: .tooManyRequests
+        default: .unprocessableContent
+        }
+        self.init(status, e.code.rawValue, e.message)
     }
 
     static func badJSON(_ why: String) -> APIError { APIError(.badRequest, "invalidJSON", why) }

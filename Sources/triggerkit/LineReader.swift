@@ -43,7 +43,8 @@ enum ReadFailure: Error, CustomStringConvertible {
 /// is carried over to the next chunk; a last line without newline is still delivered.
 enum LineReader {
     /// The longest line read (64 MiB, newline excluded): a longer one stops the input with
-    /// ``ReadFailure/lineTooLong``. A buffer holds at most about twice this much.
+    /// ``ReadFailure/lineTooLong`` after the lines before it. A buffer holds at most about
+    /// twice this much, plus a chunk.
     static let maxLineBytes = 64 << 20
 
     /// Calls `body` with the complete lines of each chunk as soon as it arrives (so a live
@@ -71,10 +72,7 @@ enum LineReader {
         var carry = 0  // bytes of an unfinished line at the start of `buffer`
         var lines: [InputLine] = []
         while true {
-            if carry == buffer.count {
-                if carry >= maxLine { return .lineTooLong }
-                buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count))
-            }
+            if carry == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
             let n = buffer.withUnsafeMutableBytes { raw in
                 read(fd, raw.baseAddress! + carry, raw.count - carry)
             }
@@ -83,14 +81,19 @@ enum LineReader {
             let end = carry + Swift.max(n, 0)
             let atEOF = n <= 0
             var keepGoing = true
+            var tooLong = false
             let consumed: Int = buffer.withUnsafeBufferPointer { buf in
                 lines.removeAll(keepingCapacity: true)
                 // After a failed read the unfinished line is not a line.
-                let start = split(buf, end: end, atEOF: atEOF && failure == nil, into: &lines)
-                if !lines.isEmpty || atEOF { keepGoing = body(lines, failure == nil && atEOF && end > 0 && buf[end - 1] != 0x0A) }
+                let (start, long) = split(buf, end: end, atEOF: atEOF && failure == nil, maxLine: maxLine, into: &lines)
+                tooLong = long
+                if !lines.isEmpty || atEOF || long {
+                    keepGoing = body(lines, !long && failure == nil && atEOF && end > 0 && buf[end - 1] != 0x0A)
+                }
                 return start
             }
             if !keepGoing { return nil }
+            if tooLong { return .lineTooLong }
             if atEOF { return failure }
             // Move the unfinished line to the front.
             let remaining = end - consumed
@@ -105,20 +108,28 @@ enum LineReader {
 
     /// Appends the complete lines of `buf[0..<end]` (and at end of input the last, unfinished
     /// one); returns where the unfinished line starts.
-    static func split(_ buf: UnsafeBufferPointer<UInt8>, end: Int, atEOF: Bool, into lines: inout [InputLine]) -> Int {
+    ///
+    /// A line longer than `maxLine` bytes (its newline excluded), complete or not, ends the
+    /// split before it with `tooLong`: the lines before it are appended, it is not. (Checked
+    /// on every line, so whether a long line is refused does not depend on how reads cut the
+    /// input: a pipe's small reads let one through where a file's did not.)
+    static func split(_ buf: UnsafeBufferPointer<UInt8>, end: Int, atEOF: Bool, maxLine: Int = maxLineBytes,
+                      into lines: inout [InputLine]) -> (consumed: Int, tooLong: Bool) {
         var start = 0
         while start < end {
             let rest = UnsafeRawPointer(buf.baseAddress! + start)
             guard let nl = memchr(rest, 0x0A, end - start) else { break }
             let stop = start + (UnsafeRawPointer(nl) - rest)
+            if stop - start > maxLine { return (start, true) }
             lines.append(InputLine(bytes: trimmed(buf, start, stop)))
             start = stop + 1
         }
+        if end - start > maxLine { return (start, true) }
         if atEOF && start < end {
             lines.append(InputLine(bytes: trimmed(buf, start, end)))
             start = end
         }
-        return start
+        return (start, false)
     }
 
     private static func trimmed(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ stop: Int) -> UnsafeBufferPointer<UInt8> {

@@ -253,14 +253,6 @@ enum PipelinedLineReader {
     private static func fill(_ chunk: Chunk, fd: Int32, maxLine: Int, carry: inout [UInt8]) {
         chunk.failure = nil
         chunk.lines.removeAll(keepingCapacity: true)
-        if carry.count >= maxLine {
-            // An unfinished line this long: the input stops here (``ReadFailure``).
-            chunk.failure = .lineTooLong
-            chunk.atEOF = true
-            chunk.cut = false
-            carry = []
-            return
-        }
         if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
         let buf = chunk.buffer
         carry.withUnsafeBufferPointer { c in
@@ -275,7 +267,16 @@ enum PipelinedLineReader {
         chunk.atEOF = n <= 0
         chunk.cut = chunk.failure == nil && chunk.atEOF && end > 0 && buf[end - 1] != 0x0A
         // After a failed read the unfinished line is not a line.
-        let consumed = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF && chunk.failure == nil, into: &chunk.lines)
+        let (consumed, tooLong) = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF && chunk.failure == nil,
+                                                   maxLine: maxLine, into: &chunk.lines)
+        if tooLong {
+            // The input stops at this line (``ReadFailure``), after the lines before it.
+            chunk.failure = .lineTooLong
+            chunk.atEOF = true
+            chunk.cut = false
+            carry = []
+            return
+        }
         carry = Array(buf[consumed..<end])
     }
 }

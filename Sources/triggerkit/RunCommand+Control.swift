@@ -25,7 +25,7 @@ struct RunSession {
             var notes = (readerWarnings + warnings).map { "warning: line \(line): \(name): \($0)" }
             let replaced = requests.contains { $0.identifier.isExactly(r.identifier) }
             // Reported as a requests file reports it (contract section 2; it was silent).
-            if replaced { notes.append("warning: line \(line): \(name): replaces the pending request with the same identifier") }
+            if replaced { notes.append("warning: line \(line): \(name): replaces the request with the same identifier") }
             requests.removeAll { $0.identifier.isExactly(r.identifier) }
             requests.append(r)
             evaluator = evaluator.migrated(to: requests, fresh: replaced ? [r.identifier] : [])

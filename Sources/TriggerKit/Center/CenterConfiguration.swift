@@ -33,9 +33,9 @@ public struct CenterConfiguration: Sendable, Hashable {
     /// drops new ones (and counts them).
     public var deliveryBufferLimit = 4096
     /// A fix dated more than this many seconds after the clock is refused
-    /// (``FixError/fromTheFuture(date:clock:)``). One dated less far ahead is taken at its own
-    /// date for its regions, while time triggers follow the clock alone: a device clock that
-    /// runs ahead fires none of them early.
+    /// (``FixError/fromTheFuture(date:clock:)``). One dated less far ahead is taken as dated
+    /// at the clock (see ``TriggerCenter/receive(_:)``): a device clock that runs ahead moves
+    /// no time, so it fires no time trigger early.
     public var maxFixLead: TimeInterval = 300
     /// Devices the center keeps state for (its last fix, regions inside, settings; a few
     /// hundred bytes each, and its delivered history): each device a fix or a settings change

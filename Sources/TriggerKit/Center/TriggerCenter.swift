@@ -117,7 +117,8 @@ public actor TriggerCenter {
     /// - Returns: warnings about accepted input (a category the center does not know).
     /// - Throws: ``RequestError``: the validator's codes (`invalidRequest`, `invalidTrigger`,
     ///   `invalidRegion`, `notificationInvalidNoContent`, `notificationInvalidNoDate`,
-    ///   `notificationsNotAllowed`); nothing changes then.
+    ///   `notificationsNotAllowed`), and `tooManyRequests` for a new identifier once the center
+    ///   holds ``CenterConfiguration/maxRequests``; nothing changes then.
     /// - Complexity: O(log n) for a time-based request; O(1) for a circle without fence rules
     ///   (appended to the region index in place). Otherwise recorded in O(1) and applied with
     ///   the others of its burst by one O(n) migration at the next step.
@@ -222,9 +223,10 @@ public actor TriggerCenter {
     package private(set) var lastFixWasStale = false
 
     /// Evaluates one fix (first delivering the time fires due by the clock). A fix dated after
-    /// the clock (by at most ``CenterConfiguration/maxFixLead``) is evaluated at its own date,
-    /// which its location deliveries carry; time-based triggers follow the clock alone, so a
-    /// device whose clock runs ahead fires none of them early.
+    /// the clock (by at most ``CenterConfiguration/maxFixLead``) is taken as dated at the
+    /// clock: its deliveries carry the clock's date, and whether it is stale is judged on that
+    /// date. So a device whose clock runs ahead moves no time: no time-based trigger fires
+    /// early, and no region meets it as it will be later (expired, its window closed).
     ///
     /// - Throws: ``FixError``; nothing changes then.
     @discardableResult
@@ -244,14 +246,15 @@ public actor TriggerCenter {
         scratch.removeAll(keepingCapacity: true)
         advance(to: Timestamp.millis(now))
         let before = e.stats
-        let f = Fix(device: fix.device, t: Timestamp.millis(fix.date), latitude: fix.latitude, longitude: fix.longitude,
+        var f = Fix(device: fix.device, t: Timestamp.millis(fix.date), latitude: fix.latitude, longitude: fix.longitude,
                     accuracy: fix.horizontalAccuracy)
-        if let streamTime = e.streamTime, f.t > streamTime {
-            // Ahead of the clock: time triggers must not follow the fix's date.
-            e.processWithoutMovingTime(f, into: &scratch)
-        } else {
-            try? e.process(.fix(f), into: &scratch)
-        }
+        // Ahead of the clock (a device clock running fast, within maxFixLead): taken as dated
+        // at the clock. Dated at its own date, it moved the evaluator's time: time triggers
+        // fired early and later ones waited for the clock to pass it; and evaluated at its
+        // date with the clock left behind, it met requests that had expired and windows that
+        // had closed by then (both found by helpers). The clock is the one time.
+        if let streamTime = e.streamTime, f.t > streamTime { f.t = streamTime }
+        try? e.process(.fix(f), into: &scratch)
         counters.fixes += 1
         let stale = evaluator.stats.stale - before.stale
         counters.staleFixes += stale

@@ -14,17 +14,6 @@ import Foundation
         advanceClock(to: streamTime ?? t, into: &events)
     }
 
-    /// A fix evaluated at its own date without moving stream time, for a ``TriggerCenter``
-    /// whose clock reads earlier than the fix's date (a device clock running ahead, within
-    /// ``CenterConfiguration/maxFixLead``): its location events are dated at the fix, but time
-    /// triggers follow the center's clock alone. (As a line, the fix moved stream time: time
-    /// triggers fired up to the lead early, and later ones waited until the clock passed the
-    /// fix's date; found by a helper.) Stream time must have started.
-    package func processWithoutMovingTime(_ fix: Fix, into events: inout [FiredEvent]) {
-        stats.lines += 1
-        process(fix, into: &events)
-    }
-
     /// The first valid line fixes the default `addedAt`: build the schedule then.
     func start(defaultAddedAt defaultAdded: Int64) {
         starts += 1

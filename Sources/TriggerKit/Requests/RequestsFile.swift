@@ -48,7 +48,7 @@ public struct RequestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         // One line whatever the input held (``DiagnosticText``).
         s += ": \(DiagnosticText.clipped(identifier ?? "-")): "
         if let code { s += "\(code.rawValue): " }
-        return s + DiagnosticText.escaped(message)
+        return s + DiagnosticText.clipped(message, limit: 4096)
     }
 }
 

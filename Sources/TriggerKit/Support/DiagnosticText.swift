@@ -20,7 +20,8 @@ package enum DiagnosticText {
     }
 
     /// ``escaped(_:)``, cut to at most about `limit` bytes: a longer text keeps its first
-    /// `limit` bytes (whole characters) and says how long it was. So one diagnostic line
+    /// `limit` bytes (whole Unicode scalars: a cut may fall inside a grapheme such as a flag)
+    /// and says how long it was. So one diagnostic line
     /// stays bounded whatever the input quotes (a 100 MB identifier was printed whole).
     package static func clipped(_ s: String, limit: Int = 256) -> String {
         let e = escaped(s)

@@ -163,12 +163,16 @@ import Foundation
     /// the supported range (``RequestLimits/supportedMillis``; NaN gives its lower end). Total:
     /// inputs are validated before they get here, and a date that was not cannot trap.
     ///
-    /// Taken from the seconds since 2001 that a `Date` holds, then moved to 1970 by a whole
-    /// number: `timeIntervalSince1970` adds 978,307,200 s in floating point, an error far
-    /// larger than the four units the truncation allows near 1970 (`-1` ms read back as `-2`).
+    /// A `Date` holds seconds since 2001: one made from a whole millisecond since 1970 is off
+    /// by up to a unit in the last place of 978,307,200 s's magnitude, however close to 1970
+    /// or 2001 it is, so that much (eight units, for the conversions both ways and the product)
+    /// still reads as the whole millisecond. (Four units of the value alone read dates near
+    /// 2001 one millisecond early: found by a reviewer.)
     @inlinable
     public static func millis(_ date: Date) -> Int64 {
-        let ms = wholeMillis(seconds: date.timeIntervalSinceReferenceDate) + 978_307_200_000
+        let exact = date.timeIntervalSince1970 * 1000
+        let whole = exact.rounded()
+        let ms = abs(exact - whole) <= 8 * Swift.max(abs(whole), 978_307_200_000).ulp ? whole : exact.rounded(.down)
         guard ms >= Double(RequestLimits.earliestMillis) else { return RequestLimits.earliestMillis }
         guard ms <= Double(RequestLimits.latestMillis) else { return RequestLimits.latestMillis }
         return Int64(ms)

@@ -134,7 +134,7 @@ struct RestoreEquivalenceTests {
     }
 
     /// A center restored while its clock reads behind the saved stream time (the clock
-    /// jumped back; a fix leading the clock once moved it too) planned its windows twice: once at the clock (the
+    /// jumped back; a fix leading the clock once moved it) planned its windows twice: once at the clock (the
     /// restore's migration), once at the stream time (the snapshot's). The first plan's
     /// openings and closings stayed queued and were replayed at the next step, against
     /// devices as the snapshot had them later: here an exit at a closing that came before
@@ -151,13 +151,12 @@ struct RestoreEquivalenceTests {
                                            exitAtClosing: true)
         request.trigger = .location(trigger)
         _ = try await both { try await $0.add(request) }
-        // A fix 250 s ahead of the clock, inside: taken at its date without moving the clock
-        // (time follows the clock alone), so the window opens and closes on the clock with d
-        // inside as the center knows it.
+        // A fix 250 s ahead of the clock, inside: taken as dated at the clock (t0), so d is
+        // inside when the window opens and when it closes.
         let inside = LocationFix(device: "d", date: Self.t0.addingTimeInterval(250), latitude: Self.paris.latitude, longitude: Self.paris.longitude)
         let fired = try await both { try await $0.receive(inside) }
         #expect(fired.0.isEmpty && fired.1.isEmpty)
-        // Restored with the clock at t0, 250 s behind the device's fix.
+        // Restored with the clock at t0.
         twin = try await Self.restored(twin, clock: clock)
         clock.advance(by: 250)
         let (a, b) = try await both { await $0.deliverDue() }

@@ -54,16 +54,22 @@ struct StreamLineParserTests {
         #expect(Timestamp.millis(Timestamp.date(millis: millis)) == millis)
     }
 
-    /// Every whole millisecond of a day around now, and of the far past and future, reads back
-    /// as itself through a `Date` and through a number of seconds.
+    /// Whole milliseconds read back as themselves through a `Date` and through a number of
+    /// seconds: a day around now, around 1970 and 2001 (where a `Date`'s seconds since 2001
+    /// are small: 2001-09-12T09:03:53.520Z read back as .519, found by a reviewer), the far
+    /// past and future, and 200,000 instants at random over the supported years.
     @Test func wholeMillisecondsReadBackAsThemselves() {
-        for base in [Int64(1_795_248_000_000), -62_135_596_800_000, 253_402_200_000_000] {
-            for k in stride(from: Int64(0), to: 86_400_000, by: 997) {
-                let ms = base + k
-                #expect(Timestamp.millis(Timestamp.date(millis: ms)) == ms)
-                #expect(Int64(Timestamp.wholeMillis(seconds: Double(ms) / 1000)) == ms)
-            }
+        func check(_ ms: Int64) {
+            #expect(Timestamp.millis(Timestamp.date(millis: ms)) == ms, "\(Timestamp.string(millis: ms))")
+            #expect(Int64(Timestamp.wholeMillis(seconds: Double(ms) / 1000)) == ms, "\(Timestamp.string(millis: ms))")
         }
+        for base in [Int64(1_795_248_000_000), -43_200_000, 978_264_000_000, 1_000_285_433_000, -62_135_596_800_000, 253_402_200_000_000] {
+            for k in stride(from: Int64(0), to: 86_400_000, by: 997) { check(base + k) }
+        }
+        var g = SeededGenerator(seed: 2001)
+        for _ in 0..<200_000 { check(Int64.random(in: RequestLimits.supportedMillis, using: &g)) }
+        // Dense around 2001, where a quarter of the instants failed.
+        for _ in 0..<200_000 { check(Int64.random(in: 883_612_800_000...1_104_537_600_000, using: &g)) }
     }
 
     @Test func clockLines() throws {

@@ -155,6 +155,8 @@ struct ServeAPITests {
             #expect(a.body.contains("is not percent-encoded UTF-8"), "\(a.body)")
             #expect(try await c.call(.get, "/v1/delivered?device=%FF").status == 400)
             #expect(try await c.call(.get, "/v1/stats?x=1").status == 400)
+            // A name is compared as written: the route reads `li%6Dit` as no `limit`.
+            #expect(try await c.call(.get, "/v1/requests?li%6Dit=1").status == 400)
             #expect(try await c.call(.head, "/v1/upcoming?limits=5").status == 400)
             // What the routes take is still read, escapes and all.
             #expect(try await c.call(.get, "/v1/requests?device=d%31&limit=1").json?.objectValue?["requests"]?.arrayValue?.count == 1)
