@@ -265,25 +265,35 @@ extension GuardedFences {
 
     /// Metres from a point to the nearest edge of polygon fence `f`, on the local plane at
     /// the point (WGS84 radii of curvature there): within 0.2 % for edges up to 10 km away
-    /// at latitudes up to 60 degrees, which is what an accuracy circle needs.
+    /// at latitudes up to 60 degrees, which is what an accuracy circle needs. With an
+    /// ``EdgeIndex`` the edges of the cells near the point, else every edge (the same answer).
     func boundaryDistance(_ f: Int, latitude: Double, longitude: Double) -> Double {
+        Self.boundaryDistance(rings: rings[Int32(f)] ?? [], index: edgeIndexes[Int32(f)], latitude: latitude, longitude: longitude)
+    }
+
+    static func boundaryDistance(rings: [[(x: Double, y: Double)]], index: EdgeIndex?, latitude: Double, longitude: Double) -> Double {
         let plane = LocalPlane(latitude: latitude)
+        func distance(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double) -> Double {
+            edgeDistance(px, py, qx, qy, latitude: latitude, longitude: longitude, plane: plane)
+        }
+        if let index, let d = index.nearestDistance(latitude: latitude, longitude: longitude, plane: plane, distance) { return d }
         var best = Double.infinity
-        for ring in rings[Int32(f)] ?? [] {
-            guard var p = ring.first else { continue }
-            var px = Geodesic.unwrapDegrees(p.x - longitude) * plane.kLon, py = (p.y - latitude) * plane.kLat
-            for q in ring.dropFirst() {
-                let qx = Geodesic.unwrapDegrees(q.x - longitude) * plane.kLon, qy = (q.y - latitude) * plane.kLat
-                let ex = qx - px, ey = qy - py
-                let len2 = ex * ex + ey * ey
-                let u = len2 > 0 ? min(1, max(0, -(px * ex + py * ey) / len2)) : 0
-                let cx = px + u * ex, cy = py + u * ey
-                best = min(best, (cx * cx + cy * cy).squareRoot())
-                p = q
-                px = qx
-                py = qy
-            }
+        for ring in rings {
+            for j in 1..<max(1, ring.count) { best = min(best, distance(ring[j - 1].x, ring[j - 1].y, ring[j].x, ring[j].y)) }
         }
         return best
+    }
+
+    /// Metres from (`latitude`, `longitude`) to edge P-Q on its local `plane`.
+    @inline(__always)
+    static func edgeDistance(_ p0: Double, _ p1: Double, _ q0: Double, _ q1: Double,
+                             latitude: Double, longitude: Double, plane: LocalPlane) -> Double {
+        let px = Geodesic.unwrapDegrees(p0 - longitude) * plane.kLon, py = (p1 - latitude) * plane.kLat
+        let qx = Geodesic.unwrapDegrees(q0 - longitude) * plane.kLon, qy = (q1 - latitude) * plane.kLat
+        let ex = qx - px, ey = qy - py
+        let len2 = ex * ex + ey * ey
+        let u = len2 > 0 ? min(1, max(0, -(px * ex + py * ey) / len2)) : 0
+        let cx = px + u * ex, cy = py + u * ey
+        return (cx * cx + cy * cy).squareRoot()
     }
 }

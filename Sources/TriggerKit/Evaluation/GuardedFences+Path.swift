@@ -105,6 +105,17 @@ extension GuardedFences {
     /// closed polygon is an edge contact).
     private func polygonRange(_ f: Int, _ path: GeodesicPath, shifts: [Double]) -> (Double, Double)? {
         let fence = fences[f]
+        return Self.polygonRange(rings: rings[Int32(f)] ?? [], index: edgeIndexes[Int32(f)],
+                                 box: (fence.minLatitude, fence.maxLatitude, fence.minLongitude, fence.maxLongitude),
+                                 path, shifts: shifts)
+    }
+
+    /// ``polygonRange(_:_:shifts:)`` for `rings` in fence box `box`: with `index`, each chord
+    /// reads the edges of the cells its box meets; without, every edge. The same contacts
+    /// either way (``EdgeIndex``), so the same first and last.
+    static func polygonRange(rings: [[(x: Double, y: Double)]], index: EdgeIndex?,
+                             box: (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double),
+                             _ path: GeodesicPath, shifts: [Double]) -> (Double, Double)? {
         let n = max(1, Int((path.length / Self.chordLength).rounded(.up)))
         let step = path.length / Double(n)
         var first = Double.infinity, last = -Double.infinity
@@ -113,22 +124,39 @@ extension GuardedFences {
             let b = path.point(at: Double(k) * step)
             for shift in shifts {
                 let ax = a.longitude + shift, bx = b.longitude + shift
-                guard max(ax, bx) >= fence.minLongitude, min(ax, bx) <= fence.maxLongitude,
-                      max(a.latitude, b.latitude) >= fence.minLatitude, min(a.latitude, b.latitude) <= fence.maxLatitude
+                let x0 = min(ax, bx), x1 = max(ax, bx), y0 = min(a.latitude, b.latitude), y1 = max(a.latitude, b.latitude)
+                guard x1 >= box.minLongitude, x0 <= box.maxLongitude, y1 >= box.minLatitude, y0 <= box.maxLatitude
                 else { continue }
-                for ring in rings[Int32(f)] ?? [] {
-                    for j in 1..<max(1, ring.count) {
-                        guard let u = Self.intersection(ax, a.latitude, bx, b.latitude, ring[j - 1].x, ring[j - 1].y, ring[j].x, ring[j].y)
-                        else { continue }
-                        let s = (Double(k - 1) + u) * step
-                        first = min(first, s)
-                        last = max(last, s)
+                func meet(_ cx: Double, _ cy: Double, _ dx: Double, _ dy: Double) {
+                    guard let u = chordContact(ax, a.latitude, bx, b.latitude, x0, x1, y0, y1, cx, cy, dx, dy) else { return }
+                    let s = (Double(k - 1) + u) * step
+                    first = min(first, s)
+                    last = max(last, s)
+                }
+                if let index {
+                    // Tens of edges, not all of them: chords x vertices was ~1 s a fix at 100,000.
+                    index.forEachEdge(x0, x1, y0, y1, meet)
+                } else {
+                    for ring in rings {
+                        for j in 1..<max(1, ring.count) { meet(ring[j - 1].x, ring[j - 1].y, ring[j].x, ring[j].y) }
                     }
                 }
             }
             a = b
         }
         return first <= last ? (first, last) : nil
+    }
+
+    /// ``intersection`` of chord A-B (its box `x0...x1` x `y0...y1`) and edge C-D, for edges
+    /// whose box meets the chord's only: segments that touch always have meeting boxes, and
+    /// skipping the others makes the plain loop and ``EdgeIndex`` test the same set (a nearly
+    /// collinear pair whose boxes are apart could otherwise round to a contact).
+    @inline(__always)
+    static func chordContact(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
+                             _ x0: Double, _ x1: Double, _ y0: Double, _ y1: Double,
+                             _ cx: Double, _ cy: Double, _ dx: Double, _ dy: Double) -> Double? {
+        guard max(cx, dx) >= x0, min(cx, dx) <= x1, max(cy, dy) >= y0, min(cy, dy) <= y1 else { return nil }
+        return intersection(ax, ay, bx, by, cx, cy, dx, dy)
     }
 
     /// Where segment A-B meets segment C-D, as the parameter along A-B in [0, 1] (the

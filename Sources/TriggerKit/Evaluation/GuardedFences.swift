@@ -111,6 +111,9 @@ final class GuardedFences {
     @exclusivity(unchecked) var fenceOfRequest: [Int32]
     /// Polygon rings by fence slot, as flat (longitude, latitude) rings.
     var rings: [Int32: [[(x: Double, y: Double)]]] = [:]
+    /// The edges of the polygons of at least ``EdgeIndex/minimumVertices`` vertices by place,
+    /// by fence slot (built with the rings; tests empty it for the plain loops).
+    var edgeIndexes: [Int32: EdgeIndex] = [:]
     /// The exact containment tests (GEOS for polygons), by fence slot.
     let regions: RegionIndex
     /// Fences by place (their widened boxes), and the ones every fix must consider: fences
@@ -203,7 +206,12 @@ final class GuardedFences {
         for bad in regions.invalid { gates[Int(bad.slot)].done = true }
         for (slot, region) in regionList.enumerated() {
             if case .polygon(let p) = region {
-                rings[Int32(slot)] = p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } }
+                let flat = p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } }
+                rings[Int32(slot)] = flat
+                if fences[slot].crossings || fences[slot].maximumAccuracy != nil,
+                   flat.reduce(0, { $0 + $1.count }) >= EdgeIndex.minimumVertices {
+                    edgeIndexes[Int32(slot)] = EdgeIndex(rings: flat)
+                }
             }
         }
         expiresAt = requests.map { r in r.expiresAt.flatMap(RequestLimits.millis) ?? .max }
@@ -222,6 +230,7 @@ final class GuardedFences {
         windows = g.windows
         fenceOfRequest = g.fenceOfRequest.map { $0 }
         rings = Dictionary(uniqueKeysWithValues: g.rings.map { ($0.key, $0.value.map { $0.map { $0 } }) })
+        edgeIndexes = g.edgeIndexes.mapValues { $0.copied() }
         regions = g.regions
         grid = g.grid.copied()
         outsideDwellFences = g.outsideDwellFences.map { $0 }
