@@ -52,12 +52,8 @@ public enum RequestValidation: Sendable {
         // `checkValue` holds an explicit one to (a 60 s interval under `--now` 9999-12-31T23:59:59Z
         // passed and never fired; an `expiresAt` before the instant was taken silently).
         if request.addedAt == nil, let now = options.now, let added = RequestLimits.millis(now) {
-            if case .timeInterval(let t) = request.trigger, TimeRule(request.trigger, addedAt: added, floatingTimeZone: .gmt)?.firstFire == nil {
-                throw RequestError(.invalidTrigger, "its first fire, \(NotificationRequest.show(.number(t.timeInterval))) s after it is added (\(describe(now))), is after 9999-12-31T23:59:59.999Z, the last supported date")
-            }
-            if let expires = request.expiresAt, let e = RequestLimits.millis(expires), e <= added {
-                throw RequestError(.invalidRequest, "\"expiresAt\" (\(describe(expires))) is not after the instant it is added (\(describe(now))): the request would never be pending")
-            }
+            try checkFirstFire(request, added: added, after: "it is added (\(describe(now)))")
+            try checkExpiry(request, added: added, after: "the instant it is added (\(describe(now)))")
         }
         if options.margin > 0, case .location(let t) = request.trigger, case .circular(let c) = t.region, c.radius <= options.margin {
             throw RequestError(.invalidRegion, "radius \(c.radius) m is not above the margin \(options.margin) m: the region could never be entered (entering needs distance <= radius - margin)")
@@ -103,24 +99,17 @@ public enum RequestValidation: Sendable {
         if let added = r.addedAt, RequestLimits.millis(added) == nil {
             throw RequestError(.invalidRequest, "\"addedAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(added))")
         }
-        if let expires = r.expiresAt {
-            guard let e = RequestLimits.millis(expires) else {
-                throw RequestError(.invalidRequest, "\"expiresAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(expires))")
-            }
-            if let added = r.addedAt.flatMap(RequestLimits.millis), e <= added {
-                throw RequestError(.invalidRequest, "\"expiresAt\" (\(describe(expires))) is not after \"addedAt\" (\(describe(r.addedAt ?? expires))): the request would never be pending")
-            }
+        if let expires = r.expiresAt, RequestLimits.millis(expires) == nil {
+            throw RequestError(.invalidRequest, "\"expiresAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(expires))")
         }
+        let added = r.addedAt.flatMap(RequestLimits.millis)
+        if let added, let a = r.addedAt { try checkExpiry(r, added: added, after: "\"addedAt\" (\(describe(a)))") }
         switch r.trigger {
         case .immediate:
             break
         case .timeInterval(let t):
             try checkInterval(t)
-            // Its first fire must be a supported date (one after 9999 was accepted and never fired).
-            if let added = r.addedAt.flatMap(RequestLimits.millis),
-               TimeRule(r.trigger, addedAt: added, floatingTimeZone: .gmt)?.firstFire == nil {
-                throw RequestError(.invalidTrigger, "its first fire, \(NotificationRequest.show(.number(t.timeInterval))) s after \"addedAt\", is after 9999-12-31T23:59:59.999Z, the last supported date")
-            }
+            if let added { try checkFirstFire(r, added: added, after: "\"addedAt\"") }
         case .calendar(let t):
             try checkCalendar(t)
         case .location(let t):
@@ -275,6 +264,23 @@ public enum RequestValidation: Sendable {
         }
         if let why = planar.invalidity(context: context) {
             throw RequestError(.invalidRegion, "invalid polygon: \(why)")
+        }
+    }
+
+    /// The rules on the instant a request is added (its own `addedAt`, or the reference
+    /// instant it is added at), each naming that instant as `after` says: an `expiresAt`
+    /// comes after it...
+    static func checkExpiry(_ r: NotificationRequest, added: Int64, after: String) throws(RequestError) {
+        if let expires = r.expiresAt, let e = RequestLimits.millis(expires), e <= added {
+            throw RequestError(.invalidRequest, "\"expiresAt\" (\(describe(expires))) is not after \(after): the request would never be pending")
+        }
+    }
+
+    /// ...and a valid time interval's first fire is a supported date (one after 9999 was
+    /// accepted and never fired).
+    static func checkFirstFire(_ r: NotificationRequest, added: Int64, after: String) throws(RequestError) {
+        if case .timeInterval(let t) = r.trigger, TimeRule(r.trigger, addedAt: added, floatingTimeZone: .gmt)?.firstFire == nil {
+            throw RequestError(.invalidTrigger, "its first fire, \(NotificationRequest.show(.number(t.timeInterval))) s after \(after), is after 9999-12-31T23:59:59.999Z, the last supported date")
         }
     }
 

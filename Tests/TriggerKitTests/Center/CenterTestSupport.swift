@@ -20,6 +20,15 @@ struct Center {
         center = try! TriggerCenter(configuration: c, clock: clock)
     }
 
+    /// A center on a manual clock at ``t0``, its configuration set by `configure` (for the
+    /// tests of its bounds, which must be able to fail validation).
+    static func configured(_ configure: (inout CenterConfiguration) -> Void) throws -> (TriggerCenter, ManualClock) {
+        var c = CenterConfiguration()
+        configure(&c)
+        let clock = ManualClock(t0)
+        return (try TriggerCenter(configuration: c, clock: clock), clock)
+    }
+
     /// Wraps an existing center and its clock.
     init(wrapping center: TriggerCenter, clock: ManualClock) {
         self.clock = clock

@@ -10,10 +10,7 @@ struct DeviceBoundTests {
     static let t0 = TriggerCenterTests.t0
 
     static func center(maxDevices: Int) throws -> (TriggerCenter, ManualClock) {
-        var c = CenterConfiguration()
-        c.maxDevices = maxDevices
-        let clock = ManualClock(t0)
-        return (try TriggerCenter(configuration: c, clock: clock), clock)
+        try Center.configured { $0.maxDevices = maxDevices }
     }
 
     static func fix(_ device: String, _ s: Int, north: Double) -> LocationFix {

@@ -10,10 +10,7 @@ struct RequestBoundTests {
     static let t0 = TriggerCenterTests.t0
 
     static func center(maxRequests: Int) throws -> (TriggerCenter, ManualClock) {
-        var c = CenterConfiguration()
-        c.maxRequests = maxRequests
-        let clock = ManualClock(t0)
-        return (try TriggerCenter(configuration: c, clock: clock), clock)
+        try Center.configured { $0.maxRequests = maxRequests }
     }
 
     @Test func aNewIdentifierIsRefusedAtTheBoundAndReplacingGoesOn() async throws {
