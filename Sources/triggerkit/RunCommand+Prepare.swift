@@ -11,7 +11,7 @@ import Foundation
 struct PreparedRun {
     let set: RequestSet
     let evaluator: StreamEvaluator
-    var session: RunSession
+    var session: StreamSession
     let durable: DurableRun?
 }
 
@@ -55,7 +55,7 @@ extension RunCommand {
         let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions, polygonsValidated: true)
         var sessionValidation = ValidationOptions(now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others)
         sessionValidation.margin = margin
-        var session = RunSession(requests: set.requests, validation: sessionValidation)
+        var session = StreamSession(validation: sessionValidation)
         if let categories {
             do {
                 let json = try JSONValue.parse(document: try InputFile.contents(of: categories).get())

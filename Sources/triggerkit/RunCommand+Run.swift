@@ -13,7 +13,7 @@ extension RunCommand {
         let set = prepared.set
         var session = prepared.session
         let durable = prepared.durable
-        // Replaced when a control line changes the requests (see RunSession).
+        // Replaced when a control line rebuilds it (see StreamSession).
         var outerEvaluator = prepared.evaluator
         let alreadyProcessed = durable?.resumePosition ?? 0
         var storeError: StateStoreError?
@@ -40,6 +40,22 @@ extension RunCommand {
         // (``FixLookahead``): the same output, the geometry off the evaluating thread. A
         // resumed run's lines already processed get no geometry there.
         let threaded = !singleThread
+        if durable == nil {
+            // A catch-up step's fires (a per-second trigger after a week's jump: millions) are
+            // written out as they are made, a chunk at a time, not held until the line ends (4
+            // such requests held 760 MB, then 295 MB as events). With --state the delivered log
+            // adopts the line's bytes, so they stay until then. (Dropped unrendered once writing
+            // failed: the run stops at the end of the line.) Migrations keep the sink.
+            outerEvaluator.catchUpSink = { e, fired in
+                if out.failure == nil {
+                    for f in fired {
+                        e.write(f, format: eventFormat, to: &out.writer)
+                        out.flushIfLarge()
+                    }
+                }
+                fired.removeAll(keepingCapacity: true)
+            }
+        }
         var lookahead = threaded ? outerEvaluator.makeLookahead() : nil
         lookahead?.skippedLines = Int64(alreadyProcessed)
         let readFailure = LineReader.forEachChunk(fd: 0, threaded: threaded, lookahead: lookahead) { lines, scanned, ahead, cut in
@@ -143,10 +159,8 @@ extension RunCommand {
                 }
                 let start = out.writer.bytes.count
                 if durable == nil && events.count > 1024 {
-                    // A catch-up step's fires can be millions (a per-second trigger after a
-                    // week's jump): written out as they are rendered, not held whole (4 such
-                    // requests held 760 MB). With --state the delivered log adopts the line's
-                    // bytes, so they stay until then.
+                    // Many events (what a catch-up's sink left, fences' catch-up): written out
+                    // as they are rendered, not rendered whole first.
                     for e in events {
                         evaluator.write(e, format: eventFormat, to: &out.writer)
                         guard out.flushIfLarge() else { return false }

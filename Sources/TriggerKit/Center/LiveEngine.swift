@@ -13,9 +13,13 @@ import Foundation
 /// the evaluator's requests, or appended ones an eighth (amortised O(1) per change).
 final class LiveEngine {
     private(set) var evaluator: StreamEvaluator {
-        // Every evaluator the engine holds (built, migrated) lists its one-shots as they finish.
-        didSet { evaluator.recordsFinished = true }
+        // Every evaluator a center's engine holds (built, migrated) lists its one-shots as
+        // they finish (``retireFinished()``).
+        didSet { evaluator.recordsFinished = retires }
     }
+    /// Whether finished requests leave (a center's engine); a stream's (``StreamSession``)
+    /// keeps them, as `run` always has: its evaluator lists none.
+    private let retires: Bool
     /// Live requests by exact identifier, with their add sequence (the order of pending
     /// lists and of the next migration). Not swift-collections' `OrderedDictionary`: a
     /// replaced request moves to the end and a removal leaves a gap, each O(n) there (the
@@ -55,9 +59,33 @@ final class LiveEngine {
     /// `started` false: the stream is started by the caller (a restore starts it once, at
     /// the saved stream's start).
     init(options: StreamOptions, start: Int64, started: Bool = true) {
+        retires = true
         evaluator = StreamEvaluator(requests: [], options: options)
         evaluator.recordsFinished = true
         if started { evaluator.start(defaultAddedAt: start) }
+    }
+
+    /// An engine over an evaluator built (and maybe stepped) elsewhere, which keeps its
+    /// finished requests: its requests are taken as added in their order. `run` hands its
+    /// evaluator over at the stream's first change (``StreamSession``). The evaluator's
+    /// identifiers must be unique and none of its requests removed in place (a requests
+    /// file's set, migrated or not); otherwise the next change rebuilds. O(n).
+    init(adopting e: StreamEvaluator) {
+        retires = false
+        evaluator = e
+        e.recordsFinished = false
+        let n = e.requests.count
+        live.reserveCapacity(n + Swift.max(64, n / 8) + 1)
+        indexOf.reserveCapacity(n + Swift.max(64, n / 8) + 1)
+        for (i, r) in e.requests.enumerated() {
+            let key = ExactKey(r.identifier)
+            live[key] = (i, r)
+            indexOf[key] = Int32(i)
+        }
+        seqs = Array(0..<n)
+        nextSeq = n
+        // (Duplicates would leave positions without a live request: rebuilt at once.)
+        dirty = live.count != n
     }
 
     /// The evaluator with every recorded change applied.

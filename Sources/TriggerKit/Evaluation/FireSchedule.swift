@@ -146,10 +146,16 @@ import Foundation
     /// with their count); the rest come one by one. `horizon` = `t + 1` coalesces every due
     /// fire (``CatchUpPolicy/coalesced``); `Int64.min` coalesces none.
     ///
+    /// With `limit`, it stops once `out` holds that many and the next fire, one by one (not
+    /// coalesced), is dated later than the last one appended: never inside one date's fires,
+    /// whose ties are ordered as a whole. (Coalesced fires, one per trigger, are not split.)
+    /// Call again for the rest.
+    ///
     /// - Complexity: O((m + 1) log n) for m values returned, plus per coalesced trigger O(1)
     ///   for intervals and at most ``TimeRule/coalescingCap`` date steps for calendars.
-    mutating func popDue(until t: Int64, coalescingBefore horizon: Int64, into out: inout [DueFire]) {
+    mutating func popDue(until t: Int64, coalescingBefore horizon: Int64, into out: inout [DueFire], limit: Int = .max) {
         while let top = queue.min, top.date <= t {
+            if out.count >= limit, top.date >= horizon, let last = out.last, last.date != top.date { return }
             guard entries[Int(top.slot)].live else { queue.replaceMin(with: nil); continue }
             let entry = entries[Int(top.slot)]
             if top.date < horizon {

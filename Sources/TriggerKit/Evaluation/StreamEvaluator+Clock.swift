@@ -40,16 +40,20 @@ import Foundation
     /// as ``StreamOptions/catchUp`` and ``StreamOptions/maxClockJump`` say.
     func advanceClock(to t: Int64, into events: inout [FiredEvent]) {
         if let g = guarded, g.soonest <= t {
+            // (The fences' events are merged with the time fires by date: a catch-up is held
+            // whole here.)
             advanceGuardedClock(g, to: t, into: &events)
             return
         }
-        emitScheduleFires(upTo: t, into: &events)
+        emitScheduleFires(upTo: t, into: &events, sink: catchUpSink)
     }
 
     /// The time triggers' fires due by `t`, delivered in date order (ties by identifier).
-    func emitScheduleFires(upTo t: Int64, into events: inout [FiredEvent]) {
+    /// With a `sink`, taken from the schedule ``catchUpChunk`` at a time (never splitting one
+    /// date's fires), and `events` handed to it whenever it holds that many: a catch-up of
+    /// millions of fires (per-second triggers after a clock step of days) is never held whole.
+    func emitScheduleFires(upTo t: Int64, into events: inout [FiredEvent], sink: CatchUpSink? = nil) {
         guard let soonest = schedule?.soonestFire, soonest.date <= t else { return }
-        due.removeAll(keepingCapacity: true)
         let horizon: Int64
         switch options.catchUp {
         case .coalesced: horizon = t == .max ? .max : t + 1
@@ -57,25 +61,30 @@ import Foundation
             // Without a jump limit the window is still the default's: catch-up stays bounded.
             horizon = t &- catchUpWindowMillis
         }
-        // Mutated in place through the optional: a `var s = schedule` copy would share the
-        // heap's buffer with `schedule` and copy the whole heap on its first change.
-        schedule?.popDue(until: t, coalescingBefore: horizon, into: &due)
-        guard let entries = schedule?.entries else { return }
-        // Triggers appended in place carry no identifier rank: order their ties now.
-        if schedule?.hasAppended == true { sortTies(entries: entries) }
-        for f in due {
-            let ri = entries[Int(f.slot)].request
-            // Its last fire (delivered, suppressed or past its expiry): the request is finished.
-            if recordsFinished, f.last { finishedRequests.append(ri) }
-            // Requests appended in place after the fences were built (never with `expiresAt`)
-            // are past the end of their expiry table (indexing it crashed `serve`).
-            if let g = guarded, Int(ri) < g.expiresAt.count, f.date >= g.expiresAt[Int(ri)] { continue }
-            let r = requests[Int(ri)]
-            var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
-                               device: r.device.map { firedDevice(named: $0) } ?? -1)
-            e.count = f.count
-            deliver(e, into: &events)
-        }
+        let limit = sink == nil ? Int.max : Swift.max(1, catchUpChunk)
+        repeat {
+            due.removeAll(keepingCapacity: true)
+            // Mutated in place through the optional: a `var s = schedule` copy would share the
+            // heap's buffer with `schedule` and copy the whole heap on its first change.
+            schedule?.popDue(until: t, coalescingBefore: horizon, into: &due, limit: limit)
+            guard let entries = schedule?.entries else { return }
+            // Triggers appended in place carry no identifier rank: order their ties now.
+            if schedule?.hasAppended == true { sortTies(entries: entries) }
+            for f in due {
+                let ri = entries[Int(f.slot)].request
+                // Its last fire (delivered, suppressed or past its expiry): the request is finished.
+                if recordsFinished, f.last { finishedRequests.append(ri) }
+                // Requests appended in place after the fences were built (never with `expiresAt`)
+                // are past the end of their expiry table (indexing it crashed `serve`).
+                if let g = guarded, Int(ri) < g.expiresAt.count, f.date >= g.expiresAt[Int(ri)] { continue }
+                let r = requests[Int(ri)]
+                var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
+                                   device: r.device.map { firedDevice(named: $0) } ?? -1)
+                e.count = f.count
+                deliver(e, into: &events)
+            }
+            if let sink, events.count >= limit { sink(self, &events) }
+        } while sink != nil && (schedule?.soonestFire.map { $0.date <= t } ?? false)
     }
 
     /// Appends a fire unless its device may not show anything (then it is only counted):

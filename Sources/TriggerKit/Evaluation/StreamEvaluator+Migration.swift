@@ -22,6 +22,8 @@
         let next = StreamEvaluator(requests: newRequests, options: opts, polygonsValidated: polygonsValidated,
                                    devices: keepingDeviceOrder ? deviceNames : [])
         next.stats = stats
+        next.catchUpSink = catchUpSink
+        next.catchUpChunk = catchUpChunk
         next.streamTime = streamTime
 
         // Location slots by identifier, made at the first slot to map (never when no device

@@ -102,6 +102,13 @@ import Foundation
     /// Location requests with ``FenceRules`` and the expiry clock; nil when no request has
     /// rules or an `expiresAt` (then nothing of it costs anything).
     @exclusivity(unchecked) var guarded: GuardedFences?
+    /// Where a long catch-up's events go as they are made (``emitScheduleFires(upTo:into:sink:)``):
+    /// `run` writes them out. Nil: a step's events are all returned together.
+    @exclusivity(unchecked) package var catchUpSink: CatchUpSink?
+    /// Fires a catch-up hands to ``catchUpSink`` at a time (4,096: about 200 KB of events, and
+    /// as much of due fires): the most a step holds, plus one date's fires and, once, one
+    /// coalesced fire per trigger.
+    @exclusivity(unchecked) package var catchUpChunk = 4096
     /// Whether one-shots that fire are listed in ``finishedRequests`` (the live center drops
     /// them; `run` keeps its requests, so it leaves this off and the list empty).
     @exclusivity(unchecked) package var recordsFinished = false
@@ -282,3 +289,6 @@ import Foundation
 
 }
 
+/// Takes a catch-up's events so far (``StreamEvaluator/catchUpSink``), from the evaluator
+/// making them; what it leaves in the list is returned with the step's other events.
+package typealias CatchUpSink = (StreamEvaluator, inout [FiredEvent]) -> Void
