@@ -15,6 +15,8 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
         return try await tenant.work { () async throws -> Response in
             let batch = FixBatch(body, on: tenant.thread)
             let outcomes = batch.inputs.isEmpty ? [] : await tenant.applyHere(batch.inputs)
+            // Lines refused as written count among the refused fixes too.
+            if !batch.errors.isEmpty { await tenant.centerHere { [n = batch.errors.count] in $0.countRejectedFixes(n) } }
             var accepted = 0
             var errors = batch.errors
             var stale: [JSONValue] = []

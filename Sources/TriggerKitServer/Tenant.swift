@@ -172,6 +172,9 @@ final class Tenant: Sendable {
             // A replay only re-counts devices: its inputs passed the limits when accepted.
             if let refusal = overLimit(input, on: c), !replaying {
                 outcomes.append(.rejected(refusal))
+                // Counted as the center counts the fixes it refuses (/v1/stats agrees with
+                // the fixes metric's rejected count).
+                if case .fix = input { c.countRejectedFixes(1) }
                 continue
             }
             let (outcome, entry) = perform(input, on: c, into: &delivered)

@@ -240,7 +240,8 @@ public struct CenterStatistics: Sendable, Hashable, Codable {
     public var fixes = 0
     /// Fixes older than the device's latest one (ignored).
     public var staleFixes = 0
-    /// Fixes refused (invalid or from the future).
+    /// Fixes refused (invalid, from the future, past the device limit; through `serve`, also
+    /// a batch's malformed lines and fixes past the tenant's limits or clock-jump bound).
     public var rejectedFixes = 0
     /// Deliveries dropped from the history because a device's list was full.
     public var historyDropped = 0

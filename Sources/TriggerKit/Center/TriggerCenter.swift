@@ -267,6 +267,13 @@ public actor TriggerCenter {
         return e
     }
 
+    /// Counts `n` fixes refused before they reached the center (a service's malformed lines,
+    /// its own limits) in ``CenterStatistics/rejectedFixes``, so that the counter tells every
+    /// fix refused, however it was.
+    package func countRejectedFixes(_ n: Int) {
+        counters.rejectedFixes += Swift.max(0, n)
+    }
+
     /// Turns the evaluator's fires into deliveries: history, feeds, return value.
     private func publish() -> [DeliveredNotification] {
         // The fires name positions in the evaluator the step used: they are read there, and

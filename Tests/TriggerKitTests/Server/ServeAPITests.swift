@@ -395,6 +395,30 @@ struct ServeAPITests {
         }
     }
 
+    /// `rejectedFixes` counts every fix refused, however: a malformed line, a value the
+    /// center refuses, one past the tenant's device limit or its clock-jump bound (it counted
+    /// only the center's refusals, while the `triggerkit_fixes_total` metric counted them
+    /// all). Kept across a restart (the center's counters are saved).
+    static func fix(_ d: String, _ t: String, lat: String = "40.7") -> String { #"{"device":"\#(d)","t":"\#(t)","lat":\#(lat),"lon":-74}"# + "\n" }
+
+    @Test func everyRefusedFixIsCountedInStats() async throws {
+        var limits = TenantLimits()
+        limits.maxDevices = 1
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        let body = Self.fix("d1", "2026-11-23T08:00:00Z") + "{not json\n" + Self.fix("d1", "2026-11-23T08:00:01Z", lat: "91")
+            + Self.fix("d2", "2026-11-23T08:00:02Z") + Self.fix("d1", "2030-01-01T00:00:00Z")
+        try await serve.run { c, _ in
+            let a = try await c.call(.post, "/v1/fixes", body: body)
+            #expect(a.json?.objectValue?["accepted"] == .number(1), "\(a.body)")
+            #expect(a.json?.objectValue?["rejected"] == .number(4), "\(a.body)")
+            #expect(try await c.call(.get, "/v1/stats").json?.objectValue?["rejectedFixes"] == .number(4))
+        }
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.get, "/v1/stats").json?.objectValue?["rejectedFixes"] == .number(4))
+        }
+    }
+
     @Test func onTheWallClockTimeTriggersFireWithoutAnyFix() async throws {
         var serve = Serve(clock: .wall)
         serve.configuration.start = nil
