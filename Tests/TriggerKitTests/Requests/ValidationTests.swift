@@ -75,6 +75,26 @@ struct ValidationTests {
         #expect(throws: RequestError.self, "\(name)") { try RequestValidation.checkValue(r) }
     }
 
+    /// A `nanosecond` field in the supported range's last second: Foundation's next date is
+    /// the following second (year 10000), which is no fire; the request is refused as one
+    /// that can never fire (it passed and never fired). One a millisecond earlier fires.
+    @Test func aNanosecondPastTheLastSupportedMillisecondNeverFiresAndIsRefused() throws {
+        func last(_ nanosecond: Int) -> NotificationRequest {
+            NotificationRequest(identifier: "last", content: NotificationContent(title: "x"), trigger: .calendar(CalendarTrigger(
+                dateMatching: DateComponents(timeZone: TimeZone(identifier: "UTC"), year: 9999, month: 12, day: 31, hour: 23, minute: 59,
+                                             second: 59, nanosecond: nanosecond), repeats: false)))
+        }
+        let options = ValidationOptions(now: Self.t0)
+        let e = #expect(throws: RequestError.self) { try RequestValidation.validate(last(999_999_999), options: options) }
+        #expect(e?.code == .notificationInvalidNoDate, "\(String(describing: e))")
+        // What the schedule says of both: no fire, and the last supported millisecond's.
+        guard case .calendar(let never) = last(999_999_999).trigger, case .calendar(let fires) = last(998_000_000).trigger else { return }
+        let utc = TimeZone(identifier: "UTC")!
+        #expect(CalendarSchedule(never, floatingTimeZone: utc).nextFire(afterMillis: Timestamp.millis(Self.t0)) == nil)
+        #expect(CalendarSchedule(fires, floatingTimeZone: utc).nextFire(afterMillis: Timestamp.millis(Self.t0)) == RequestLimits.latestMillis - 1)
+        try RequestValidation.validate(last(998_000_000), options: options)
+    }
+
     /// A bad position is named by its path (its path is built only for the error).
     /// A request without `addedAt`, validated with a reference instant (`check --now`, a
     /// requests file under `run --now`), is added then: held to the rules an explicit
