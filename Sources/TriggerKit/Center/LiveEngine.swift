@@ -174,11 +174,6 @@ final class LiveEngine {
         live[key] = (seq, r)
         nextSeq += 1
         if !dirty {
-            if let old = indexOf.removeValue(forKey: key) {
-                evaluator.kill(request: old)
-                deadCount += 1
-                killed.insert(key)
-            }
             let appended: Int32?
             if case .location = r.trigger {
                 appended = evaluator.appendLocationRequest(r, validated: validated)
@@ -186,6 +181,17 @@ final class LiveEngine {
                 appended = evaluator.appendTimeRequest(r)
             }
             if let i = appended {
+                // The request it replaces is removed in place only now that the new one is in
+                // place: one that must be rebuilt leaves the old live until the rebuild, as a
+                // rebuild at once would find it. (Killed first, a fence with rules replaced by
+                // one was the last live fence at the rebuild, which then forgot the devices'
+                // recent fixes: the new fence's crossings from them were lost. Found by a
+                // helper comparing `run`'s control lines with rebuilding at every change.)
+                if let old = indexOf.removeValue(forKey: key) {
+                    evaluator.kill(request: old)
+                    deadCount += 1
+                    killed.insert(key)
+                }
                 assert(Int(i) == seqs.count, "an append out of step with the sequence numbers")
                 indexOf[key] = i
                 seqs.append(seq)

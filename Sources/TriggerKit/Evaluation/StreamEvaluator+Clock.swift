@@ -68,6 +68,14 @@ import Foundation
             // heap's buffer with `schedule` and copy the whole heap on its first change.
             schedule?.popDue(until: t, coalescingBefore: horizon, into: &due, limit: limit)
             guard let entries = schedule?.entries else { return }
+            // Coalesced fires come first (dated before the horizon, every other fire after it),
+            // popped by their earliest fire but dated at their latest: put in date order, ties
+            // by identifier, as every fire is. (They came in the order of their earliest fires:
+            // not in date order, and in another order once a trigger was added in place; found
+            // by a helper comparing `run`'s control lines with rebuilding.)
+            var coalesced = 0
+            while coalesced < due.count, due[coalesced].date < horizon { coalesced += 1 }
+            if coalesced > 1 { sortCoalesced(coalesced, entries: entries) }
             // Triggers appended in place carry no identifier rank: order their ties now.
             if schedule?.hasAppended == true { sortTies(entries: entries) }
             for f in due {
@@ -100,6 +108,18 @@ import Foundation
         e.presentation = s.presentation(alert: wants & 1 != 0, sound: wants & 2 != 0, badge: wants & 4 != 0)
         events.append(e)
         stats.fires += 1
+    }
+
+    /// Sorts the first `count` fires of ``due`` (the coalesced ones) by date, then exact
+    /// identifier (by rank where both have one). O(k log k) for k coalesced triggers.
+    private func sortCoalesced(_ count: Int, entries: [FireSchedule.Entry]) {
+        due[..<count].sort { a, b in
+            if a.date != b.date { return a.date < b.date }
+            let ra = entries[Int(a.slot)].rank, rb = entries[Int(b.slot)].rank
+            if ra != FireSchedule.appendedRank && rb != FireSchedule.appendedRank { return ra < rb }
+            return ExactKey(requests[Int(entries[Int(a.slot)].request)].identifier)
+                < ExactKey(requests[Int(entries[Int(b.slot)].request)].identifier)
+        }
     }
 
     /// Sorts each run of equal dates in ``due`` by exact identifier (the contract's order).

@@ -68,7 +68,7 @@ struct StreamSessionEquivalenceTests {
     static func requestJSON(_ id: String, _ rng: inout SeededGenerator) -> String {
         let lat = 40 + Double.random(in: 0..<0.01, using: &rng), lon = -74 + Double.random(in: 0..<0.01, using: &rng)
         let trigger: String
-        switch Int.random(in: 0..<7, using: &rng) {
+        switch Int.random(in: 0..<8, using: &rng) {
         case 0: trigger = #"{"type":"timeInterval","timeInterval":\#([60, 90, 120, 600].randomElement(using: &rng)!),"repeats":true}"#
         case 1: trigger = #"{"type":"timeInterval","timeInterval":\#(Int.random(in: 1..<900, using: &rng)),"repeats":false}"#
         case 2: trigger = #"{"type":"calendar","dateMatching":{"second":\#([0, 30].randomElement(using: &rng)!),"timeZone":"UTC"},"repeats":\#(Bool.random(using: &rng))}"#
@@ -78,6 +78,12 @@ struct StreamSessionEquivalenceTests {
                 .map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
             trigger = #"{"type":"location","region":{"identifier":"p\#(id)","geometry":{"type":"Polygon","coordinates":[[\#(ring)]]},"notifyOnExit":\#(Bool.random(using: &rng))},"repeats":\#(Bool.random(using: &rng))}"#
         case 4: trigger = #"{"type":"calendar","dateMatching":{"minute":\#(Int.random(in: 0..<60, using: &rng))},"repeats":true}"#
+        case 5:
+            // A fence with rules (rebuilt at every change, in place or not): crossings between
+            // sparse fixes, dwell, an accuracy limit.
+            let rules = [#""crossings":true"#, #""dwell":{"inside":20}"#, #""accuracy":{"maximum":8}"#,
+                         #""crossings":true,"dwell":{"outside":30}"#].randomElement(using: &rng)!
+            trigger = #"{"type":"location","region":{"identifier":"f\#(id)","center":{"latitude":\#(lat),"longitude":\#(lon)},"radius":\#([80, 150, 400].randomElement(using: &rng)!),"notifyOnExit":true},"repeats":\#(Bool.random(using: &rng)),\#(rules)}"#
         default:
             trigger = #"{"type":"location","region":{"identifier":"z\#(id)","center":{"latitude":\#(lat),"longitude":\#(lon)},"radius":\#([80, 150, 400].randomElement(using: &rng)!),"notifyOnExit":\#(Bool.random(using: &rng))},"repeats":\#(Bool.random(using: &rng))}"#
         }
@@ -108,9 +114,11 @@ struct StreamSessionEquivalenceTests {
                 out.append(#"{"t":\#(t),"respond":{"identifier":"\#(id)","device":"d\#(Int.random(in: 0..<6, using: &rng))","action":"\#(action)"}}"#)
             } else {
                 let d = Int.random(in: 0..<6, using: &rng)
-                position[d].0 += Double.random(in: -0.0015...0.0015, using: &rng)
-                position[d].1 += Double.random(in: -0.0015...0.0015, using: &rng)
-                out.append(#"{"device":"d\#(d)","t":\#(t),"lat":\#(position[d].0),"lon":\#(position[d].1),"acc":5}"#)
+                // Mostly small steps, sometimes a jump across the area (crossings between them).
+                let step = Int.random(in: 0..<10, using: &rng) == 0 ? 0.006 : 0.0015
+                position[d].0 = min(40.01, max(40, position[d].0 + Double.random(in: -step...step, using: &rng)))
+                position[d].1 = min(-73.99, max(-74, position[d].1 + Double.random(in: -step...step, using: &rng)))
+                out.append(#"{"device":"d\#(d)","t":\#(t),"lat":\#(position[d].0),"lon":\#(position[d].1),"acc":\#([5, 5, 5, 20].randomElement(using: &rng)!)}"#)
             }
         }
         return out
@@ -140,13 +148,13 @@ struct StreamSessionEquivalenceTests {
         return (writer.bytes, messages)
     }
 
-    static func compare(seed: UInt64, lines: Int, identifiers: Int, initial: Int, options: StreamOptions) {
-        var rng = SeededGenerator(seed: seed &* 7919)
-        let file = (0..<initial).map { requestJSON("r\($0)", &rng) }.joined(separator: "\n")
+    /// `stream` run from `file` (a requests file's lines) with the session and with the
+    /// reference; the messages must agree. Returns both outputs, as lines.
+    static func both(file: String, stream: [String], options: StreamOptions, _ note: String)
+        -> (expected: (output: [UInt8], messages: [String]), actual: (output: [UInt8], messages: [String])) {
         var validation = ValidationOptions(deferTimeChecks: true)
         validation.margin = options.margin
         let set = RequestsFile.parse(file, options: validation)
-        let stream = stream(seed: seed, lines: lines, identifiers: identifiers)
         var sessionValidation = ValidationOptions()
         sessionValidation.margin = options.margin
         var reference = Rebuilding(requests: set.requests, validation: sessionValidation)
@@ -157,10 +165,18 @@ struct StreamSessionEquivalenceTests {
         let actual = run(stream, evaluator: StreamEvaluator(requests: set.requests, options: options, polygonsValidated: true)) {
             session.apply($0, at: $1, line: $2, evaluator: &$3)
         }
+        #expect(firstDifference(actual.messages, expected.messages) == nil, "\(note)")
+        return (expected, actual)
+    }
+
+    static func compare(seed: UInt64, lines: Int, identifiers: Int, initial: Int, options: StreamOptions) {
+        var rng = SeededGenerator(seed: seed &* 7919)
+        let file = (0..<initial).map { requestJSON("r\($0)", &rng) }.joined(separator: "\n")
+        let (expected, actual) = both(file: file, stream: stream(seed: seed, lines: lines, identifiers: identifiers), options: options,
+                                      "seed \(seed)")
         // The streams do what they are for: events, replacements and refusals among them.
         #expect(expected.output.count > 10_000)
         #expect(expected.messages.contains { $0.hasSuffix("replaces the request with the same identifier") })
-        #expect(firstDifference(actual.messages, expected.messages) == nil, "seed \(seed)")
         let lines = { (b: [UInt8]) in String(decoding: b, as: UTF8.self).split(separator: "\n").map(String.init) }
         #expect(firstDifference(lines(actual.output), lines(expected.output)) == nil, "seed \(seed)")
     }
@@ -170,6 +186,27 @@ struct StreamSessionEquivalenceTests {
         guard let i = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset ?? (a.count == b.count ? nil : min(a.count, b.count))
         else { return nil }
         return "line \(i) of \(a.count) / \(b.count): \(i < a.count ? a[i] : "(none)") / \(i < b.count ? b[i] : "(none)")"
+    }
+
+    /// A fence with rules replaced by one, at the instant of the device's fix, when it is the
+    /// only fence (from the requests file, or added in the stream): its crossing between that
+    /// fix and the next (enter, exit) is not lost. The
+    /// engine removed the old fence in place before rebuilding, so the rebuild found no live
+    /// fence and forgot the devices' fixes (found by a helper).
+    @Test func aFenceWithRulesReplacedByOneKeepsItsCrossings() {
+        func fence(_ latitude: Double) -> String {
+            #"{"identifier":"x","content":{"title":"X"},"trigger":{"type":"location","repeats":true,"crossings":true,"region":{"center":{"latitude":\#(latitude),"longitude":-73.974},"radius":100}}}"#
+        }
+        let stream = [#"{"device":"d2","t":"2026-11-23T10:00:00Z","lat":40.746,"lon":-73.974}"#,
+                      #"{"t":"2026-11-23T10:00:00Z","add":\#(fence(40.748))}"#,
+                      #"{"device":"d2","t":"2026-11-23T10:10:00Z","lat":40.751,"lon":-73.974}"#]
+        for file in [fence(40.70), ""] {
+            let (expected, actual) = Self.both(file: file, stream: file.isEmpty ? [stream[1].replacingOccurrences(of: "40.748", with: "40.70").replacingOccurrences(of: "10:00:00", with: "09:59:00")] + stream : stream,
+                                          options: StreamOptions(), "file \(file.isEmpty ? "empty" : "with x")")
+            let lines = String(decoding: actual.output, as: UTF8.self).split(separator: "\n")
+            #expect(lines.count == 2 && lines[0].contains("\"enter\"") && lines[1].contains("\"exit\""), "\(lines)")
+            #expect(String(decoding: actual.output, as: UTF8.self) == String(decoding: expected.output, as: UTF8.self))
+        }
     }
 
     /// From an empty request set: more than a compaction's worth of adds (appends past an
