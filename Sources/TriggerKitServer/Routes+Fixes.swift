@@ -15,8 +15,6 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
         return try await tenant.work { () async throws -> Response in
             let batch = FixBatch(body, on: tenant.thread)
             let outcomes = batch.inputs.isEmpty ? [] : await tenant.applyHere(batch.inputs)
-            // Lines refused as written count among the refused fixes too.
-            if !batch.errors.isEmpty { await tenant.centerHere { [n = batch.errors.count] in $0.countRejectedFixes(n) } }
             var accepted = 0
             var errors = batch.errors
             var stale: [JSONValue] = []
@@ -32,6 +30,9 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                     accepted += 1
                 }
             }
+            // Lines refused as written count among the refused fixes too (once the batch was
+            // applied: a batch answered 503 counts nothing, so a client's retry counts once).
+            if !batch.errors.isEmpty { await tenant.centerHere { [n = batch.errors.count] in $0.countRejectedFixes(n) } }
             stale.sort { ($0.numberValue ?? 0) < ($1.numberValue ?? 0) }
             errors.sort { ($0.objectValue?["line"]?.numberValue ?? 0) < ($1.objectValue?["line"]?.numberValue ?? 0) }
             tenant.metrics.fixes(tenant: tenant.id, accepted: accepted, rejected: errors.count)

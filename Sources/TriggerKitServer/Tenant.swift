@@ -162,6 +162,9 @@ final class Tenant: Sendable {
         var delivered: [DeliveredNotification] = []
         var encoder: JSONEncoder?
         var added = false
+        // Fixes refused by the tenant's limits: counted with the center's own refusals
+        // (/v1/stats `rejectedFixes`) once the step is recorded.
+        var refusedFixes = 0
         // Rows in input order: a batch's fix lines up to another entry (a clock line) are a row
         // before it (stored after it, a replay moved the clock first, found by a helper).
         func flushFixes() {
@@ -172,9 +175,7 @@ final class Tenant: Sendable {
             // A replay only re-counts devices: its inputs passed the limits when accepted.
             if let refusal = overLimit(input, on: c), !replaying {
                 outcomes.append(.rejected(refusal))
-                // Counted as the center counts the fixes it refuses (/v1/stats agrees with
-                // the fixes metric's rejected count).
-                if case .fix = input { c.countRejectedFixes(1) }
+                if case .fix = input { refusedFixes += 1 }
                 continue
             }
             let (outcome, entry) = perform(input, on: c, into: &delivered)
@@ -212,7 +213,10 @@ final class Tenant: Sendable {
         // outbox, or pruned from it since. Recording them again by eventId re-sent the pruned
         // ones under new numbers after a crash (found by a helper).
         if replaying { return (outcomes, [], nil) }
-        guard !journal.isEmpty || !delivered.isEmpty else { return (outcomes, [], nil) }
+        guard !journal.isEmpty || !delivered.isEmpty else {
+            c.countRejectedFixes(refusedFixes)
+            return (outcomes, [], nil)
+        }
         var rendered: [(eventId: String, device: String?, body: Data)] = []
         rendered.reserveCapacity(delivered.count)
         for d in delivered {
@@ -225,6 +229,7 @@ final class Tenant: Sendable {
             let seqs = try store.record(at: startedAt, inputs: journal, events: rendered)
             var events: [RecordedEvent] = []
             for (i, s) in seqs.enumerated() where s > 0 { events.append((s, rendered[i].device, rendered[i].body)) }
+            c.countRejectedFixes(refusedFixes)
             return (outcomes, events, nil)
         } catch {
             Logger(label: "triggerkit.serve").error("store failed", metadata: ["tenant": "\(id)", "error": "\(error)"])

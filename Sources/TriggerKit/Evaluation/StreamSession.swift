@@ -7,7 +7,8 @@ import Foundation
 /// keeping every other request's state.
 ///
 /// A stream without changes pays nothing: the session holds no requests until the first
-/// change, which adopts the evaluator's (O(n), once). After that a change costs what it costs
+/// change, which adopts the evaluator's (O(n), once; about 200 bytes a request for the
+/// engine's tables: 41 MB at 200,000 requests). After that a change costs what it costs
 /// the live center: O(log n) for a time-based request, O(1) amortised for a region without
 /// rules, a removal O(k log n); a request with fence rules or an `expiresAt`, or one before
 /// the stream's first line, rebuilds the evaluator (O(n + devices)), and the engine compacts
