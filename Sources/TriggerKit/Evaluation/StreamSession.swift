@@ -36,16 +36,11 @@ package struct StreamSession {
     package mutating func apply(_ control: ControlLine, at t: Int64, line: Int, evaluator: inout StreamEvaluator) -> [String] {
         switch control {
         case .add(let request, let readerWarnings):
-            let r: NotificationRequest, warnings: [String]
-            do throws(RequestError) {
-                (r, warnings) = try RequestValidation.admit(request, at: Timestamp.date(millis: t), options: validation,
-                                                           settings: request.device.map { evaluator.settings(forDevice: $0) },
-                                                           categories: categories)
-            } catch {
-                return ["error: line \(line): \(DiagnosticText.clipped(request.identifier)): \(error.code.rawValue): \(error.message)"]
-            }
+            let (admitted, messages) = Self.admit(request, readerWarnings: readerWarnings, at: t, line: line, options: validation,
+                                                 evaluator: evaluator, categories: categories)
+            guard let r = admitted else { return messages }
             let name = DiagnosticText.clipped(r.identifier)
-            var notes = (readerWarnings + warnings).map { "warning: line \(line): \(name): \($0)" }
+            var notes = messages
             let engine = adopt(evaluator)
             // Reported as a requests file reports it (contract section 2; it was silent).
             if engine.live[ExactKey(r.identifier)] != nil {
@@ -64,20 +59,44 @@ package struct StreamSession {
             return []
         case .respond(let response):
             let request = adopt(evaluator).live[ExactKey(response.requestIdentifier)]?.request
-            let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
-            var notes = warnings.map { "warning: line \(line): \($0)" }
-            guard let request else { return notes }
-            switch effect {
-            case .none: break
-            case .removeRequest:
-                notes += apply(.remove([request.identifier]), at: t, line: line, evaluator: &evaluator)
-            case .snooze(let delay):
-                let again = NotificationCategory.snoozedRequest(request, device: response.device, delay: delay,
-                                                               at: Timestamp.date(millis: t))
-                notes += apply(.add(again), at: t, line: line, evaluator: &evaluator)
-            }
+            var (change, notes) = Self.change(answering: response, to: request, at: t, line: line, categories: categories)
+            if let change { notes += apply(change, at: t, line: line, evaluator: &evaluator) }
             return notes
         }
+    }
+
+    /// What a `respond` line to `request` (nil: none has its identifier) changes, as the
+    /// control line it amounts to (a cancel removes the request, a snooze adds its one-shot),
+    /// and its warnings as stderr lines.
+    package static func change(answering response: NotificationResponse, to request: NotificationRequest?, at t: Int64, line: Int,
+                               categories: [ExactKey: NotificationCategory]) -> (change: ControlLine?, messages: [String]) {
+        let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
+        let messages = warnings.map { "warning: line \(line): \($0)" }
+        guard let request else { return (nil, messages) }
+        switch effect {
+        case .none: return (nil, messages)
+        case .removeRequest: return (.remove([request.identifier]), messages)
+        case .snooze(let delay):
+            return (.add(NotificationCategory.snoozedRequest(request, device: response.device, delay: delay, at: Timestamp.date(millis: t))),
+                    messages)
+        }
+    }
+
+    /// An `add` line's request admitted at `t` with its warnings as stderr lines, or nil and
+    /// the error line refusing it: the line's part of the messages, whatever it replaces.
+    package static func admit(_ request: NotificationRequest, readerWarnings: [String], at t: Int64, line: Int,
+                              options: ValidationOptions, evaluator: StreamEvaluator,
+                              categories: [ExactKey: NotificationCategory]) -> (request: NotificationRequest?, messages: [String]) {
+        let r: NotificationRequest, warnings: [String]
+        do throws(RequestError) {
+            (r, warnings) = try RequestValidation.admit(request, at: Timestamp.date(millis: t), options: options,
+                                                       settings: request.device.map { evaluator.settings(forDevice: $0) },
+                                                       categories: categories)
+        } catch {
+            return (nil, ["error: line \(line): \(DiagnosticText.clipped(request.identifier)): \(error.code.rawValue): \(error.message)"])
+        }
+        let name = DiagnosticText.clipped(r.identifier)
+        return (r, (readerWarnings + warnings).map { "warning: line \(line): \(name): \($0)" })
     }
 
     /// The engine, made over `evaluator` at the first change (the evaluator the stream has

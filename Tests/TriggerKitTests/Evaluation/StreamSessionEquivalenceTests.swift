@@ -18,16 +18,13 @@ struct StreamSessionEquivalenceTests {
         mutating func apply(_ control: ControlLine, at t: Int64, line: Int, evaluator: inout StreamEvaluator) -> [String] {
             switch control {
             case .add(let request, let readerWarnings):
-                let r: NotificationRequest, warnings: [String]
-                do throws(RequestError) {
-                    (r, warnings) = try RequestValidation.admit(request, at: Timestamp.date(millis: t), options: validation,
-                                                               settings: request.device.map { evaluator.settings(forDevice: $0) },
-                                                               categories: categories)
-                } catch {
-                    return ["error: line \(line): \(DiagnosticText.clipped(request.identifier)): \(error.code.rawValue): \(error.message)"]
-                }
+                // (The admission and its messages are the session's own: what is compared is
+                // how the change is applied.)
+                let (admitted, messages) = StreamSession.admit(request, readerWarnings: readerWarnings, at: t, line: line,
+                                                               options: validation, evaluator: evaluator, categories: categories)
+                guard let r = admitted else { return messages }
                 let name = DiagnosticText.clipped(r.identifier)
-                var notes = (readerWarnings + warnings).map { "warning: line \(line): \(name): \($0)" }
+                var notes = messages
                 let replaced = requests.contains { $0.identifier.isExactly(r.identifier) }
                 if replaced { notes.append("warning: line \(line): \(name): replaces the request with the same identifier") }
                 requests.removeAll { $0.identifier.isExactly(r.identifier) }
@@ -46,18 +43,8 @@ struct StreamSessionEquivalenceTests {
                 return []
             case .respond(let response):
                 let request = requests.first { $0.identifier.isExactly(response.requestIdentifier) }
-                let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
-                var notes = warnings.map { "warning: line \(line): \($0)" }
-                guard let request else { return notes }
-                switch effect {
-                case .none: break
-                case .removeRequest:
-                    notes += apply(.remove([request.identifier]), at: t, line: line, evaluator: &evaluator)
-                case .snooze(let delay):
-                    notes += apply(.add(NotificationCategory.snoozedRequest(request, device: response.device, delay: delay,
-                                                                             at: Timestamp.date(millis: t))),
-                                   at: t, line: line, evaluator: &evaluator)
-                }
+                var (change, notes) = StreamSession.change(answering: response, to: request, at: t, line: line, categories: categories)
+                if let change { notes += apply(change, at: t, line: line, evaluator: &evaluator) }
                 return notes
             }
         }
