@@ -104,6 +104,11 @@ public struct CircularRegion: Sendable, Hashable {
 }
 
 /// A region bounded by GeoJSON (RFC 7946) polygons in longitude/latitude.
+///
+/// Each polygon's longitudes are read as given when they span at most 180 degrees, else
+/// across the antimeridian (a ring through 170 and -170 is the 20 degrees over 180). A
+/// polygon wider than 180 degrees both ways, or a ring around a pole, is refused
+/// (``RequestErrorCode/invalidRegion``): split it into polygons less than 180 degrees wide.
 public struct PolygonRegion: Sendable, Hashable {
     /// The region's identifier, named by its events.
     public var identifier: String

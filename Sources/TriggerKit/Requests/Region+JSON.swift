@@ -17,8 +17,10 @@ extension Region {
                 throw RequestError(.invalidRegion, "a region has either \"center\"/\"radius\" or \"geometry\", not both")
             }
             let (polygons, multi) = try Self.polygons(geoJSON: geometry)
-            self = .polygon(PolygonRegion(identifier: identifier, polygons: polygons, isMultiPolygon: multi,
-                                          notifyOnEntry: onEntry, notifyOnExit: onExit))
+            let region = PolygonRegion(identifier: identifier, polygons: polygons, isMultiPolygon: multi,
+                                       notifyOnEntry: onEntry, notifyOnExit: onExit)
+            warnings += PlanarPolygons.antimeridianNote(region)
+            self = .polygon(region)
         } else {
             guard let center else {
                 throw RequestError(.invalidRegion, "a region needs \"center\" and \"radius\", or a GeoJSON \"geometry\"")

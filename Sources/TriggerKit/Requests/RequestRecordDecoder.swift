@@ -143,6 +143,8 @@ struct RequestRecordDecoder {
             case (let c?, let r?, nil):
                 return .circular(CircularRegion(identifier: id, center: c, radius: r, notifyOnEntry: onEntry, notifyOnExit: onExit))
             case (nil, nil, let rings?):
+                // One read across the antimeridian gets a warning on the general path.
+                guard PlanarPolygons.longitudes(of: rings).map({ !$0.shifted }) ?? true else { throw Decline() }
                 return .polygon(PolygonRegion(identifier: id, polygons: [rings], isMultiPolygon: false,
                                               notifyOnEntry: onEntry, notifyOnExit: onExit))
             default:
