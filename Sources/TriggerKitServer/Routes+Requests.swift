@@ -226,9 +226,11 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
         if let e = outcomeError(await tenant.apply([.removeDelivered([try parameter(context, "id")])])) { throw e }
         return Response(status: .noContent)
     }
-    v1.delete("delivered") { _, context -> Response in
+    v1.delete("delivered") { request, context -> Response in
         let tenant = try context.current
-        if let e = outcomeError(await tenant.apply([.removeDelivered(nil)])) { throw e }
+        // With a device, only its own list (the shared deliveries are every device's).
+        let input: TenantInput = try queryString(request, "device").map { .removeDelivered(device: $0) } ?? .removeDelivered(nil)
+        if let e = outcomeError(await tenant.apply([input])) { throw e }
         return Response(status: .noContent)
     }
 

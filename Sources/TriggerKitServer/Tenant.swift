@@ -264,6 +264,9 @@ final class Tenant: Sendable {
         case .change(.removeDelivered(let ids)):
             if let ids { c.removeDeliveredNotifications(withIdentifiers: ids) } else { c.removeAllDeliveredNotifications() }
             return (.ok(warnings: []), journaled)
+        case .change(.removeDeliveredOfDevice(let device)):
+            c.removeAllDeliveredNotifications(device: device)
+            return (.ok(warnings: []), journaled)
         case .change(.settings(let device, let s)):
             do throws(SettingsError) {
                 try c.setNotificationSettings(s, forDevice: device)

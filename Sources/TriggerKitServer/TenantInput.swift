@@ -15,6 +15,7 @@ enum TenantInput: Sendable {
     static func add(_ r: NotificationRequest) -> Self { .change(.add(r)) }
     static func remove(_ ids: [String]) -> Self { .change(.remove(ids)) }
     static func removeDelivered(_ ids: [String]?) -> Self { .change(.removeDelivered(ids)) }
+    static func removeDelivered(device: String) -> Self { .change(.removeDeliveredOfDevice(device)) }
     static func settings(device: String, _ s: NotificationSettings) -> Self { .change(.settings(device: device, s)) }
     static func categories(_ list: [NotificationCategory]) -> Self { .change(.categories(list)) }
     static func respond(_ r: NotificationResponse) -> Self { .change(.respond(r)) }
@@ -26,6 +27,8 @@ enum TenantChange: Sendable, Codable {
     case add(NotificationRequest)
     case remove([String])
     case removeDelivered([String]?)
+    /// One device's own deliveries (``TriggerCenter/removeAllDeliveredNotifications(device:)``).
+    case removeDeliveredOfDevice(String)
     case settings(device: String, NotificationSettings)
     case categories([NotificationCategory])
     case respond(NotificationResponse)

@@ -96,6 +96,12 @@ struct DeliveredHistory: Sendable {
         }
     }
 
+    /// Removes one device's own entries (not those concerning no device, which every device
+    /// sees). O(1) plus the list's release.
+    mutating func removeAll(device: String) {
+        if let list = byDevice.removeValue(forKey: ExactKey(device)) { count -= list.count }
+    }
+
     /// Removes everything.
     mutating func removeAll() {
         byDevice.removeAll()

@@ -17,6 +17,17 @@ extension TriggerCenter {
         history.remove(identifiers: Set(ids.map(ExactKey.init)))
     }
 
+    /// Removes one device's delivered notifications: its own list (what its location
+    /// triggers and its own requests delivered to it). Deliveries of requests shared by every
+    /// device (time triggers without a device) stay: they are every device's, and
+    /// ``deliveredNotifications(device:)`` still lists them.
+    ///
+    /// - Complexity: O(1) plus releasing the device's list.
+    public func removeAllDeliveredNotifications(device: String) {
+        guard !isShutDown else { return }
+        history.removeAll(device: device)
+    }
+
     /// Empties the delivered history.
     public func removeAllDeliveredNotifications() {
         guard !isShutDown else { return }

@@ -163,6 +163,39 @@ struct ServeRestartStateTests {
         }
     }
 
+    /// `DELETE /v1/delivered?device=d1` removes d1's own deliveries only: d2's stay, and so do
+    /// the shared time trigger's, which every device sees. (The route took no device and a
+    /// user could only empty every device's history.) A replay of the journal keeps it so.
+    @Test func removingOneDevicesDeliveriesKeepsTheOthersAndSurvivesAReplay() async throws {
+        var serve = ServeJournalTests.serve()
+        serve.configuration.clock = .stream
+        defer { serve.remove() }
+        @Sendable func identifiers(_ body: String) -> [String] {
+            (try? JSONValue.parse(document: Data(body.utf8)))?.objectValue?["delivered"]?.arrayValue?
+                .compactMap { $0.objectValue?["identifier"]?.stringValue } ?? []
+        }
+        let after = Mutex("")
+        try await serve.run { c, state async throws in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("home", device: "d1")).status == 201)
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("work", device: "d2")).status == 201)
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(device: "d1", count: 8)).status == 200)
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(device: "d2", count: 8)).status == 200)
+            #expect(Set(identifiers(try await c.call(.get, "/v1/delivered").body)) == ["home", "work", "tick"])
+            #expect(try await c.call(.delete, "/v1/delivered?device=d1").status == 204)
+            let left = try await c.call(.get, "/v1/delivered").body
+            #expect(Set(identifiers(left)) == ["work", "tick"])
+            #expect(Set(identifiers(try await c.call(.get, "/v1/delivered?device=d1").body)) == ["tick"])
+            #expect(identifiers(try await c.call(.get, "/v1/delivered?device=d2").body).contains("work"))
+            after.withLock { $0 = left }
+            ServeJournalTests.asIfKilled(state)
+        }
+        try await serve.run { c, state async throws in
+            #expect(try state.tenants[0].store.loadSnapshot() == nil, "the restart must replay the journal")
+            #expect(try await c.call(.get, "/v1/delivered").body == after.withLock { $0 })
+        }
+    }
+
     /// On the wall clock the ticks follow every clock event, not only time fires: a request
     /// whose expiry passed stayed (and counted against the limit) until some input came.
     @Test func anExpiryOnTheWallClockIsActedOnWithoutInput() async throws {
