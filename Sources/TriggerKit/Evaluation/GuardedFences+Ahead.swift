@@ -19,7 +19,8 @@ package struct FenceMove {
         case exit
         /// A path between two fixes outside through the fence, entered at `tIn`, left at `tOut`.
         case pass
-        /// The fix was too inaccurate for the fence (it counts in the fixes ignored for accuracy).
+        /// The fix was too inaccurate for the fence, and would have moved it had it been exact
+        /// (it counts in the fixes ignored for accuracy).
         case ignored
         /// Heads a fix's moves (``FixLookahead+Fences``): `fence` is how many follow, `tIn`
         /// the number of the device's fix it followed, `tOut` the default `addedAt` assumed.
@@ -67,8 +68,7 @@ extension GuardedFences {
     /// is done, or of a shared one-shot that fired for the device, is ignored (the walk skips
     /// those fences).
     ///
-    /// - Complexity: O(moves x log links), plus O(links) for a fix less accurate than some
-    ///   fence's limit.
+    /// - Complexity: O(moves x log links).
     func apply(_ moves: UnsafeBufferPointer<FenceMove>, device d: Int32, t: Int64, latitude: Double, longitude: Double,
                accuracy: Double?, initialFire: Bool, into out: inout [FiredEvent]) {
         ensure(device: d)
@@ -76,20 +76,11 @@ extension GuardedFences {
         appliedFixes &+= 1
         lastSeen[di] = t
         lastFix[di] = LastFix(latitude: latitude, longitude: longitude, t: t)
-        // Whether a fence ignored the fix as too inaccurate: the copy says so of the fences it
-        // walked; the walk here also passes every link, and the copy keeps only the links
-        // that are inside (an outside one with a dwell clock is walked here alone).
+        // Whether an accuracy rule kept the fix from moving a fence: the copy says so
+        // (``FenceMove/Kind/ignored``). It walks every fence an exact fix there could move:
+        // those the device is inside are linked in the copy, and one it could enter holds the
+        // position (in the grid).
         var ignored = false
-        if let acc = accuracy, acc > smallestAccuracyLimit {
-            for l in links[di] {
-                let gate = gates[Int(l.fence)]
-                if acc > gate.accuracyLimit, !gate.done, gate.device < 0 || gate.device == d, t >= gate.addedAt,
-                   !(l.firedOnce && !gate.repeats) {
-                    ignored = true
-                    break
-                }
-            }
-        }
         for m in moves {
             let f = Int(m.fence)
             let i = linkIndex(f, device: di)

@@ -142,8 +142,6 @@ extension GuardedFences {
             if !gate.accuracyLimit.isNaN, let acc = accuracy {
                 if acc > gate.accuracyLimit {
                     decides = false
-                    ignored = true
-                    if recordsMoves { moves.append(FenceMove(fence: c, kind: .ignored)) }
                 } else {
                     a = acc
                 }
@@ -173,7 +171,16 @@ extension GuardedFences {
                 if recordsMoves { moves.append(FenceMove(fence: c, kind: .first, plain: v.plain)) }
                 firstState(&l, plain: v.plain, device: d, at: t, initialFire: initialFire, acting: !recordsMoves, into: &out)
             } else if !decides {
-                // Too inaccurate for this fence: decides nothing.
+                // Too inaccurate for this fence: decides nothing. Counted when the fix, had it
+                // been exact, would have moved the fence (`v` is taken with no accuracy, the
+                // margin applied). (Counting every fence walked made the count depend on the
+                // grid's cells: a fence removed in place and a rebuilt grid counted
+                // differently. Plain containment instead of the margin's thresholds made it
+                // depend on whether a quiet bound skipped the fence.)
+                if l.inside ? v.outside : v.inside {
+                    ignored = true
+                    if recordsMoves { moves.append(FenceMove(fence: c, kind: .ignored)) }
+                }
             } else if !l.inside && v.inside {
                 if recordsMoves { moves.append(FenceMove(fence: c, kind: .enter)) }
                 move(&l, inside: true, device: d, at: t, acting: !recordsMoves, into: &out)

@@ -167,8 +167,6 @@ final class GuardedFences {
     /// lookahead was made (``resetAheadChains()``); -2: a fix was stepped here since, so the
     /// lookahead's copy of the device no longer matches.
     @exclusivity(unchecked) var aheadChain: [Int64] = []
-    /// The smallest accuracy limit of any fence (infinite: none has one).
-    let smallestAccuracyLimit: Double
     /// Fixes stepped by moves decided ahead (tests check the path is taken).
     @exclusivity(unchecked) var appliedFixes = 0
 
@@ -195,7 +193,6 @@ final class GuardedFences {
         }
         self.fences = fences
         gates = fences.map { Gate(accuracyLimit: $0.maximumAccuracy ?? .nan, repeats: $0.repeats, circle: $0.radius >= 0) }
-        smallestAccuracyLimit = fences.compactMap(\.maximumAccuracy).min() ?? .infinity
         self.fenceOfRequest = fenceOfRequest
         self.regions = RegionIndex(regions: regionList, maximumMargin: 0)
         self.grid = FenceGrid(boxes: fences.map { ($0.minLatitude, $0.maxLatitude, $0.minLongitude, $0.maxLongitude) })
@@ -224,7 +221,6 @@ final class GuardedFences {
     /// (polygons with rules took 1.3x the time). The index is shared (read without counting).
     init(copying g: GuardedFences, recordsMoves: Bool) {
         self.recordsMoves = recordsMoves
-        smallestAccuracyLimit = g.smallestAccuracyLimit
         fences = g.fences.map { $0 }
         gates = g.gates.map { $0 }
         windows = g.windows

@@ -77,8 +77,9 @@ public enum CatchUpPolicy: String, Sendable, Hashable, Codable, CaseIterable {
     public var fires = 0
     /// Fires not delivered because the device has not authorized notifications.
     public var suppressed = 0
-    /// Fixes that at least one accuracy-aware fence (``FenceAccuracy``) ignored as less
-    /// accurate than its maximum.
+    /// Fixes that an accuracy rule (``FenceAccuracy``) kept from moving a fence: less accurate
+    /// than its maximum, where an exact fix would have entered or left it (the margin
+    /// applied). A fix far from every fence it is too inaccurate for is not counted.
     public var ignoredAccuracy = 0
 
     public init() {}

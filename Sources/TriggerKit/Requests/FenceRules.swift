@@ -65,8 +65,9 @@ public struct FenceDwell: Sendable, Hashable {
 /// at least `a` from every edge), and outside only when the whole circle is outside
 /// (distance - a > radius; not covered and more than `a` from every edge). In between the
 /// fix decides nothing: the state, and any dwell, stay as they were. A fix less accurate
-/// than ``maximum`` decides nothing either and is counted (`ignored-accuracy` in the run's
-/// summary). A fix without `acc` counts as exact.
+/// than ``maximum`` decides nothing either; when an exact fix there would have entered or left
+/// the fence it is counted (`ignored-accuracy` in the run's summary: the fixes the rule kept
+/// from moving a fence). A fix without `acc` counts as exact.
 public struct FenceAccuracy: Sendable, Hashable {
     /// The largest usable accuracy, metres, in (0, 10,000].
     public var maximum: Double

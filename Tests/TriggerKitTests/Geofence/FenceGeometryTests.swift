@@ -61,6 +61,30 @@ struct FenceGeometryTests {
         #expect(h.evaluator.stats.description.hasSuffix("ignored-accuracy 1"))
     }
 
+    /// A fix too inaccurate for a fence counts only where an exact fix would have moved the
+    /// fence (the margin applied): far outside it while outside, or inside while inside, it
+    /// changes nothing and is not counted. (Every fence the grid's cell held counted, so the
+    /// count depended on the cells; see also `StreamSessionEquivalenceTests`.)
+    @Test(arguments: [0.0, 20.0])
+    func onlyFixesThatWouldHaveMovedAFenceAreCountedAsIgnored(margin: Double) {
+        let r = ruledRequest("careful", rules: "\"accuracy\": {\"maximum\": 50}")
+        var options = StreamOptions()
+        options.margin = margin
+        var h = StreamHarness(requests: r, options: options)
+        let out = h.feedBrief([
+            exactFix("d", 0, north: 500),               // the first state: outside
+            exactFix("d", 10, north: 400, acc: 80),     // outside still: not counted
+            exactFix("d", 20, north: 95, acc: 80),      // within 100 m, not within 100 - margin when there is one
+            exactFix("d", 30, north: 0, acc: 80),       // would have entered: counted
+            exactFix("d", 40, north: 0, acc: 5),        // enters
+            exactFix("d", 50, north: 10, acc: 80),      // inside still: not counted
+            exactFix("d", 60, north: 110, acc: 80),     // beyond 100, not beyond 100 + margin when there is one
+            exactFix("d", 70, north: 300, acc: 80),     // would have left: counted
+        ])
+        #expect(out == ["careful enter d \(at(40))"])
+        #expect(h.evaluator.stats.ignoredAccuracy == (margin == 0 ? 4 : 2))
+    }
+
     @Test func aPolygonNeedsItsAccuracyCircleClearOfEveryEdge() {
         // A square of 0.01 degrees (~1.1 km by ~850 m) with its west edge at -74.
         let square = "{\"type\": \"Polygon\", \"coordinates\": [[[-74, 40], [-73.99, 40], [-73.99, 40.01], [-74, 40.01], [-74, 40]]]}"
