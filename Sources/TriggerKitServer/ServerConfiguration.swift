@@ -252,16 +252,24 @@ public struct TenantLimits: Sendable, Codable {
     /// Not before the tenant's first input: its clock starts at `--start`, which may be far
     /// from the data. The JSON key is `maxClockJumpSeconds`.
     public var maxClockJump: TimeInterval? = 604_800
+    /// `--clock stream`: a fix or `POST /v1/clock` whose clock step would deliver more time
+    /// fires than this at once is refused (422), before anything changes: move the clock in
+    /// smaller steps. Each fire within the catch-up window counts (older ones one per
+    /// request). Default 100,000, about 6 s of the tenant's work: one step of 7 days with
+    /// 1,000 requests repeating every minute (10 million fires) held the server for over
+    /// 10 minutes and 6 GB. (The wall clock cannot be refused: after downtime it coalesces,
+    /// one delivery per request.)
+    public var maxStepFires: Int = 100_000
 
     /// The defaults above.
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents, maxClockJumpSeconds }
+    enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents, maxClockJumpSeconds, maxStepFires }
 
     func validate(field: String) throws(ConfigurationError) {
         for (name, v, most) in [("maxBodyBytes", maxBodyBytes, 1 << 30), ("maxRequests", maxRequests, OptionRules.maxRequests),
                                 ("maxDevices", maxDevices, OptionRules.maxDevices), ("sseBufferEvents", sseBufferEvents, 10_000_000),
-                                ("outboxEvents", outboxEvents, 1_000_000_000)] {
+                                ("outboxEvents", outboxEvents, 1_000_000_000), ("maxStepFires", maxStepFires, 1_000_000_000)] {
             guard (1...most).contains(v) else { throw ConfigurationError("\(field).\(name) must be in 1...\(most), not \(v)") }
         }
         // 0 once meant "no limit" here: a config that says 0 is refused, not read as a limit
@@ -282,6 +290,7 @@ public struct TenantLimits: Sendable, Codable {
         maxDevices = try c.decodeIfPresent(Int.self, forKey: .maxDevices) ?? d.maxDevices
         sseBufferEvents = try c.decodeIfPresent(Int.self, forKey: .sseBufferEvents) ?? d.sseBufferEvents
         outboxEvents = try c.decodeIfPresent(Int.self, forKey: .outboxEvents) ?? d.outboxEvents
+        maxStepFires = try c.decodeIfPresent(Int.self, forKey: .maxStepFires) ?? d.maxStepFires
         // Absent: the default; null: no limit.
         if !c.contains(.maxClockJumpSeconds) {
             maxClockJump = d.maxClockJump
@@ -300,5 +309,6 @@ public struct TenantLimits: Sendable, Codable {
         try c.encode(sseBufferEvents, forKey: .sseBufferEvents)
         try c.encode(outboxEvents, forKey: .outboxEvents)
         try c.encode(maxClockJump, forKey: .maxClockJumpSeconds)  // (nil as null: no limit)
+        try c.encode(maxStepFires, forKey: .maxStepFires)
     }
 }

@@ -202,6 +202,14 @@ public actor TriggerCenter {
         return publish()
     }
 
+    /// How many time-trigger deliveries moving the clock to `date` would make now (a
+    /// coalesced one counts 1), up to `limit`; nothing changes. The server refuses a clock
+    /// step over its bound with it.
+    package func dueFireCount(at date: Date, limit: Int) -> Int {
+        guard !isShutDown, let t = RequestLimits.millis(date) else { return 0 }
+        return evaluator.dueFireCount(upTo: t, limit: limit)
+    }
+
     /// Moves the evaluator's stream time to `t` (never back), collecting due time fires.
     private func advance(to t: Int64) {
         let e = evaluator

@@ -172,6 +172,40 @@ import Foundation
         }
     }
 
+    /// How many values ``popDue(until:coalescingBefore:into:limit:)`` would return without
+    /// a limit (one per trigger for its fires before `horizon`, one per fire after), counted
+    /// up to `limit`: past it the answer is `limit`. The queue is not changed.
+    ///
+    /// - Complexity: O(d + min(limit, f)) next-date computations for d triggers due and f
+    ///   fires after the horizon: a subtree of the heap whose root is later than `t` is not
+    ///   walked.
+    func countDue(until t: Int64, coalescingBefore horizon: Int64, limit: Int) -> Int {
+        guard limit > 0, let first = queue.min, first.date <= t else { return 0 }
+        let nodes = queue.nodes
+        var n = 0
+        var stack = [0]
+        while let i = stack.popLast() {
+            let top = nodes[i]
+            guard top.date <= t else { continue }
+            for c in [2 * i + 1, 2 * i + 2] where c < nodes.count { stack.append(c) }
+            let entry = entries[Int(top.slot)]
+            guard entry.live else { continue }
+            var date: Int64? = top.date
+            if top.date < horizon {
+                n += 1
+                if n >= limit { return limit }
+                // Its first fire at or after the horizon (the coalesced one's `next`).
+                date = horizon > t ? nil : entry.fire(after: horizon - 1)
+            }
+            while let d = date, d <= t {
+                n += 1
+                if n >= limit { return limit }
+                date = entry.fire(after: d)
+            }
+        }
+        return n
+    }
+
     /// The `k` soonest fires across all triggers, in date order (ties by identifier),
     /// counting each repeating trigger's later fires too. The queue is not changed.
     ///

@@ -54,13 +54,7 @@ import Foundation
     /// millions of fires (per-second triggers after a clock step of days) is never held whole.
     func emitScheduleFires(upTo t: Int64, into events: inout [FiredEvent], sink: CatchUpSink? = nil) {
         guard let soonest = schedule?.soonestFire, soonest.date <= t else { return }
-        let horizon: Int64
-        switch options.catchUp {
-        case .coalesced: horizon = t == .max ? .max : t + 1
-        case .everyFire:
-            // Without a jump limit the window is still the default's: catch-up stays bounded.
-            horizon = t &- catchUpWindowMillis
-        }
+        let horizon = catchUpHorizon(t)
         let limit = sink == nil ? Int.max : Swift.max(1, catchUpChunk)
         repeat {
             due.removeAll(keepingCapacity: true)
@@ -93,6 +87,26 @@ import Foundation
             }
             if let sink, events.count >= limit { sink(self, &events) }
         } while sink != nil && (schedule?.soonestFire.map { $0.date <= t } ?? false)
+    }
+
+    /// Fires dated before this are coalesced per trigger when the clock moves to `t`
+    /// (``StreamOptions/catchUp``).
+    private func catchUpHorizon(_ t: Int64) -> Int64 {
+        switch options.catchUp {
+        case .coalesced: t == .max ? .max : t + 1
+        // Without a jump limit the window is still the default's: catch-up stays bounded.
+        case .everyFire: t &- catchUpWindowMillis
+        }
+    }
+
+    /// How many time-trigger deliveries moving the clock to `t` would make (a coalesced one
+    /// counts 1; suppressed ones and those past an expiry that a fence table knows count too),
+    /// up to `limit`. Changes nothing. A service bounds one step's work with it.
+    ///
+    /// - Complexity: ``FireSchedule/countDue(until:coalescingBefore:limit:)``.
+    package func dueFireCount(upTo t: Int64, limit: Int) -> Int {
+        guard let s = schedule, let soonest = s.soonestFire, soonest.date <= t else { return 0 }
+        return s.countDue(until: t, coalescingBefore: catchUpHorizon(t), limit: limit)
     }
 
     /// Appends a fire unless its device may not show anything (then it is only counted):

@@ -51,6 +51,32 @@ struct FireScheduleTests {
         #expect(rule.nextFire(strictlyAfter: expected) == nil)
     }
 
+    /// ``FireSchedule/countDue(until:coalescingBefore:limit:)`` (a server's bound on one
+    /// step) counts what ``FireSchedule/popDue(until:coalescingBefore:into:limit:)`` then
+    /// returns, coalesced ones as 1, up to its limit, and changes nothing.
+    @Test(arguments: [1, 2, 3])
+    func countDueCountsWhatPopDueReturns(seed: UInt64) {
+        let reqs = Self.requests(200, seed: seed)
+        var s = FireSchedule(requests: reqs, defaultAddedAt: Self.t0, floatingTimeZone: TimeZone(identifier: "UTC")!)
+        var g = SeededGenerator(seed: seed &+ 99)
+        var now = Self.t0
+        var due: [FireSchedule.DueFire] = []
+        for _ in 0..<40 {
+            let t = now + Int64.random(in: 0...14_400_000, using: &g)
+            // Coalesce everything, nothing, or what is older than a window.
+            let horizon = [t + 1, Int64.min, t - Int64.random(in: 0...7_200_000, using: &g)].randomElement(using: &g)!
+            let counted = s.countDue(until: t, coalescingBefore: horizon, limit: .max)
+            let limit = Int.random(in: 1...50, using: &g)
+            #expect(s.countDue(until: t, coalescingBefore: horizon, limit: limit) == Swift.min(limit, counted))
+            #expect(s.countDue(until: t, coalescingBefore: horizon, limit: .max) == counted, "changed nothing")
+            due.removeAll()
+            s.popDue(until: t, coalescingBefore: horizon, into: &due)
+            #expect(due.count == counted, "t \(t), horizon \(horizon)")
+            #expect(s.countDue(until: t, coalescingBefore: horizon, limit: .max) == 0)
+            now = t
+        }
+    }
+
     @Test func popDueGivesEveryFireInDateThenIdentifierOrder() {
         let reqs = Self.requests(300, seed: 1)
         var s = FireSchedule(requests: reqs, defaultAddedAt: Self.t0, floatingTimeZone: TimeZone(identifier: "UTC")!)

@@ -39,6 +39,36 @@ struct StreamClockJumpTests {
         }
     }
 
+    /// A step that would deliver more time fires than `maxStepFires` is refused before
+    /// anything changes (a week's step over 1,000 per-minute reminders, 10 million fires,
+    /// held the server for over 10 minutes and 6 GB); smaller steps deliver it all, and a
+    /// refused fix is counted in `rejectedFixes`.
+    @Test func aStepOverTheFireLimitIsRefusedAndSmallerStepsDeliverEveryFire() async throws {
+        var limits = TenantLimits()
+        limits.maxStepFires = 100
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            for i in 0..<10 { #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick-\(i)", 60)).status == 201) }
+            // From 08:00: 20 minutes is 200 fires; the clock stays and nothing is delivered.
+            var a = try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:20:00Z"}"#)
+            #expect(a.status == 422, "\(a.body)")
+            #expect(a.errorCode == "invalidClock")
+            #expect(a.body.contains("would deliver more than 100 time fires at once"), "\(a.body)")
+            a = try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:20:00Z"))
+            #expect(a.json?.objectValue?["accepted"] == .number(0), "\(a.body)")
+            #expect(a.body.contains("would deliver more than 100 time fires"), "\(a.body)")
+            var stats = try await c.call(.get, "/v1/stats").json?.objectValue
+            #expect(stats?["delivered"] == .number(0), "\(String(describing: stats))")
+            #expect(stats?["rejectedFixes"] == .number(1), "\(String(describing: stats))")
+            // 10 minutes (exactly 100) passes, then 10 more: every fire, one by one.
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:10:00Z"}"#).status == 200)
+            #expect(try await c.call(.post, "/v1/fixes", body: Self.fix("2026-11-23T08:20:00Z")).json?.objectValue?["accepted"] == .number(1))
+            stats = try await c.call(.get, "/v1/stats").json?.objectValue
+            #expect(stats?["delivered"] == .number(200), "\(String(describing: stats))")
+        }
+    }
+
     @Test func noLimitWhenItIsNull() async throws {
         var limits = TenantLimits()
         limits.maxClockJump = nil
