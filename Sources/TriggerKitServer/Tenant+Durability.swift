@@ -125,7 +125,16 @@ extension Tenant {
                 let inputs = Self.inputs(of: row)
                 weight += Self.replayWeight(inputs)
                 self.clock.advance(to: Timestamp.date(millis: row.at))
-                _ = self.step(inputs, on: c, replaying: true)
+                let (outcomes, _, _) = self.step(inputs, on: c, replaying: true)
+                // A change the center refuses now although it was accepted when journaled (a
+                // rule tightened by an upgrade: a polygon around a pole) is said, not dropped
+                // silently. (A stale or refused fix is journaled as it came: not said.)
+                for (input, outcome) in zip(inputs, outcomes) {
+                    if case .change = input, case .rejected(let e) = outcome {
+                        Logger(label: "triggerkit.serve").warning("a journaled change is refused on replay", metadata: [
+                            "tenant": "\(self.id)", "row": "\(row.seq)", "code": "\(e.code)", "reason": "\(e.message)"])
+                    }
+                }
             }
             return weight
         }

@@ -6,12 +6,22 @@ import Foundation
 
 extension Tenant {
     /// The tenant's limits on requests and devices: a refusal, or nil.
-    func overLimit(_ input: TenantInput, on c: isolated TriggerCenter) -> APIError? {
+    /// `catchUp`: the fires the step's accepted adds will deliver at once (an `addedAt` in
+    /// the past catches up), summed here against ``TenantLimits/maxStepFires``.
+    func overLimit(_ input: TenantInput, on c: isolated TriggerCenter, catchUp: inout Int) -> APIError? {
         let device: String?
         switch input {
         case .change(.add(let r)):
             if c.requestCount >= limits.maxRequests, c.request(withIdentifier: r.identifier) == nil {
                 return APIError(.tooManyRequests, "tooManyRequests", "the tenant has \(limits.maxRequests) requests, its limit")
+            }
+            if mode == .stream {
+                let most = limits.maxStepFires
+                let n = c.catchUpFireCount(of: r, limit: most - catchUp + 1)
+                if catchUp + n > most {
+                    return APIError(.unprocessableContent, "invalidRequest", "its addedAt is so far back that adding it\(catchUp > 0 ? " with the batch's other requests" : "") would deliver more than \(most) time fires at once (the tenant's maxStepFires; fires within the catch-up window come one by one): add it with a later addedAt, or fewer at a time")
+                }
+                catchUp += n
             }
             device = r.device
         case .change(.settings(let d, _)): device = d
@@ -56,6 +66,15 @@ extension Tenant {
     /// ``TenantLimits/maxClockJump`` after the clock is refused, by `run`'s rule
     /// (``ClockJumpRule``). (One fix dated 9999 moved the clock there for good: everything repeating fired
     /// out its catch-up and ended, and the clock cannot go back.)
+    func clockJumpRefusal(to date: Date, code: String) -> APIError? {
+        guard mode == .stream, clockMoved.withLock({ $0 }) else { return nil }
+        let limit = ClockJumpRule.limitMillis(limits.maxClockJump)
+        guard let why = ClockJumpRule.refusal(from: Timestamp.millis(clock.now), to: Timestamp.millis(date), limit: limit,
+                                              limitName: "the tenant's maxClockJumpSeconds",
+                                              what: code == "invalidClock" ? "clock" : "fix") else { return nil }
+        return APIError(.unprocessableContent, code, why)
+    }
+
     /// On the stream clock: a step to `date` that would deliver more time fires than the
     /// tenant's ``TenantLimits/maxStepFires`` is refused before anything changes (one step
     /// of 10 million fires held the server for over 10 minutes and 6 GB).
@@ -65,14 +84,5 @@ extension Tenant {
         guard c.dueFireCount(at: date, limit: most + 1) > most else { return nil }
         let what = code == "invalidClock" ? "moving the clock" : "the fix, moving the clock,"
         return APIError(.unprocessableContent, code, "\(what) from \(Timestamp.string(millis: Timestamp.millis(clock.now))) to \(Timestamp.string(millis: Timestamp.millis(date))) would deliver more than \(most) time fires at once (the tenant's maxStepFires; fires within the catch-up window come one by one): move it in smaller steps")
-    }
-
-    func clockJumpRefusal(to date: Date, code: String) -> APIError? {
-        guard mode == .stream, clockMoved.withLock({ $0 }) else { return nil }
-        let limit = ClockJumpRule.limitMillis(limits.maxClockJump)
-        guard let why = ClockJumpRule.refusal(from: Timestamp.millis(clock.now), to: Timestamp.millis(date), limit: limit,
-                                              limitName: "the tenant's maxClockJumpSeconds",
-                                              what: code == "invalidClock" ? "clock" : "fix") else { return nil }
-        return APIError(.unprocessableContent, code, why)
     }
 }

@@ -171,9 +171,10 @@ final class Tenant: Sendable {
             if !fixLines.isEmpty { journal.append((Self.journalKindFixes, Data(fixLines))) }
             fixLines.removeAll(keepingCapacity: true)
         }
+        var catchUp = 0
         for input in inputs {
             // A replay only re-counts devices: its inputs passed the limits when accepted.
-            if let refusal = overLimit(input, on: c), !replaying {
+            if !replaying, let refusal = overLimit(input, on: c, catchUp: &catchUp) {
                 outcomes.append(.rejected(refusal))
                 if case .fix = input { refusedFixes += 1 }
                 continue

@@ -210,6 +210,13 @@ public actor TriggerCenter {
         return evaluator.dueFireCount(upTo: t, limit: limit)
     }
 
+    /// How many time-trigger deliveries adding `request` would make at once (an `addedAt`
+    /// in the past catches up), up to `limit`; nothing changes.
+    package func catchUpFireCount(of request: NotificationRequest, limit: Int) -> Int {
+        guard !isShutDown, let t = RequestLimits.millis(clock.now) else { return 0 }
+        return evaluator.catchUpFireCount(of: request, upTo: t, limit: limit)
+    }
+
     /// Moves the evaluator's stream time to `t` (never back), collecting due time fires.
     private func advance(to t: Int64) {
         let e = evaluator

@@ -190,18 +190,27 @@ import Foundation
             for c in [2 * i + 1, 2 * i + 2] where c < nodes.count { stack.append(c) }
             let entry = entries[Int(top.slot)]
             guard entry.live else { continue }
-            var date: Int64? = top.date
-            if top.date < horizon {
-                n += 1
-                if n >= limit { return limit }
-                // Its first fire at or after the horizon (the coalesced one's `next`).
-                date = horizon > t ? nil : entry.fire(after: horizon - 1)
-            }
-            while let d = date, d <= t {
-                n += 1
-                if n >= limit { return limit }
-                date = entry.fire(after: d)
-            }
+            n += Self.countDue(entry, from: top.date, until: t, coalescingBefore: horizon, limit: limit - n)
+            if n >= limit { return limit }
+        }
+        return n
+    }
+
+    /// ``countDue(until:coalescingBefore:limit:)`` for one trigger whose next fire is
+    /// `first`: also what adding it would deliver at once, when `first` is in the past.
+    static func countDue(_ entry: Entry, from first: Int64, until t: Int64, coalescingBefore horizon: Int64, limit: Int) -> Int {
+        var n = 0
+        var date: Int64? = first
+        if first < horizon, first <= t {
+            n += 1
+            if n >= limit { return limit }
+            // Its first fire at or after the horizon (the coalesced one's `next`).
+            date = horizon > t ? nil : entry.fire(after: horizon - 1)
+        }
+        while let d = date, d <= t {
+            n += 1
+            if n >= limit { return limit }
+            date = entry.fire(after: d)
         }
         return n
     }

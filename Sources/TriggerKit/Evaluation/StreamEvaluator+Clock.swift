@@ -109,6 +109,19 @@ import Foundation
         return s.countDue(until: t, coalescingBefore: catchUpHorizon(t), limit: limit)
     }
 
+    /// How many time-trigger deliveries adding `r` would make at once with the clock at `t`
+    /// (its fires due by then, an `addedAt` in the past, caught up as a step would: a
+    /// coalesced one counts 1), up to `limit`.
+    package func catchUpFireCount(of r: NotificationRequest, upTo t: Int64, limit: Int) -> Int {
+        let added = r.addedAt.flatMap(RequestLimits.millis) ?? t
+        guard limit > 0, let rule = TimeRule(r.trigger, addedAt: added, floatingTimeZone: options.floatingTimeZone),
+              let first = rule.firstFire, first <= t else { return 0 }
+        let expires = r.expiresAt.flatMap(RequestLimits.millis) ?? .max
+        guard first < expires else { return 0 }
+        let entry = FireSchedule.Entry(rule: rule, request: 0, rank: 0, expiresAt: expires)
+        return FireSchedule.countDue(entry, from: first, until: t, coalescingBefore: catchUpHorizon(t), limit: limit)
+    }
+
     /// Appends a fire unless its device may not show anything (then it is only counted):
     /// the presentation is the content intersected with the device's current settings.
     func deliver(_ event: FiredEvent, into events: inout [FiredEvent]) {

@@ -123,7 +123,7 @@ struct PlanarPolygons {
     /// wind through 360 degrees) is named as such; either way no reading of it is a region.
     static func tooWide(_ polygon: [[Coordinate]], _ reading: Reading, field: String) -> RequestError {
         for (i, ring) in polygon.enumerated() where abs(winding(ring)) > 180 {
-            return RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" goes around a pole (taking each edge the short way, its longitudes wind through 360 degrees): a region cannot contain a pole; split it into polygons less than 180 degrees of longitude wide")
+            return RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" goes around the globe (taking each edge the short way, its longitudes wind through 360 degrees), so it would hold a pole: split it into polygons less than 180 degrees of longitude wide")
         }
         return RequestError(.invalidRegion, "polygon \"\(field)\" is more than 180 degrees of longitude wide both as given (\(degrees(reading.givenWest)) to \(degrees(reading.givenEast))) and across the antimeridian (\(degrees(reading.west)) east to \(degrees(reading.east - 360))): split it into polygons less than 180 degrees wide")
     }

@@ -32,7 +32,10 @@ extension NotificationRequest {
         } catch {
             throw RequestError(.invalidRequest, "a request record that is not JSON: \(error)")
         }
+        // Read for its shape only, as the fast decoder reads it: a stored record was judged
+        // when it was accepted, and judging it again refused, after an upgrade, a polygon the
+        // rules now refuse (a restore of the whole tenant failed on it).
         var warnings: [String] = []
-        try self.init(json: json, warnings: &warnings)
+        try self.init(decoding: json, warnings: &warnings)
     }
 }

@@ -152,8 +152,10 @@ import Testing
         #expect(PlanarRings.band(.nan, minY: 0, scale: 1, bands: 5) == 0)
         #expect(PlanarRings.band(2.5, minY: 0, scale: 1, bands: 5) == 2)
         // Longitudes spanning over 180 degrees: read across the antimeridian (-74 is 286), so
-        // the ring runs along the equator from 165 to 286 and back up to 5e-324 at 100.
-        var h = StreamHarness(requests: #"{"identifier": "p", "content": {"title": "x"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "p", "geometry": {"type": "Polygon", "coordinates": [[[100.0, 5e-324], [-74.0, 0.0], [165.0, 0.0], [100.0, 5e-324]]]}}}}"#)
+        // the ring runs along the equator from 165 to 286 and back up to 5e-324 at 170. (The
+        // fuzzer's ring had its apex at 100: 186 degrees wide even across the antimeridian,
+        // which is refused now, by name.)
+        var h = StreamHarness(requests: #"{"identifier": "p", "content": {"title": "x"}, "trigger": {"type": "location", "repeats": true, "region": {"identifier": "p", "geometry": {"type": "Polygon", "coordinates": [[[170.0, 5e-324], [-74.0, 0.0], [165.0, 0.0], [170.0, 5e-324]]]}}}}"#)
         let out = h.feedBrief([
             #"{"device": "d", "t": "2026-11-27T09:00:00Z", "lat": 40.7484, "lon": -73.9857}"#,
             #"{"device": "d", "t": "2026-11-27T09:00:01Z", "lat": 0, "lon": -160}"#,  // on the edge: covered

@@ -69,6 +69,32 @@ struct StreamClockJumpTests {
         }
     }
 
+    /// Adds whose `addedAt` is far back catch up when added: the same bound holds, summed
+    /// over a batch (a reviewer's find: ten per-minute requests added a day back delivered
+    /// 14,400 fires in one step past a limit of 100).
+    @Test func addsWhoseCatchUpPassesTheFireLimitAreRefused() async throws {
+        var limits = TenantLimits()
+        limits.maxStepFires = 100
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T09:00:00Z"}"#).status == 200)
+            func back(_ id: String, minutes: Int) -> String {
+                let t = Timestamp.string(millis: Timestamp.parseMillis("2026-11-23T09:00:00Z")! - Int64(minutes) * 60_000)
+                return #"{"identifier":"\#(id)","content":{"title":"x"},"addedAt":"\#(t)","trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#
+            }
+            var a = try await c.call(.post, "/v1/requests", body: back("day", minutes: 1440))
+            #expect(a.status == 422, "\(a.body)")
+            #expect(a.body.contains("would deliver more than 100 time fires at once"), "\(a.body)")
+            // 60 + 60 in one batch: the second passes the bound; 60 alone is taken.
+            a = try await c.call(.post, "/v1/requests", body: "[" + back("a", minutes: 60) + "," + back("b", minutes: 60) + "]")
+            #expect(a.body.contains("with the batch's other requests"), "\(a.body)")
+            let stats = try await c.call(.get, "/v1/stats").json?.objectValue
+            #expect(stats?["pendingRequests"] == .number(1), "\(String(describing: stats))")
+            #expect(stats?["delivered"] == .number(60), "\(String(describing: stats))")
+        }
+    }
+
     @Test func noLimitWhenItIsNull() async throws {
         var limits = TenantLimits()
         limits.maxClockJump = nil
