@@ -253,8 +253,10 @@ public struct TenantLimits: Sendable, Codable {
     /// from the data. The JSON key is `maxClockJumpSeconds`.
     public var maxClockJump: TimeInterval? = 604_800
     /// `--clock stream`: a fix or `POST /v1/clock` whose clock step would deliver more time
-    /// fires than this at once is refused (422), before anything changes: move the clock in
-    /// smaller steps. Each fire within the catch-up window counts (older ones one per
+    /// fires than this at once is refused before anything changes (`POST /v1/clock` with 422,
+    /// a fix line by line in its batch's answer): move the clock in smaller steps. So is an
+    /// added request whose catch-up (an `addedAt` in the past), with its batch's other adds,
+    /// would deliver more. Each fire within the catch-up window counts (older ones one per
     /// request). Default 100,000: such a step took 1.6 s and the server 106 MB (1,000
     /// requests repeating every minute, a step of 100 minutes). One step of 7 days with
     /// 1,000 requests repeating every minute (10 million fires) held the server for over

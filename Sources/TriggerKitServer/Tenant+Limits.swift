@@ -7,8 +7,9 @@ import Foundation
 extension Tenant {
     /// The tenant's limits on requests and devices: a refusal, or nil.
     /// `catchUp`: the fires the step's accepted adds will deliver at once (an `addedAt` in
-    /// the past catches up), summed here against ``TenantLimits/maxStepFires``.
-    func overLimit(_ input: TenantInput, on c: isolated TriggerCenter, catchUp: inout Int) -> APIError? {
+    /// the past catches up); an add within ``TenantLimits/maxStepFires`` with them sets
+    /// `adding` to its own, which the step sums once the center accepted it.
+    func overLimit(_ input: TenantInput, on c: isolated TriggerCenter, catchUp: Int, adding: inout Int) -> APIError? {
         let device: String?
         switch input {
         case .change(.add(let r)):
@@ -19,9 +20,9 @@ extension Tenant {
                 let most = limits.maxStepFires
                 let n = c.catchUpFireCount(of: r, limit: most - catchUp + 1)
                 if catchUp + n > most {
-                    return APIError(.unprocessableContent, "invalidRequest", "its addedAt is so far back that adding it\(catchUp > 0 ? " with the batch's other requests" : "") would deliver more than \(most) time fires at once (the tenant's maxStepFires; fires within the catch-up window come one by one): add it with a later addedAt, or fewer at a time")
+                    return APIError(.unprocessableContent, "invalidRequest", "adding it\(catchUp > 0 ? " with the batch's other requests" : "") would deliver more than \(most) time fires at once (the tenant's maxStepFires: an addedAt in the past catches up, fires within the catch-up window one by one, and a request without a trigger fires once): add it with a later addedAt, or fewer at a time")
                 }
-                catchUp += n
+                adding = n
             }
             device = r.device
         case .change(.settings(let d, _)): device = d

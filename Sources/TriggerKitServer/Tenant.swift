@@ -174,7 +174,8 @@ final class Tenant: Sendable {
         var catchUp = 0
         for input in inputs {
             // A replay only re-counts devices: its inputs passed the limits when accepted.
-            if !replaying, let refusal = overLimit(input, on: c, catchUp: &catchUp) {
+            var adding = 0
+            if !replaying, let refusal = overLimit(input, on: c, catchUp: catchUp, adding: &adding) {
                 outcomes.append(.rejected(refusal))
                 if case .fix = input { refusedFixes += 1 }
                 continue
@@ -182,6 +183,8 @@ final class Tenant: Sendable {
             let (outcome, entry) = perform(input, on: c, into: &delivered)
             outcomes.append(outcome)
             if case .rejected = outcome { continue }
+            // An add's catch-up counts once the center took it (a refused one delivers nothing).
+            catchUp += adding
             countDevice(of: input)
             switch entry {
             case .line(let line):

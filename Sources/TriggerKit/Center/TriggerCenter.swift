@@ -214,7 +214,7 @@ public actor TriggerCenter {
     /// in the past catches up), up to `limit`; nothing changes.
     package func catchUpFireCount(of request: NotificationRequest, limit: Int) -> Int {
         guard !isShutDown, let t = RequestLimits.millis(clock.now) else { return 0 }
-        return evaluator.catchUpFireCount(of: request, upTo: t, limit: limit)
+        return StreamEvaluator.catchUpFireCount(of: request, upTo: t, options: Self.streamOptions(configuration), limit: limit)
     }
 
     /// Moves the evaluator's stream time to `t` (never back), collecting due time fires.

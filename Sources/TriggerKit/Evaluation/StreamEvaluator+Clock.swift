@@ -92,11 +92,22 @@ import Foundation
     /// Fires dated before this are coalesced per trigger when the clock moves to `t`
     /// (``StreamOptions/catchUp``).
     private func catchUpHorizon(_ t: Int64) -> Int64 {
-        switch options.catchUp {
+        Self.catchUpHorizon(t, policy: options.catchUp, windowMillis: catchUpWindowMillis)
+    }
+
+    static func catchUpHorizon(_ t: Int64, policy: CatchUpPolicy, windowMillis: Int64) -> Int64 {
+        switch policy {
         case .coalesced: t == .max ? .max : t + 1
         // Without a jump limit the window is still the default's: catch-up stays bounded.
-        case .everyFire: t &- catchUpWindowMillis
+        case .everyFire: t &- windowMillis
         }
+    }
+
+    /// The catch-up window of `options`, milliseconds: its own, else the one its clock-jump
+    /// limit implies (``ClockJumpRule/catchUpWindowMillis(limit:)``).
+    static func catchUpWindowMillis(_ options: StreamOptions) -> Int64 {
+        if let w = options.catchUpWindow, w.isFinite, w >= 0 { return DurationMillis.atMost(Swift.min(w, 1e15)) }
+        return ClockJumpRule.catchUpWindowMillis(limit: ClockJumpRule.limitMillis(options.maxClockJump))
     }
 
     /// How many time-trigger deliveries moving the clock to `t` would make (a coalesced one
@@ -110,16 +121,18 @@ import Foundation
     }
 
     /// How many time-trigger deliveries adding `r` would make at once with the clock at `t`
-    /// (its fires due by then, an `addedAt` in the past, caught up as a step would: a
-    /// coalesced one counts 1), up to `limit`.
-    package func catchUpFireCount(of r: NotificationRequest, upTo t: Int64, limit: Int) -> Int {
+    /// under `options` (its fires due by then, an `addedAt` in the past, caught up as a step
+    /// would: a coalesced one counts 1), up to `limit`. Static: it needs no evaluator (the
+    /// center's may be waiting to be rebuilt, which reading it would do at each add).
+    package static func catchUpFireCount(of r: NotificationRequest, upTo t: Int64, options: StreamOptions, limit: Int) -> Int {
         let added = r.addedAt.flatMap(RequestLimits.millis) ?? t
         guard limit > 0, let rule = TimeRule(r.trigger, addedAt: added, floatingTimeZone: options.floatingTimeZone),
               let first = rule.firstFire, first <= t else { return 0 }
         let expires = r.expiresAt.flatMap(RequestLimits.millis) ?? .max
         guard first < expires else { return 0 }
         let entry = FireSchedule.Entry(rule: rule, request: 0, rank: 0, expiresAt: expires)
-        return FireSchedule.countDue(entry, from: first, until: t, coalescingBefore: catchUpHorizon(t), limit: limit)
+        let horizon = catchUpHorizon(t, policy: options.catchUp, windowMillis: catchUpWindowMillis(options))
+        return FireSchedule.countDue(entry, from: first, until: t, coalescingBefore: horizon, limit: limit)
     }
 
     /// Appends a fire unless its device may not show anything (then it is only counted):

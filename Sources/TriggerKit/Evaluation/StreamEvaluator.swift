@@ -162,11 +162,7 @@ import Foundation
         self.options = options
         self.dwellMillis = options.dwell.isFinite && options.dwell > 0 ? DurationMillis.atLeast(Swift.min(options.dwell, 1e12)) : 0
         self.maxClockJumpMillis = ClockJumpRule.limitMillis(options.maxClockJump)
-        if let w = options.catchUpWindow, w.isFinite, w >= 0 {
-            self.catchUpWindowMillis = DurationMillis.atMost(Swift.min(w, 1e15))
-        } else {
-            self.catchUpWindowMillis = ClockJumpRule.catchUpWindowMillis(limit: maxClockJumpMillis)
-        }
+        self.catchUpWindowMillis = Self.catchUpWindowMillis(options)
         // The passes over every request run in chunks on every core (a million requests:
         // each pass took tens of milliseconds on one core while the other waited).
         self.contentWants = ParallelChunks.map(requests.count) { range in

@@ -16,9 +16,9 @@ extension NotificationRequest {
 
     /// Reads one request record (a JSON object in the contract's request format, as
     /// ``contractRecord`` writes it): the record decoder for the common shapes, else the
-    /// general path, which gives the same request. Values are judged only as
-    /// ``init(json:warnings:)`` judges them there; the caller validates the request in its
-    /// context (a center's `add` does).
+    /// general path, which gives the same request. Only its shape is checked, as the record
+    /// decoder checks it: the values were judged when the request was accepted, and the
+    /// caller validates it in its context when it adds it (a center's `add` does).
     ///
     /// - Throws: ``RequestError`` for bytes that are not such a record.
     package init(contractRecord bytes: UnsafeBufferPointer<UInt8>) throws(RequestError) {

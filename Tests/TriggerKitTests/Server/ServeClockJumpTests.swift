@@ -89,9 +89,17 @@ struct StreamClockJumpTests {
             // 60 + 60 in one batch: the second passes the bound; 60 alone is taken.
             a = try await c.call(.post, "/v1/requests", body: "[" + back("a", minutes: 60) + "," + back("b", minutes: 60) + "]")
             #expect(a.body.contains("with the batch's other requests"), "\(a.body)")
-            let stats = try await c.call(.get, "/v1/stats").json?.objectValue
+            var stats = try await c.call(.get, "/v1/stats").json?.objectValue
             #expect(stats?["pendingRequests"] == .number(1), "\(String(describing: stats))")
             #expect(stats?["delivered"] == .number(60), "\(String(describing: stats))")
+            // A request the center refuses (for a device that denied notifications) delivers
+            // nothing, and counts nothing against the batch's others (a reviewer's find).
+            #expect(try await c.call(.put, "/v1/devices/den/settings", body: #"{"authorizationStatus":"denied"}"#).status == 200)
+            let invalid = back("c", minutes: 50).replacingOccurrences(of: #""addedAt""#, with: #""device":"den","addedAt""#)
+            a = try await c.call(.post, "/v1/requests", body: "[" + invalid + "," + back("d", minutes: 60) + "]")
+            #expect(a.json?.objectValue?["accepted"] == .number(1), "\(a.body)")
+            stats = try await c.call(.get, "/v1/stats").json?.objectValue
+            #expect(stats?["pendingRequests"] == .number(2), "\(String(describing: stats))")
         }
     }
 
