@@ -10,6 +10,13 @@ import Testing
 /// refuses such a line: one fix dated 9999 moved the clock there for good.
 @Suite("serve: the stream clock's jump limit")
 struct StreamClockJumpTests {
+    /// A stream-clock server whose tenant delivers at most `fires` time fires a step.
+    static func stepLimited(_ fires: Int) -> Serve {
+        var limits = TenantLimits()
+        limits.maxStepFires = fires
+        return Serve(limits: limits)
+    }
+
     static func fix(_ t: String) -> String { #"{"device":"d1","t":"\#(t)","lat":40.7,"lon":-74}"# + "\n" }
 
     @Test func aJumpPastTheLimitIsRefusedAndTheClockStays() async throws {
@@ -44,9 +51,7 @@ struct StreamClockJumpTests {
     /// held the server for over 10 minutes and 6 GB); smaller steps deliver it all, and a
     /// refused fix is counted in `rejectedFixes`.
     @Test func aStepOverTheFireLimitIsRefusedAndSmallerStepsDeliverEveryFire() async throws {
-        var limits = TenantLimits()
-        limits.maxStepFires = 100
-        let serve = Serve(limits: limits)
+        let serve = Self.stepLimited(100)
         defer { serve.remove() }
         try await serve.run { c, _ async throws in
             for i in 0..<10 { #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick-\(i)", 60)).status == 201) }
@@ -73,9 +78,7 @@ struct StreamClockJumpTests {
     /// over a batch (a reviewer's find: ten per-minute requests added a day back delivered
     /// 14,400 fires in one step past a limit of 100).
     @Test func addsWhoseCatchUpPassesTheFireLimitAreRefused() async throws {
-        var limits = TenantLimits()
-        limits.maxStepFires = 100
-        let serve = Serve(limits: limits)
+        let serve = Self.stepLimited(100)
         defer { serve.remove() }
         try await serve.run { c, _ async throws in
             #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T09:00:00Z"}"#).status == 200)
