@@ -36,7 +36,20 @@ extension CenterSnapshot {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         formatVersion = try c.decode(Int.self, forKey: .formatVersion)
-        let requests = try c.decode([NotificationRequest].self, forKey: .requests)
+        // Read for their shape, as the byte form reads them: they were validated when added,
+        // and a rule tightened since (a polygon around a pole) must not fail the restore.
+        let raw = try c.decode([JSONValue].self, forKey: .requests)
+        var requests: [NotificationRequest] = []
+        requests.reserveCapacity(raw.count)
+        for (i, json) in raw.enumerated() {
+            var warnings: [String] = []
+            do throws(RequestError) {
+                requests.append(try NotificationRequest(decoding: json, warnings: &warnings))
+            } catch {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.requests],
+                                                        debugDescription: "request \(i): \(error.description)", underlyingError: error))
+            }
+        }
         self.requests = requests
         evaluator = try c.decode(EvaluatorSnapshot.self, forKey: .evaluator)
         categories = try c.decode([NotificationCategory].self, forKey: .categories)

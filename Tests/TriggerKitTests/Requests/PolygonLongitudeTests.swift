@@ -90,6 +90,9 @@ struct PolygonLongitudeTests {
         snapshot.requests = [pole, Self.request("plain", [square(0, 0, 1, 1)])]
         let back = try CenterSnapshot(serialized: snapshot.serialized())
         #expect(back.requests == snapshot.requests)
+        // The JSON form services stored before the byte form existed, too.
+        let fromJSON = try CenterSnapshot(serialized: JSONEncoder().encode(snapshot))
+        #expect(fromJSON.requests == snapshot.requests)
     }
 
     @Test func theWindingOfARingCountsEachStepTheShortWay() {
