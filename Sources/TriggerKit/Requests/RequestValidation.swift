@@ -243,7 +243,7 @@ public enum RequestValidation: Sendable {
     static func checkPolygon(_ p: PolygonRegion) throws(RequestError) {
         guard !p.polygons.isEmpty else { throw RequestError(.invalidRegion, "a MultiPolygon needs at least one polygon") }
         for (k, polygon) in p.polygons.enumerated() {
-            let field = p.isMultiPolygon ? "trigger.region.geometry.coordinates[\(k)]" : "trigger.region.geometry.coordinates"
+            let field = PlanarPolygons.field(p, k)
             guard !polygon.isEmpty else { throw RequestError(.invalidRegion, "\"\(field)\" needs an outer ring") }
             for (i, ring) in polygon.enumerated() {
                 for (j, c) in ring.enumerated() { try checkCoordinate(c, field: "\(field)[\(i)][\(j)]") }
