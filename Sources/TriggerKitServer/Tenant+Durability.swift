@@ -87,9 +87,24 @@ extension Tenant {
         // next one (else every restart would start counting again, and a server restarted
         // often would replay an ever longer journal).
         tenant.sinceSnapshot.withLock { $0 = replayed }
+        // Requests kept as stored that can never fire (an earlier version accepted them; the
+        // snapshot and the journal keep them alike): said at every start, the first few by name.
+        let refused = await tenant.withCenter { $0.refusedRequests().map { [$0.identifier, $0.error.message] } }
+        if !refused.isEmpty {
+            let log = Logger(label: "triggerkit.serve")
+            for r in refused.prefix(Self.refusedNamedAtStart) {
+                log.warning("a stored request these rules refuse is kept but never fires: replace or remove it", metadata: [
+                    "tenant": "\(id)", "identifier": "\(DiagnosticText.clipped(r[0]))", "reason": "\(r[1])"])
+            }
+            log.warning("stored requests that never fire", metadata: ["tenant": "\(id)", "count": "\(refused.count)"])
+        }
         if mode == .wall { clock.goLive() }
         return tenant
     }
+
+    /// How many of the stored requests that can never fire a start names in its log (it
+    /// counts them all).
+    static let refusedNamedAtStart = 20
 
     /// What a journal row holds, as inputs to replay (none for a row that cannot be read).
     static func inputs(of row: TenantStore.JournalRow) -> [TenantInput] {
@@ -126,9 +141,9 @@ extension Tenant {
                 weight += Self.replayWeight(inputs)
                 self.clock.advance(to: Timestamp.date(millis: row.at))
                 let (outcomes, _, _) = self.step(inputs, on: c, replaying: true)
-                // A change the center refuses now although it was accepted when journaled (a
-                // rule tightened by an upgrade: a polygon around a pole) is said, not dropped
-                // silently. (A stale or refused fix is journaled as it came: not said.)
+                // A change the center refuses now although it was accepted when journaled, and
+                // that is not kept as stored (``keepStored``), is said, not dropped silently.
+                // (A stale or refused fix is journaled as it came: not said.)
                 for (input, outcome) in zip(inputs, outcomes) {
                     if case .change = input, case .rejected(let e) = outcome {
                         Logger(label: "triggerkit.serve").warning("a journaled change is refused on replay", metadata: [

@@ -180,7 +180,8 @@ final class Tenant: Sendable {
                 if case .fix = input { refusedFixes += 1 }
                 continue
             }
-            let (outcome, entry) = perform(input, on: c, into: &delivered)
+            var (outcome, entry) = perform(input, on: c, into: &delivered)
+            if replaying, case .rejected = outcome { (outcome, entry) = keepStored(input, on: c, outcome: outcome, entry: entry) }
             outcomes.append(outcome)
             if case .rejected = outcome { continue }
             // An add's catch-up counts once the center took it (a refused one delivers nothing).
@@ -247,6 +248,24 @@ final class Tenant: Sendable {
         case entry(TenantChange)
         case tick
         case nothing
+    }
+
+    /// A journaled change the center refuses on replay, although it was accepted when
+    /// recorded (a rule tightened by an upgrade): an add or a category list is kept as stored,
+    /// as a snapshot's restore keeps it (the tenant logs the requests that can never fire when
+    /// it opens); anything else stays refused.
+    private func keepStored(_ input: TenantInput, on c: isolated TriggerCenter, outcome: TenantOutcome, entry: JournalItem)
+        -> (TenantOutcome, JournalItem) {
+        switch input {
+        case .change(.add(let r)):
+            c.add(stored: r)
+            return (.ok(warnings: []), .entry(.add(r)))
+        case .change(.categories(let list)):
+            c.setNotificationCategories(stored: list)
+            return (.ok(warnings: []), .entry(.categories(list)))
+        default:
+            return (outcome, entry)
+        }
     }
 
     /// Applies one input to the center (the same way live and in a replay).

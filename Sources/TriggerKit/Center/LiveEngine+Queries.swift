@@ -10,10 +10,27 @@ extension LiveEngine {
         live[ExactKey(identifier)]?.request
     }
 
+    /// The evaluator's pending flags (``StreamEvaluator/pendingFlags()``), with the requests
+    /// held whose region it refused (``refused(_:)``): they never fire but stay listed, so that
+    /// they can be seen and replaced or removed.
+    func pendingFlags(_ e: StreamEvaluator) -> [Bool] {
+        var flags = e.pendingFlags()
+        for r in refused(e) { flags[Int(r.request)] = true }
+        return flags
+    }
+
+    /// The requests of `e` (the current evaluator) whose region its build refused, by
+    /// position, with why, that the engine still holds (not removed or replaced since): held
+    /// requests that never fire. Only requests that skipped the validator (restored from
+    /// storage) can be among them.
+    func refused(_ e: StreamEvaluator) -> [(request: Int32, reason: String)] {
+        e.refusedRegions.filter { indexOf[ExactKey(e.requests[Int($0.request)].identifier)] == $0.request }
+    }
+
     /// Pending requests in add order; with a device, those it sees (its own and shared ones).
     func pendingRequests(device: String?) -> [NotificationRequest] {
         let e = current
-        let flags = e.pendingFlags()
+        let flags = pendingFlags(e)
         return e.requests.indices.filter { i in
             flags[i] && Self.sees(device, e.requests[i])
         }.map { e.requests[$0] }
@@ -39,7 +56,7 @@ extension LiveEngine {
     func pendingPage(device: String?, after: Int, limit: Int) -> (requests: [NotificationRequest], last: Int?, more: Bool) {
         let e = current
         assert(seqs.count == e.requests.count, "sequence numbers out of step with the requests")
-        let flags = e.pendingFlags()
+        let flags = pendingFlags(e)
         // The first position whose number is past `after` (the numbers ascend).
         var lo = 0, hi = seqs.count
         while lo < hi {
@@ -58,7 +75,7 @@ extension LiveEngine {
     }
 
 
-    var pendingCount: Int { current.pendingFlags().count(where: { $0 }) }
+    var pendingCount: Int { pendingFlags(current).count(where: { $0 }) }
 
     /// The queued next fire of a request's time trigger. O(n) (a scan of the queue).
     func nextFireDate(identifier: String) -> Int64? {

@@ -298,7 +298,7 @@ final class LiveEngine {
     /// helper comparing restored and uninterrupted centers). O(n).
     func retireNotPending() {
         let e = current
-        let flags = e.pendingFlags()
+        let flags = pendingFlags(e)
         var ended: [Int32] = []
         for (i, pending) in flags.enumerated() where !pending && e.requests[i].expiresAt == nil {
             ended.append(Int32(i))

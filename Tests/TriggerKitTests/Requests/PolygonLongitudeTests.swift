@@ -95,6 +95,31 @@ struct PolygonLongitudeTests {
         #expect(fromJSON.requests == snapshot.requests)
     }
 
+    /// Such a request, once held (restored, or replayed from a service's journal), is kept
+    /// and listed, never fires, and is named by `refusedRequests()` until it is replaced or
+    /// removed; a snapshot carries it to a restored center as it is.
+    @Test func aCenterKeepsAndNamesAStoredRequestTheRulesRefuse() async throws {
+        let c = Center()
+        var pole = Self.request("pole", [Self.poleTriangle])
+        await #expect(throws: RequestError.self) { try await c.center.add(pole) }
+        pole.addedAt = Center.t0
+        await c.center.add(stored: pole)
+        try await c.center.add(Self.request("plain", [square(0, 0, 1, 1)]))
+        func names(_ center: TriggerCenter) async -> (pending: [String], refused: [String]) {
+            (await center.pendingRequests().map(\.identifier), await center.refusedRequests().map { "\($0.identifier) \($0.error.code)" })
+        }
+        #expect(await names(c.center) == (["pole", "plain"], ["pole invalidRegion"]))
+        // Never fires, even from inside the ring's planar triangle (or around the pole).
+        for (lat, lon) in [(78.0, 0.0), (89.0, 10.0), (0.5, 0.5)] {
+            let fired = try await c.center.receive(LocationFix(device: "d", date: Center.t0.addingTimeInterval(1), latitude: lat, longitude: lon))
+            #expect(!fired.contains { $0.request.identifier == "pole" })
+        }
+        let restored = try TriggerCenter(restoring: CenterSnapshot(serialized: await c.center.snapshot().serialized()), clock: c.clock)
+        #expect(await names(restored) == (["pole", "plain"], ["pole invalidRegion"]))
+        await restored.removePendingRequests(withIdentifiers: ["pole"])
+        #expect(await names(restored) == (["plain"], []))
+    }
+
     @Test func theWindingOfARingCountsEachStepTheShortWay() {
         func coords(_ r: [(Double, Double)]) -> [Coordinate] { r.map { Coordinate(latitude: $0.1, longitude: $0.0) } }
         #expect(PlanarPolygons.winding(coords(Self.poleSquare)) == 360)

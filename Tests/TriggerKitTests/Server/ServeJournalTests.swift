@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import HummingbirdTesting
 import Testing
 @_spi(Engine) import TriggerKit
 @testable import TriggerKitServer
@@ -162,6 +163,42 @@ struct ServeJournalTests {
             await tenant.snapshotIfDue(every: 506)
             #expect(try tenant.store.loadSnapshot() != nil)
             #expect(tenant.sinceSnapshot.withLock { $0 } == 0)
+        }
+    }
+
+    /// A journaled add that these rules refuse (an earlier version accepted a ring around a
+    /// pole) is kept by the replay, as a snapshot's restore keeps it, and both say why it can
+    /// never fire. (The replay dropped it, logging the refusal, while the restore kept it.)
+    @Test func aStoredRequestTheRulesNowRefuseIsKeptByReplayAndRestoreAlike() async throws {
+        let serve = Self.serve()
+        defer { serve.remove() }
+        try FileManager.default.createDirectory(at: serve.directory, withIntermediateDirectories: true)
+        let t0 = Timestamp.date(millis: Timestamp.parseMillis(Serve.t0)!)
+        var pole = PolygonLongitudeTests.request("pole", [PolygonLongitudeTests.poleTriangle])
+        pole.addedAt = t0
+        do {
+            let store = try TenantStore(path: serve.directory.path + "/acme.sqlite", outboxLimit: 1000)
+            var warnings: [String] = []
+            var tick = try NotificationRequest(json: JSONValue.parse(Sample.every("tick", 60)), warnings: &warnings)
+            tick.addedAt = t0
+            let rows = [pole, tick].map { (kind: Tenant.journalKindAdd, body: Data($0.contractRecord)) }
+            _ = try store.record(at: Timestamp.parseMillis(Serve.t0)!, inputs: rows, events: [])
+        }
+        @Sendable func check(_ c: any TestClientProtocol, _ state: ServerState) async throws {
+            let listed = try await c.call(.get, "/v1/requests")
+            let ids = listed.json?.objectValue?["requests"]?.arrayValue?.compactMap { $0.objectValue?["identifier"]?.stringValue }
+            #expect(ids == ["pole", "tick"])
+            let refused = await state.tenants[0].withCenter { c in c.refusedRequests().map { "\($0.identifier) \($0.error.code)" } }
+            #expect(refused == ["pole invalidRegion"])
+        }
+        // The journal replayed; then, after a graceful stop's snapshot, restored from it.
+        try await serve.run { c, state async throws in
+            #expect(try state.tenants[0].store.loadSnapshot() == nil)
+            try await check(c, state)
+        }
+        try await serve.run { c, state async throws in
+            #expect(try state.tenants[0].store.loadSnapshot() != nil)
+            try await check(c, state)
         }
     }
 }
