@@ -30,7 +30,7 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
 }
 
 /// `HEAD` is answered as `GET` is, without the body (RFC 9110): the same status and headers,
-/// authentication included. (Every route answered 404; a load balancer's `HEAD /healthz`
+/// `Content-Length` and authentication included. (Every route answered 404; a load balancer's `HEAD /healthz`
 /// failed. Found by a helper.) A wrapper of the router's responder: routes are matched by
 /// method before any router middleware runs.
 struct HeadAsGet<Builder: HTTPResponderBuilder>: HTTPResponderBuilder {
@@ -48,7 +48,11 @@ struct HeadAsGet<Builder: HTTPResponderBuilder>: HTTPResponderBuilder {
             var head = request.head
             head.method = .get
             var response = try await inner.respond(to: Request(head: head, body: request.body), context: context)
+            // The body goes; its length stays (a HEAD's Content-Length may only be GET's, RFC
+            // 9110 8.6: setting the body set it to 0). A streamed body has none to keep.
+            let length = response.headers[.contentLength]
             response.body = ResponseBody()
+            response.headers[.contentLength] = length
             return response
         }
     }

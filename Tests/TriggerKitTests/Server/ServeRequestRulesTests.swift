@@ -85,6 +85,17 @@ struct ServeRequestRulesTests {
             #expect(a.body.isEmpty)
             #expect(try await c.call(.head, "/v1/stats", token: nil).status == 401)
             #expect(try await c.call(.head, "/v1/requests/nothing-here").status == 404)
+            // With the Content-Length a GET gets (RFC 9110 9.3.2 and 8.6: a HEAD's may only be
+            // GET's); it was 0. (Found by a helper checking the README.)
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tea", 60)).status == 201)
+            for (uri, token) in [("/healthz", nil), ("/v1/requests/tea", Serve.tokenA), ("/v1/requests/nothing-here", Serve.tokenA),
+                                 ("/v1/stats", nil)] as [(String, String?)] {
+                let get = try await c.call(.get, uri, token: token), head = try await c.call(.head, uri, token: token)
+                #expect(head.status == get.status, "\(uri)")
+                #expect(head.body.isEmpty)
+                #expect(get.headers[.contentLength] == String(get.body.utf8.count), "\(uri)")
+                #expect(head.headers[.contentLength] == get.headers[.contentLength], "\(uri)")
+            }
         }
     }
 
