@@ -110,14 +110,15 @@ extension DateComponents {
         if let cal = r.take("calendar"), cal != .null {
             calendar = try Self.calendar(json: cal)
         }
-        guard any else {
-            throw RequestError(.invalidTrigger, "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")")
-        }
         let unknown = r.unknownKeys()
         if let first = unknown.first {
             // An unknown component would be silently ignored and change when the trigger
-            // fires (a typo like "weekDay" would make it fire every day): refuse it.
+            // fires (a typo like "weekDay" would make it fire every day): refuse it. Named
+            // before "no component": a typo alone was refused as an empty object, which hid it.
             throw RequestError(.invalidTrigger, first.replacingOccurrences(of: " ignored", with: "") + " (not a DateComponents field)")
+        }
+        guard any else {
+            throw RequestError(.invalidTrigger, "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")")
         }
     }
 

@@ -104,6 +104,17 @@ struct RequestDecodingTests {
         #expect(mp.polygons.count == 2)
     }
 
+    /// A mistyped component is named whether or not another component is given: alone it was
+    /// refused as an empty `dateMatching`, which hid the typo (found by a helper checking the
+    /// docs' quoted message).
+    @Test(arguments: [#"{"weekDay": 3}"#, #"{"hour": 9, "weekDay": 3}"#])
+    func aMistypedComponentIsNamed(dateMatching: String) throws {
+        let json = #"{"identifier": "x", "content": {"title": "t"}, "trigger": {"type": "calendar", "dateMatching": "# + dateMatching + "}}"
+        #expect(throws: RequestError(.invalidTrigger, #"unknown field "trigger.dateMatching.weekDay" (not a DateComponents field)"#)) {
+            try decode(json)
+        }
+    }
+
     @Test func unknownKeysWarn() throws {
         var warnings: [String] = []
         _ = try NotificationRequest(json: try JSONValue.parse(#"{"identifier": "x", "content": {"title": "t"}, "colour": "red"}"#), warnings: &warnings)
