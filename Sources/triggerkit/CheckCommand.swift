@@ -18,6 +18,10 @@ struct CheckCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Reference date for requests without addedAt (ISO 8601 or seconds since 1970). Default: the current time.", valueName: "DATE"))
     var now: String?
 
+    func validate() throws {
+        if let now { _ = try parseDateArgument(now, option: "--now") }
+    }
+
     func run() throws {
         let options = ValidationOptions(now: try now.map { try parseDateArgument($0, option: "--now") },
                                         floatingTimeZone: try input.floatingZone())

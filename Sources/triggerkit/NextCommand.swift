@@ -40,6 +40,8 @@ struct NextCommand: ParsableCommand {
     var stats = false
 
     func validate() throws {
+        if let after { _ = try parseDateArgument(after, option: "--after") }
+        if let now { _ = try parseDateArgument(now, option: "--now") }
         let most = RequestLimits.maximumQueryCount
         guard (1...most).contains(count) else { throw ValidationError("--count must be between 1 and \(most), not \(count)") }
         if let limit {

@@ -68,6 +68,7 @@ struct RunCommand: ParsableCommand {
     }
 
     func validate() throws {
+        if let now { _ = try parseDateArgument(now, option: "--now") }
         guard EventFormat(rawValue: format) != nil else { throw ValidationError("--format must be json or ids") }
         guard initial == "fire" || initial == "ignore" else { throw ValidationError("--initial must be fire or ignore") }
         // Unconditional parsing above: `--margin -5` reaches these checks instead of "missing value".

@@ -69,6 +69,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("print-openapi"), help: "Print the OpenAPI document of the HTTP API and exit.")
     var printOpenAPI = false
 
+    /// The values read without a file, checked before the command runs (a bad one gets this
+    /// command's usage line).
+    func validate() throws {
+        if let start { _ = try parseDateArgument(start, option: "--start") }
+        if let timeZone, TimeZoneName.zone(timeZone) == nil { throw ValidationError("--time-zone: unknown time zone '\(timeZone)'") }
+        for t in tenant where t.split(separator: "=", maxSplits: 1).count != 2 { throw ValidationError("--tenant: expected ID=SHA256, not '\(t)'") }
+    }
+
     func run() async throws {
         if printOpenAPI {
             print(TriggerKitServer.openAPIDocument)

@@ -101,6 +101,10 @@ struct PruneCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Remove the events dated before this date (ISO 8601 or seconds since 1970).", valueName: "DATE"))
     var before: String
 
+    func validate() throws {
+        _ = try parseDateArgument(before, option: "--before")
+    }
+
     func run() throws {
         let date = try parseDateArgument(before, option: "--before")
         guard FileManager.default.fileExists(atPath: state) else {

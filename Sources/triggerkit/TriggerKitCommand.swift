@@ -34,6 +34,11 @@ struct RequestOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("IANA zone that floating calendar triggers (no timeZone) follow. Default: the TZ environment variable, else UTC.", valueName: "TZ"))
     var timeZone: String?
 
+    /// Checked before the command runs, so that a bad zone gets the command's own usage line.
+    func validate() throws {
+        _ = try floatingZone()
+    }
+
     func floatingZone() throws -> TimeZone {
         if let timeZone {
             guard let z = TimeZoneName.zone(timeZone) else {

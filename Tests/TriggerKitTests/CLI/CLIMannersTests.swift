@@ -60,6 +60,27 @@ struct CLIMannersTests {
         #expect(count.status == 64 && count.err.contains("--count applies without --merged only"))
     }
 
+    /// A bad date or zone is a usage error with the command's own usage line, as a bad
+    /// `--format` is (they printed the top level's `Usage: triggerkit <subcommand>`; found by a
+    /// helper checking docs/cli.md).
+    @Test(arguments: [
+        (["run", "--requests", "/dev/null", "--time-zone", "Mars/X"], "run"),
+        (["run", "--requests", "/dev/null", "--now", "yesterday"], "run"),
+        (["check", "--requests", "/dev/null", "--now", "yesterday"], "check"),
+        (["next", "--requests", "/dev/null", "--after", "yesterday"], "next"),
+        (["next", "--requests", "/dev/null", "--now", "10000-01-01T00:00:00Z"], "next"),
+        (["prune", "--state", "/nonexistent", "--before", "yesterday"], "prune"),
+        (["serve", "--start", "yesterday"], "serve"),
+        (["serve", "--time-zone", "Mars/X"], "serve"),
+        (["serve", "--tenant", "no-hash"], "serve"),
+    ])
+    func aBadDateOrZoneGetsItsCommandsUsageLine(args: [String], command: String) throws {
+        let r = try Self.run(args)
+        #expect(r.status == 64, "\(r.err)")
+        #expect(r.err.hasPrefix("Error: "), "\(r.err)")
+        #expect(r.err.contains("Usage: triggerkit \(command) "), "\(r.err)")
+    }
+
     @Test func anIdentifierThatMatchesNothingIsAnError() throws {
         let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--identifier", "nope", "--identifier", "nine",
                               "--after", "2026-11-23T00:00:00Z"])
