@@ -64,25 +64,36 @@ struct DeliveredHistory: Sendable {
         byDevice[device.map(ExactKey.init)].map(Array.init) ?? []
     }
 
-    /// The request of the newest delivery of `identifier` to `device`, else of the newest
-    /// one concerning no device (a shared time trigger's); with no device, of the newest to
-    /// any device, of the greatest device identifier among equal dates (deliveries to
-    /// several devices at one instant: the table's order decided, which differed between a
-    /// center and its restored copy, found by a helper). O(entries of those lists; every
-    /// entry without a device).
+    /// The request of the newest delivery of `identifier` that `device` was shown: its own
+    /// and those concerning no device (a shared time trigger's); with no device, the newest
+    /// to any device or to none. Among equal dates a device's own delivery counts as newer
+    /// than a shared one, and among devices the greatest identifier (deliveries to several
+    /// devices at one instant: the table's order decided, which differed between a center
+    /// and its restored copy, found by a helper). A shared delivery was taken first whatever
+    /// its date (and, with a device, the device's own first), so a request replaced under the
+    /// same identifier was answered with the older one (found by a helper).
+    /// O(entries of those lists).
     func latestRequest(identifier: String, device: String?) -> NotificationRequest? {
         let key = ExactKey(identifier)
-        func newest(in list: Deque<DeliveredNotification>?) -> DeliveredNotification? {
-            list?.last { ExactKey($0.request.identifier) == key }
-        }
-        if let device, let d = newest(in: byDevice[ExactKey(device)]) { return d.request }
-        if let d = newest(in: byDevice[nil]) { return d.request }
-        guard device == nil else { return nil }
-        var best: (date: Date, device: ExactKey, request: NotificationRequest)?
-        for case let (device?, list) in byDevice {
-            guard let d = newest(in: list) else { continue }
-            if let b = best, (d.date, device) <= (b.date, b.device) { continue }
+        var best: (date: Date, device: ExactKey?, request: NotificationRequest)?
+        func consider(_ list: Deque<DeliveredNotification>?, _ device: ExactKey?) {
+            guard let d = list?.last(where: { ExactKey($0.request.identifier) == key }) else { return }
+            if let b = best {
+                guard d.date >= b.date else { return }
+                if d.date == b.date {
+                    // Equal dates: a device's over none, the greater device over the lesser.
+                    guard let mine = device else { return }
+                    if let theirs = b.device, mine <= theirs { return }
+                }
+            }
             best = (d.date, device, d.request)
+        }
+        if let device {
+            let own = ExactKey(device)
+            consider(byDevice[own], own)
+            consider(byDevice[nil], nil)
+        } else {
+            for (device, list) in byDevice { consider(list, device) }
         }
         return best?.request
     }

@@ -145,6 +145,36 @@ struct FinishedRequestsTests {
         #expect(await c.center.pendingRequests().first?.device == "phone")
     }
 
+    /// The delivery a response answers is the newest of its identifier, whether shared or the
+    /// device's own: a shared delivery was taken first whatever its date (and with a device,
+    /// the device's own first), so a request replaced under the same identifier was answered
+    /// with the older one's category (found by a helper comparing `serve` with `run`).
+    @Test(arguments: [nil, "d"] as [String?])
+    func aResponseAnswersTheNewestDeliveryOfItsIdentifier(responder: String?) async throws {
+        let c = Center()
+        try await c.center.setNotificationCategories([
+            NotificationCategory(identifier: "OLD", dismissEffect: .snooze(600)),
+            NotificationCategory(identifier: "NEW", dismissEffect: .snooze(45))])
+        // Shared first, then the device's own under the same identifier (each fires and leaves).
+        try await c.add(Self.once("a", 60, category: "OLD"))
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(60)).count == 1)
+        var own = Self.once("a", 120, device: "d", category: "NEW")
+        own.addedAt = Self.t0.addingTimeInterval(60)
+        try await c.add(own)
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(180)).map(\.device) == ["d"])
+        // The device's own first, then shared under the same identifier.
+        try await c.add(Self.once("b", 200, device: "d", category: "OLD"))
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(200)).map(\.device) == ["d"])
+        var shared = Self.once("b", 100, category: "NEW")
+        shared.addedAt = Self.t0.addingTimeInterval(200)
+        try await c.add(shared)
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(300)).count == 1)
+        for id in ["a", "b"] {
+            let o = await c.center.respond(NotificationResponse(requestIdentifier: id, device: responder, actionIdentifier: NotificationResponse.dismissActionIdentifier))
+            #expect(o.effect == .snooze(45), "\(id): \(o.warnings)")
+        }
+    }
+
     /// One-shots firing one per step, past the compaction threshold (1,024 retired).
     @Test func oneShotsFiringOneByOneStayThemselves() async throws {
         let c = Center()
