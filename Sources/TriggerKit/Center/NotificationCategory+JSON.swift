@@ -74,7 +74,9 @@ extension NotificationCategory {
 
     /// The rules every list of categories is held to, however it arrives (a file, HTTP,
     /// ``TriggerCenter/setNotificationCategories(_:)``): non-empty identifiers, no category
-    /// and no action of one category twice, snoozes of (0, 100 years] seconds.
+    /// and no action of one category twice, no action named as a response names opening or
+    /// dismissing a notification (`default`, `dismiss` and Apple's identifiers of the two),
+    /// snoozes of (0, 100 years] seconds.
     /// - Throws: ``SettingsError`` naming the category, the action and what is wrong.
     public static func validate(_ list: [NotificationCategory]) throws(SettingsError) {
         var seen = Set<ExactKey>()
@@ -88,10 +90,20 @@ extension NotificationCategory {
                 guard !a.identifier.isEmpty else { throw SettingsError("an action of \(category) needs a non-empty \"identifier\"") }
                 let action = "\(category): action \"\(a.identifier)\""
                 guard actions.insert(ExactKey(a.identifier)).inserted else { throw SettingsError("\(action) is listed twice") }
+                // A response with such an action means the user opened or dismissed the
+                // notification, never this action: its effect could never happen.
+                if reservedActions.contains(a.identifier) {
+                    throw SettingsError("\(action): the name is reserved (a response naming it means the user opened or dismissed the notification): use \"dismissEffect\" for a dismissal, or another name")
+                }
                 try checkEffect(a.effect, "\(action): \"effect\"")
             }
         }
     }
+
+    /// Action names a response reads as Apple's default and dismiss actions (the wire's short
+    /// names too), never as a category's own action.
+    private static let reservedActions: Set<String> = ["default", "dismiss", NotificationResponse.defaultActionIdentifier,
+                                                        NotificationResponse.dismissActionIdentifier]
 
     private static func checkEffect(_ e: ActionEffect, _ field: String) throws(SettingsError) {
         if case .snooze(let s) = e, !(s.isFinite && s > 0 && s <= RequestLimits.maximumTimeInterval) {

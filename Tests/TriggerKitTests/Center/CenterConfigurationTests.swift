@@ -138,7 +138,13 @@ struct CenterConfigurationTests {
             ([NotificationCategory(identifier: "S", actions: [NotificationAction(identifier: "x", title: "x", effect: .snooze(0))])], "snooze"),
             ([NotificationCategory(identifier: "S", actions: [], dismissEffect: .snooze(-5))], "dismissEffect"),
         ]
-        for (list, message) in bad {
+        // An action a response could never choose (its name means opening or dismissing the
+        // notification): accepted, it silently did nothing (found by a helper).
+        let reserved = ["default", "dismiss", NotificationResponse.defaultActionIdentifier, NotificationResponse.dismissActionIdentifier].map {
+            ([NotificationCategory(identifier: "S", actions: [NotificationAction(identifier: $0, title: "x", effect: .removeRequest)])],
+             "action \"\($0)\": the name is reserved")
+        }
+        for (list, message) in bad + reserved {
             let error = await #expect(throws: SettingsError.self) { try await center.setNotificationCategories(list) }
             #expect(error?.description.contains(message) == true, "\(String(describing: error))")
         }
