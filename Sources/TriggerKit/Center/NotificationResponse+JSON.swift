@@ -9,7 +9,8 @@ extension NotificationResponse {
     ///
     /// - Throws: ``SettingsError`` naming the field: not an object, `identifier` or `action`
     ///   missing or not a string, `device` present and not a string (a number there once read
-    ///   as no device on the stream, which answered any device's request).
+    ///   as no device on the stream, which answered any device's request), or longer than a
+    ///   device id may be (1,024 UTF-8 bytes).
     package init(json: JSONValue) throws(SettingsError) {
         guard case .object(let o) = json else {
             throw SettingsError("a response must be a JSON object, not \(json.typeName)")
@@ -22,6 +23,9 @@ extension NotificationResponse {
             guard case .string(let s) = d else {
                 throw SettingsError("\"device\" must be a string, not \(NotificationRequest.show(d))")
             }
+            // Held to the bound every device id is (fixes, settings, requests): a longer one
+            // was taken, and a cancel from it applied (found by a helper).
+            try NotificationSettings.checkDevice(s)
             device = s
         }
         let full = action == "default" ? Self.defaultActionIdentifier

@@ -38,12 +38,20 @@ extension TriggerCenter {
     /// them too); the outcome says so.
     ///
     /// The request answered is the pending one with that identifier, else the one of its
-    /// newest delivery to the response's device (or to no device); a response naming no
-    /// device takes the newest delivery to any device, and among deliveries at one instant
-    /// the greatest device identifier's.
+    /// newest delivery the response's device was shown (its own or a shared one; at one
+    /// instant its own); a response naming no device takes the newest delivery to any device
+    /// or to none, and among deliveries at one instant the greatest device identifier's. A
+    /// request that finished or was removed is so answered while the history holds its
+    /// delivery, as Apple hands an app the delivered notification's request (`triggerkit run`,
+    /// which keeps no deliveries, answers only the requests it holds). A device id longer than
+    /// 1,024 UTF-8 bytes is ignored with a warning.
     public func respond(_ response: NotificationResponse) -> ResponseOutcome {
         guard !isShutDown else {
             return ResponseOutcome(response: response, effect: .none, applied: false, warnings: ["the center is shut down"])
+        }
+        // The bound every device id is held to (as the wire's reader holds it).
+        if let device = response.device, let v = FixRules.deviceViolation(utf8Count: device.utf8.count) {
+            return ResponseOutcome(response: response, effect: .none, applied: false, warnings: ["a device id \(v.reason): response ignored"])
         }
         let (request, effect, warnings) = resolve(response)
         var outcome = ResponseOutcome(response: response, effect: effect, applied: false, warnings: warnings)

@@ -20,6 +20,26 @@ struct OneReaderTests {
         #expect(http?.reason == #""device" must be a string, not 7"#)
     }
 
+    /// A response's device is held to the bound of every device id (1,024 UTF-8 bytes) on
+    /// the wire and in a library call: a longer one was taken, and its cancel applied
+    /// (found by a helper).
+    @Test func aResponsesDeviceIsHeldToTheDeviceBound() async throws {
+        let long = String(repeating: "d", count: RequestLimits.maximumIdentifierBytes + 1)
+        let line = #"{"t": 1795770000, "respond": {"identifier": "r", "action": "cancel", "device": "\#(long)"}}"#
+        let error = #expect(throws: StreamLineError.self) { try StreamLineParser.parse(line) }
+        #expect(error?.reason.hasPrefix(#""respond": a device id is longer than"#) == true, "\(String(describing: error))")
+        let c = Center()
+        try await c.center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
+            NotificationAction(identifier: "cancel", title: "Cancel", effect: .removeRequest)])])
+        try await c.add(NotificationRequest(identifier: "r", content: NotificationContent(title: "r", categoryIdentifier: "R"),
+                                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true)), addedAt: Center.t0))
+        let o = await c.center.respond(NotificationResponse(requestIdentifier: "r", device: long, actionIdentifier: "cancel"))
+        #expect(!o.applied && o.warnings.first?.hasPrefix("a device id is longer than") == true, "\(o.warnings)")
+        #expect(await c.center.pendingRequests().map(\.identifier) == ["r"])
+        let ok = await c.center.respond(NotificationResponse(requestIdentifier: "r", device: String(long.dropLast()), actionIdentifier: "cancel"))
+        #expect(ok.applied)
+    }
+
     @Test(arguments: [("default", NotificationResponse.defaultActionIdentifier),
                       ("dismiss", NotificationResponse.dismissActionIdentifier), ("cancel", "cancel")])
     func theWiresShortNamesAreReadOnce(_ action: String, _ full: String) throws {
