@@ -27,7 +27,8 @@ public struct ServerConfiguration: Sendable, Codable {
     public var limits: TenantLimits = .init()
     /// A snapshot is saved once this much was journaled since the last one (and at
     /// shutdown), counted in fixes, a change of requests, settings or categories counting as
-    /// 100; what a restart replayed counts too. So it bounds what a restart replays: the
+    /// 100, plus one per 4 bytes of its body past 4 KiB (a large category list bounds the
+    /// journal by its replay time too); what a restart replayed counts too. So it bounds what a restart replays: the
     /// default, 5,000,000, is 5M fixes (about 4.5 s of replay, `tools/serve-restart.py`) or
     /// 50,000 added requests (about 0.4 s). A snapshot costs O(requests): the center is held while its value is taken
     /// (about 1.5 s at a million requests), then it is serialized (about 1 s) and written

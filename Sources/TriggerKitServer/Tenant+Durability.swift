@@ -131,16 +131,16 @@ extension Tenant {
 
     /// Applies journaled rows again, each at its recorded time, recording nothing: neither
     /// the rows nor their events, which were recorded with them (in the outbox, or pruned
-    /// from it since). Returns their ``replayWeight(_:)``. Each row is read just before it is
+    /// from it since). Returns their ``replayWeight(kind:body:)``. Each row is read just before it is
     /// applied (a batch of fix rows read at once took a quarter longer: out of cache).
     private func replay(_ rows: [TenantStore.JournalRow]) async -> Int {
         let weight = await withCenter { c in
             var weight = 0
             for row in rows {
                 let inputs = Self.inputs(of: row)
-                weight += Self.replayWeight(inputs)
+                weight += Self.replayWeight(kind: row.kind, body: row.body)
                 self.clock.advance(to: Timestamp.date(millis: row.at))
-                let (outcomes, _, _) = self.step(inputs, on: c, replaying: true)
+                let (outcomes, _, _, _) = self.step(inputs, on: c, replaying: true)
                 // A change the center refuses now although it was accepted when journaled, and
                 // that is not kept as stored (``keepStored``), is said, not dropped silently.
                 // (A stale or refused fix is journaled as it came: not said.)

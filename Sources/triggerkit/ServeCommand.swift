@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("time-zone"), help: ArgumentHelp("The zone floating calendar triggers follow (read as run's --time-zone). Default: the config file's timeZone, else UTC (not the TZ variable).", valueName: "TZ"))
     var timeZone: String?
 
-    @Option(name: .customLong("snapshot-every"), help: ArgumentHelp("Save a snapshot once this many fixes were journaled since the last one, a change counting as 100 (default 5000000).", valueName: "N"))
+    @Option(name: .customLong("snapshot-every"), help: ArgumentHelp("Save a snapshot once this many fixes were journaled since the last one, a change counting as 100 plus one per 4 bytes of its body past 4 KiB (default 5000000).", valueName: "N"))
     var snapshotEvery: Int?
 
     @Option(name: .customLong("restore-budget"), help: ArgumentHelp("At start, restore at most this many MiB of tenants' snapshots at once (default 1024; a larger one restores alone).", valueName: "MIB"))
