@@ -65,6 +65,13 @@ extension RunCommand {
                 throw ExitCode(2)
             }
         }
+        // A request naming a category the run does not register is warned about, as an `add`
+        // line and a library center warn (the file is read before the categories: said here).
+        for (k, r) in set.requests.enumerated() {
+            if let c = r.content.categoryIdentifier, session.categories[ExactKey(c)] == nil {
+                diag += DiagnosticText.escaped("warning: \(input.requests):\(set.locations[k]): \(r.identifier): \(RequestValidation.unregisteredCategory(c))") + "\n"
+            }
+        }
         for bad in evaluator.refusedRegions {
             let r = set.requests[Int(bad.request)]
             diag += DiagnosticText.escaped("error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)") + "\n"

@@ -7,6 +7,12 @@ extension RequestValidation {
     /// admission for every way a request is added while time runs.
     ///
     /// - Returns: the request as it is kept (``NotificationRequest/canonical``) and the warnings.
+    /// The warning for a request naming a category that is not registered (the same words
+    /// for an add, a stream `add` line and a requests file read with `run --categories`).
+    package static func unregisteredCategory(_ identifier: String) -> String {
+        "category \"\(identifier)\" is not registered: its actions have no effect"
+    }
+
     package static func admit(_ request: NotificationRequest, at now: Date, options base: ValidationOptions,
                               settings: NotificationSettings?, categories: [ExactKey: NotificationCategory])
         throws(RequestError) -> (request: NotificationRequest, warnings: [String]) {
@@ -18,7 +24,7 @@ extension RequestValidation {
         try validate(r, options: v)
         var warnings: [String] = []
         if let c = r.content.categoryIdentifier, categories[ExactKey(c)] == nil {
-            warnings.append("category \"\(c)\" is not registered: its actions have no effect")
+            warnings.append(unregisteredCategory(c))
         }
         // (After the validator: it refuses a NaN, which rounding would clamp to a date.)
         return (r.canonical, warnings)

@@ -270,6 +270,20 @@ struct CLIMannersTests {
         #expect(r.err.contains("w: unknown field \"content.tilte\" ignored"))
     }
 
+    /// `run` warns about a requests-file request naming a category it does not register, as
+    /// it warns about an `add` line's (it said nothing; found by a helper).
+    @Test func runWarnsAboutARequestsFileCategoryItDoesNotRegister() throws {
+        let requests = try Self.file(["R", "NOPE"].enumerated().map { k, c in
+            #"{"identifier": "r\#(k)", "content": {"title": "x", "categoryIdentifier": "\#(c)"}, "trigger": {"type": "timeInterval", "timeInterval": 60}}"#
+        }.joined(separator: "\n"))
+        let categories = try Self.file(#"[{"identifier": "R", "actions": [{"identifier": "cancel", "effect": "removeRequest"}]}]"#)
+        let stream = try Self.file(#"{"t": "2026-11-23T10:00:00Z"}"#)
+        let r = try Self.run(["run", "--requests", requests, "--categories", categories], input: stream)
+        #expect(r.status == 0)
+        #expect(r.err.contains("warning: \(requests):2: r1: category \"NOPE\" is not registered: its actions have no effect\n"), "\(r.err)")
+        #expect(!r.err.contains("r0:"), "\(r.err)")
+    }
+
     @Test func aMarginAtOrAboveARadiusRefusesThatRequestOnly() throws {
         let requests = try Self.file(circleRequest("small", radius: 20) + "\n" + circleRequest("big", radius: 500))
         let fixes = try Self.file([fix("d", 0, north: 1000), fix("d", 10, north: 0)].joined(separator: "\n") + "\n")
