@@ -58,7 +58,7 @@ public struct ServerConfiguration: Sendable, Codable {
     /// The defaults above, with no tenant yet.
     public init() {}
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDirectory, clock, start, tenants, limits, snapshotEvery, restoreBudgetMiB, margin, dwell, maxAccuracy, deliveredLimitPerDevice
         case timeZone
     }
@@ -107,20 +107,37 @@ public struct ServerConfiguration: Sendable, Codable {
     }
 
     /// Reads a config file (JSON; dates ISO 8601).
-    public static func load(path: String) throws -> ServerConfiguration {
-        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+    ///
+    /// - Throws: ``ConfigurationError`` starting with `path`: the file cannot be read, is not
+    ///   JSON, names a field the configuration does not have, or gives one a value of the
+    ///   wrong type (named by its field).
+    public static func load(path: String) throws(ConfigurationError) -> ServerConfiguration {
+        var data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError("\(path): cannot be read (\(error.localizedDescription))")
+        }
         // A leading UTF-8 byte order mark is skipped, as in every input.
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
         // Read first by the reader every other input goes through: a name given twice (which
         // `JSONDecoder` reads as its last value) and syntax errors are refused with their byte.
+        let json: JSONValue
         do throws(JSONSyntaxError) {
-            _ = try JSONValue.parse(document: data)
+            json = try JSONValue.parse(document: data)
         } catch {
             throw ConfigurationError("\(path): \(error)")
         }
+        try ConfigurationNames.check(json, file: path)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(ServerConfiguration.self, from: data)
+        do {
+            return try decoder.decode(ServerConfiguration.self, from: data)
+        } catch let e as DecodingError {
+            throw ConfigurationError("\(path): \(ConfigurationNames.describe(e))")
+        } catch {
+            throw ConfigurationError("\(path): \(error)")
+        }
     }
 
     /// The center every tenant runs: this configuration's margin, dwell, accuracy limit and
@@ -268,7 +285,7 @@ public struct TenantLimits: Sendable, Codable {
     /// The defaults above.
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents, maxClockJumpSeconds, maxStepFires }
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents, maxClockJumpSeconds, maxStepFires }
 
     func validate(field: String) throws(ConfigurationError) {
         for (name, v, most) in [("maxBodyBytes", maxBodyBytes, 1 << 30), ("maxRequests", maxRequests, OptionRules.maxRequests),
@@ -314,5 +331,73 @@ public struct TenantLimits: Sendable, Codable {
         try c.encode(outboxEvents, forKey: .outboxEvents)
         try c.encode(maxClockJump, forKey: .maxClockJumpSeconds)  // (nil as null: no limit)
         try c.encode(maxStepFires, forKey: .maxStepFires)
+    }
+}
+
+/// The names a config file may use, checked before it is decoded: an unknown one is refused,
+/// as in every other input (a misspelt `snapshotEvry` was ignored silently, and the server
+/// ran with the default), and a value of the wrong type is named by its field.
+enum ConfigurationNames {
+    static let top = Set(ServerConfiguration.CodingKeys.allCases.map(\.rawValue))
+    static let limits = Set(TenantLimits.CodingKeys.allCases.map(\.rawValue))
+    static let tenant: Set<String> = ["id", "tokenHashes", "limits", "webhooks"]
+    static let webhook: Set<String> = ["url", "secret"]
+    static let wholeNumbers: Set<String> = ["port", "snapshotEvery", "restoreBudgetMiB", "deliveredLimitPerDevice", "maxBodyBytes",
+                                            "maxRequests", "maxDevices", "sseBufferEvents", "outboxEvents", "maxStepFires"]
+
+    /// Refuses a name the configuration does not have, naming where it is.
+    static func check(_ json: JSONValue, file: String) throws(ConfigurationError) {
+        func names(_ v: JSONValue?, _ known: Set<String>, _ at: String) throws(ConfigurationError) {
+            guard case .object(let o)? = v else { return }
+            for key in o.keys.sorted() {
+                guard known.contains(key) else {
+                    throw ConfigurationError("\(file): unknown field \"\(at)\(DiagnosticText.escaped(key))\" (expected one of \(known.sorted().joined(separator: ", ")))")
+                }
+                // (Foundation's decoder calls a fraction in a whole-number field "not valid JSON".)
+                if wholeNumbers.contains(key), case .number(let x)? = o[key], !(x.rounded() == x && abs(x) < 9e15) {
+                    throw ConfigurationError("\(file): \"\(at)\(key)\" must be a whole number, not \(x)")
+                }
+            }
+        }
+        try names(json, top, "")
+        guard case .object(let o) = json else { return }
+        try names(o["limits"], limits, "limits.")
+        if case .array(let tenants)? = o["tenants"] {
+            for (i, t) in tenants.enumerated() {
+                try names(t, tenant, "tenants[\(i)].")
+                guard case .object(let to) = t else { continue }
+                try names(to["limits"], limits, "tenants[\(i)].limits.")
+                if case .array(let hooks)? = to["webhooks"] {
+                    for (j, h) in hooks.enumerated() { try names(h, webhook, "tenants[\(i)].webhooks[\(j)].") }
+                }
+            }
+        }
+    }
+
+    /// A decoding error as a sentence naming the field (Foundation's names the type).
+    static func describe(_ e: DecodingError) -> String {
+        func field(_ c: DecodingError.Context) -> String {
+            let path = c.codingPath.map { k in k.intValue.map { "[\($0)]" } ?? "." + k.stringValue }.joined()
+            return path.isEmpty ? "the file" : "\"" + String(path.drop { $0 == "." }) + "\""
+        }
+        switch e {
+        case .typeMismatch(let type, let c): return "\(field(c)) must be \(describe(type)): \(c.debugDescription)"
+        case .valueNotFound(let type, let c): return "\(field(c)) must be \(describe(type)), not null"
+        case .keyNotFound(let key, let c):
+            let at = field(c)
+            return "\(at == "the file" ? "" : at + ": ")\"\(key.stringValue)\" is required"
+        case .dataCorrupted(let c): return "\(field(c)): \(c.debugDescription)"
+        @unknown default: return "\(e)"
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        default: "\(type)"
+        }
     }
 }

@@ -89,7 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         var c = ServerConfiguration()
         if let config {
             do { c = try ServerConfiguration.load(path: config) } catch {
-                printError("error: \(config): \(error)")
+                printError("error: \(error)")
                 throw ExitCode(2)
             }
         }

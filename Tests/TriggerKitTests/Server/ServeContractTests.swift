@@ -201,7 +201,24 @@ struct ServeConfigurationTests {
         // IANA names only (Foundation reads `UTC+3` east, `--time-zone` reads it west).
         for name in ["Mars/Olympus", "UTC+3"] {
             try "{\"timeZone\": \"\(name)\", \"tenants\": []}".write(toFile: path + ".bad", atomically: true, encoding: .utf8)
-            #expect(throws: DecodingError.self, "\(name)") { try ServerConfiguration.load(path: path + ".bad") }
+            let e = #expect(throws: ConfigurationError.self, "\(name)") { try ServerConfiguration.load(path: path + ".bad") }
+            #expect(e?.description.contains(#""timeZone": unknown time zone"#) == true, "\(String(describing: e))")
+        }
+        // An unknown name anywhere, and a value of the wrong type, are named by their field: a
+        // misspelt name was ignored silently, and a fraction was "not valid JSON" (found by a
+        // helper).
+        for (text, message) in [(#"{"snapshotEvry": 5}"#, #"unknown field "snapshotEvry""#),
+                                (#"{"tenants": [{"id": "a", "tokenHashes": [], "limits": {"maxBodyByte": 1}}]}"#,
+                                 #"unknown field "tenants[0].limits.maxBodyByte""#),
+                                (#"{"tenants": [{"id": "a", "tokenHashes": [], "webhooks": [{"url": "u", "secret": "s", "x": 1}]}]}"#,
+                                 #"unknown field "tenants[0].webhooks[0].x""#),
+                                (#"{"deliveredLimitPerDevice": 1.5}"#, #""deliveredLimitPerDevice" must be a whole number, not 1.5"#),
+                                (#"{"port": "x"}"#, #""port" must be a whole number"#),
+                                (#"{"tenants": [{"tokenHashes": []}]}"#, #""tenants[0]": "id" is required"#)] {
+            try text.write(toFile: path + ".bad", atomically: true, encoding: .utf8)
+            let e = #expect(throws: ConfigurationError.self, "\(text)") { try ServerConfiguration.load(path: path + ".bad") }
+            #expect(e?.description == "\(path).bad: " + message || e?.description.hasPrefix("\(path).bad: " + message) == true,
+                    "\(String(describing: e))")
         }
         try? FileManager.default.removeItem(atPath: path + ".bad")
         try c.validate()
