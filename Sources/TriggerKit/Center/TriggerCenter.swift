@@ -120,8 +120,13 @@ public actor TriggerCenter {
     ///   `notificationsNotAllowed`), and `tooManyRequests` for a new identifier once the center
     ///   holds ``CenterConfiguration/maxRequests``; nothing changes then.
     /// - Complexity: O(log n) for a time-based request; O(1) for a circle without fence rules
-    ///   (appended to the region index in place). Otherwise recorded in O(1) and applied with
-    ///   the others of its burst by one O(n) migration at the next step.
+    ///   (appended to the region index in place), plus GEOS's preparation for a polygon. With
+    ///   an `expiresAt`, the same once the center holds a request with an `expiresAt` or fence
+    ///   rules (plus O(e) for e expiries pending, a move of memory); the first such request is
+    ///   applied by a migration. A location request with fence rules (dwell, window,
+    ///   crossings, accuracy), and a replacement of one, is recorded in O(1) and applied with
+    ///   the others of its burst by one O(n) migration at the next step (about 2 s at 200,000
+    ///   requests): add such requests in batches between steps where you can.
     @discardableResult
     public func add(_ request: NotificationRequest) throws(RequestError) -> [String] {
         guard !isShutDown else { throw RequestError(.invalidRequest, "the center is shut down") }

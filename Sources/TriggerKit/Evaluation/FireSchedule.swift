@@ -75,13 +75,14 @@ import Foundation
         self.queue = FireQueue(fires)
     }
 
-    /// Adds a trigger in place (request index `request`), its first fire queued. O(log n).
+    /// Adds a trigger in place (request index `request`), its first fire queued unless it is
+    /// at or after `expiresAt` (as a build queues it). O(log n).
     /// Entries stay sorted by request index when `request` exceeds every earlier one.
-    mutating func append(request: Int32, rule: TimeRule) {
+    mutating func append(request: Int32, rule: TimeRule, expiresAt: Int64 = .max) {
         let slot = Int32(entries.count)
-        entries.append(Entry(rule: rule, request: request, rank: Self.appendedRank))
+        entries.append(Entry(rule: rule, request: request, rank: Self.appendedRank, expiresAt: expiresAt))
         hasAppended = true
-        if let first = rule.firstFire { queue.insert(ScheduledFire(date: first, rank: Self.appendedRank, slot: slot)) }
+        if let first = rule.firstFire, first < expiresAt { queue.insert(ScheduledFire(date: first, rank: Self.appendedRank, slot: slot)) }
     }
 
     /// The slot of a request's trigger, by binary search (entries are sorted by request

@@ -26,6 +26,24 @@ extension GuardedFences {
         nextExpiry = 0
     }
 
+    /// Adds the expiry of a request appended in place (no fence of its own: a time-based
+    /// request, or a location request without rules), acted on as a build's: the request is
+    /// removed at that instant, and ends (``ended``). Its place among the expiries still to
+    /// come is found by binary search; one due already is acted on at the next advance.
+    /// - Complexity: O(log e) to find the place, O(e) to make room (e expiries pending).
+    func appendExpiry(request: Int32, at date: Int64) {
+        let i = Int(request)
+        if expiresAt.count <= i { expiresAt += repeatElement(.max, count: i + 1 - expiresAt.count) }
+        if fenceOfRequest.count <= i { fenceOfRequest += repeatElement(-1, count: i + 1 - fenceOfRequest.count) }
+        expiresAt[i] = date
+        var lo = nextExpiry, hi = expiries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if (expiries[mid].date, expiries[mid].request) < (date, request) { lo = mid + 1 } else { hi = mid }
+        }
+        expiries.insert((date: date, request: request), at: lo)
+    }
+
     /// Re-plans floating weekly windows (no `timeZone` of their own) in `zone`, from `now`
     /// on; the timer heap is rebuilt for their new changes. A window that the change opens
     /// or closes at once fires no enter or exit for it.

@@ -76,8 +76,9 @@ import Foundation
                 let ri = entries[Int(f.slot)].request
                 // Its last fire (delivered, suppressed or past its expiry): the request is finished.
                 if recordsFinished, f.last { finishedRequests.append(ri) }
-                // Requests appended in place after the fences were built (never with `expiresAt`)
-                // are past the end of their expiry table (indexing it crashed `serve`).
+                // Requests appended in place after the fences were built without an `expiresAt`
+                // are past the end of their expiry table (indexing it crashed `serve`); those
+                // with one extended it (``GuardedFences/appendExpiry(request:at:)``).
                 if let g = guarded, Int(ri) < g.expiresAt.count, f.date >= g.expiresAt[Int(ri)] { continue }
                 let r = requests[Int(ri)]
                 var e = FiredEvent(request: ri, date: f.date, kind: r.trigger.kind, crossing: nil,
