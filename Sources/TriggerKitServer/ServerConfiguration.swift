@@ -354,7 +354,7 @@ enum ConfigurationNames {
                     throw ConfigurationError("\(file): unknown field \"\(at)\(DiagnosticText.escaped(key))\" (expected one of \(known.sorted().joined(separator: ", ")))")
                 }
                 // (Foundation's decoder calls a fraction in a whole-number field "not valid JSON".)
-                if wholeNumbers.contains(key), case .number(let x)? = o[key], !(x.rounded() == x && abs(x) < 9e15) {
+                if wholeNumbers.contains(key), case .number(let x)? = o[key], x.rounded() != x {
                     throw ConfigurationError("\(file): \"\(at)\(key)\" must be a whole number, not \(x)")
                 }
             }

@@ -262,17 +262,26 @@ final class Tenant: Sendable {
     }
 
     /// A journaled change the center refuses on replay, although it was accepted when
-    /// recorded (a rule tightened by an upgrade): an add or a category list is kept as stored,
-    /// as a snapshot's restore keeps it (the tenant logs the requests that can never fire when
-    /// it opens); anything else stays refused.
+    /// recorded (a rule tightened by an upgrade, or a configuration changed since: a larger
+    /// margin): an add or a category list is kept as stored, as a snapshot's restore keeps it,
+    /// and the refusal is logged with its reason (a kept request may never fire; the tenant
+    /// also names those whose region the index refuses when it opens); anything else stays
+    /// refused (and ``replay(_:)`` logs it).
     private func keepStored(_ input: TenantInput, on c: isolated TriggerCenter, outcome: TenantOutcome, entry: JournalItem)
         -> (TenantOutcome, JournalItem) {
+        func said(_ what: String) {
+            guard case .rejected(let e) = outcome else { return }
+            Logger(label: "triggerkit.serve").warning("a journaled change these rules refuse is kept as stored: replace or remove it", metadata: [
+                "tenant": "\(id)", "change": "\(what)", "code": "\(e.code)", "reason": "\(e.message)"])
+        }
         switch input {
         case .change(.add(let r)):
             c.add(stored: r)
+            said("add \(DiagnosticText.clipped(r.identifier))")
             return (.ok(warnings: []), .entry(.add(r)))
         case .change(.categories(let list)):
             c.setNotificationCategories(stored: list)
+            said("categories")
             return (.ok(warnings: []), .entry(.categories(list)))
         default:
             return (outcome, entry)

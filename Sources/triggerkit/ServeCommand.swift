@@ -72,6 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
     /// The values read without a file, checked before the command runs (a bad one gets this
     /// command's usage line).
     func validate() throws {
+        // The print-and-exit modes read nothing else.
+        if printOpenAPI || hashToken != nil { return }
         if let start { _ = try parseDateArgument(start, option: "--start") }
         if let timeZone, TimeZoneName.zone(timeZone) == nil { throw ValidationError("--time-zone: unknown time zone '\(timeZone)'") }
         for t in tenant where t.split(separator: "=", maxSplits: 1).count != 2 { throw ValidationError("--tenant: expected ID=SHA256, not '\(t)'") }

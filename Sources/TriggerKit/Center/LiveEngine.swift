@@ -107,14 +107,16 @@ final class LiveEngine {
             }
             seqs.reserveCapacity(seqs.count + room)
             // Requests the center added passed the validator, polygons included; restored
-            // ones are checked once, here.
+            // ones are checked here, at every build while one of them is refused (checked
+            // once, a refused polygon was indexed by the next build and fired, GEOS deciding
+            // on an invalid geometry; found by a reviewer).
             // (The list given up: the evaluator's copy is then its only owner, and the room
             // below costs no copy.)
             evaluator = evaluator.migrated(to: consume ordered, fresh: fresh.map(\.string), polygonsValidated: !unchecked,
                                            keepingDeviceOrder: keepsDeviceOrder)
             keepsDeviceOrder = false
             assert(evaluator.requests.count == seqs.count, "a migration that did not keep every request")
-            unchecked = false
+            unchecked = !evaluator.refusedRegions.isEmpty
             indexOf.removeAll(keepingCapacity: true)
             indexOf.reserveCapacity(evaluator.requests.count + room)
             for (i, r) in evaluator.requests.enumerated() { indexOf[ExactKey(r.identifier)] = Int32(i) }

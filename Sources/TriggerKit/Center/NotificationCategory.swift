@@ -99,8 +99,8 @@ public struct NotificationResponse: Sendable, Hashable, Codable {
 
     /// A response of `device` (nil: any) to request `requestIdentifier`, choosing
     /// `actionIdentifier`: an action of the request's category, ``defaultActionIdentifier`` or
-    /// ``dismissActionIdentifier``. (The short names `"default"` and `"dismiss"` belong to the
-    /// JSON formats, read by the stream and the HTTP server.)
+    /// ``dismissActionIdentifier``. The short names `"default"` and `"dismiss"` (those of the
+    /// JSON formats) mean the same two everywhere: no category may name an action so.
     public init(requestIdentifier: String, device: String? = nil, actionIdentifier: String) {
         self.requestIdentifier = requestIdentifier
         self.device = device
@@ -135,8 +135,10 @@ extension NotificationCategory {
         if let own = request.device, let from = response.device, !own.isExactly(from) {
             return (.none, ["request \"\(request.identifier)\" belongs to device \"\(own)\": a response from device \"\(from)\" ignored"])
         }
-        let isDefault = response.actionIdentifier == NotificationResponse.defaultActionIdentifier
-        let isDismiss = response.actionIdentifier == NotificationResponse.dismissActionIdentifier
+        // The short names mean the same in a library call as on the wire (where the reader
+        // maps them): a category may not name an action so (``validate(_:)``).
+        let isDefault = response.actionIdentifier == NotificationResponse.defaultActionIdentifier || response.actionIdentifier == "default"
+        let isDismiss = response.actionIdentifier == NotificationResponse.dismissActionIdentifier || response.actionIdentifier == "dismiss"
         guard let name = request.content.categoryIdentifier else {
             return (.none, isDefault || isDismiss ? [] : ["request \"\(request.identifier)\" has no category: action \"\(response.actionIdentifier)\" ignored"])
         }

@@ -81,6 +81,15 @@ struct CLIMannersTests {
         #expect(r.err.contains("Usage: triggerkit \(command) "), "\(r.err)")
     }
 
+    /// `serve`'s print-and-exit modes read no other option (checking them stopped
+    /// `--hash-token` beside a bad `--start`; found by a reviewer).
+    @Test func servesPrintModesIgnoreTheOtherOptions() throws {
+        let hash = try Self.run(["serve", "--hash-token", "t", "--start", "yesterday", "--tenant", "x"])
+        #expect(hash.status == 0 && hash.out.count == 65, "\(hash)")
+        let api = try Self.run(["serve", "--print-openapi", "--tenant", "no-hash"])
+        #expect(api.status == 0 && api.out.contains("\"openapi\""), "\(api.err)")
+    }
+
     @Test func anIdentifierThatMatchesNothingIsAnError() throws {
         let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--identifier", "nope", "--identifier", "nine",
                               "--after", "2026-11-23T00:00:00Z"])

@@ -40,6 +40,21 @@ struct OneReaderTests {
         #expect(ok.applied)
     }
 
+    /// A library call's `"dismiss"` and `"default"` mean what the wire's do (a category may
+    /// not name an action so): the library chose an action named `"dismiss"` where the wire
+    /// applied the dismiss effect (found by a reviewer).
+    @Test func theShortNamesMeanTheSameInALibraryCall() async throws {
+        let c = Center()
+        try await c.center.setNotificationCategories([NotificationCategory(identifier: "R", dismissEffect: .removeRequest)])
+        try await c.add(NotificationRequest(identifier: "r", content: NotificationContent(title: "r", categoryIdentifier: "R"),
+                                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true)), addedAt: Center.t0))
+        let opened = await c.center.respond(NotificationResponse(requestIdentifier: "r", actionIdentifier: "default"))
+        #expect(opened.effect == .none && opened.warnings.isEmpty, "\(opened)")
+        let dismissed = await c.center.respond(NotificationResponse(requestIdentifier: "r", actionIdentifier: "dismiss"))
+        #expect(dismissed.effect == .removeRequest && dismissed.applied, "\(dismissed)")
+        #expect(await c.center.pendingRequests().isEmpty)
+    }
+
     @Test(arguments: [("default", NotificationResponse.defaultActionIdentifier),
                       ("dismiss", NotificationResponse.dismissActionIdentifier), ("cancel", "cancel")])
     func theWiresShortNamesAreReadOnce(_ action: String, _ full: String) throws {

@@ -120,6 +120,26 @@ struct PolygonLongitudeTests {
         #expect(await names(restored) == (["plain"], []))
     }
 
+    /// A stored polygon GEOS finds invalid (a bowtie) stays refused through every later
+    /// build (a compaction, a snapshot): the first build refused it and the next indexed it
+    /// as valid, and it fired (found by a reviewer).
+    @Test func aStoredInvalidPolygonStaysRefusedThroughLaterBuilds() async throws {
+        let c = Center()
+        var bow = Self.request("bow", [[(0, 0), (1, 1), (1, 0), (0, 1), (0, 0)]])
+        bow.addedAt = Center.t0
+        await c.center.add(stored: bow)
+        try await c.center.add(Self.request("plain", [square(10, 10, 11, 11)]))
+        #expect(await c.center.refusedRequests().map(\.identifier) == ["bow"])
+        // A removal and a snapshot: the snapshot compacts, a build over the requests left.
+        await c.center.removePendingRequests(withIdentifiers: ["plain"])
+        let snapshot = await c.center.snapshot()
+        #expect(await c.center.refusedRequests().map(\.identifier) == ["bow"])
+        let fired = try await c.center.receive(LocationFix(device: "d", date: Center.t0.addingTimeInterval(1), latitude: 0.5, longitude: 0.9))
+        #expect(fired.isEmpty)
+        let restored = try TriggerCenter(restoring: snapshot, clock: c.clock)
+        #expect(await restored.refusedRequests().map(\.identifier) == ["bow"])
+    }
+
     @Test func theWindingOfARingCountsEachStepTheShortWay() {
         func coords(_ r: [(Double, Double)]) -> [Coordinate] { r.map { Coordinate(latitude: $0.1, longitude: $0.0) } }
         #expect(PlanarPolygons.winding(coords(Self.poleSquare)) == 360)
