@@ -13,7 +13,8 @@ public struct CenterSnapshot: Sendable, Codable {
     public static let formatVersion = 3
     /// The layout this snapshot was written in (a newer one is refused when restoring).
     public var formatVersion = CenterSnapshot.formatVersion
-    /// Pending and finished requests, in add order, each with its `addedAt`.
+    /// The requests the center holds (pending ones: a request that finished has left it, and
+    /// only its deliveries keep it), in add order, each with its `addedAt`.
     public var requests: [NotificationRequest]
     /// Per-trigger cursors, device states and settings, counters (by position in `requests`).
     @_spi(Engine) public var evaluator: EvaluatorSnapshot

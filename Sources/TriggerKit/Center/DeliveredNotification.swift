@@ -230,7 +230,7 @@ public struct UpcomingFire: Sendable, Hashable, Codable {
     public var date: Date
 }
 
-/// Counters of a center since it was created (or restored).
+/// Counters of a center since it was created; a restored center goes on from its snapshot's.
 public struct CenterStatistics: Sendable, Hashable, Codable {
     /// Fires delivered (a coalesced delivery counts once).
     public var delivered = 0
