@@ -202,7 +202,15 @@ final class Tenant: Sendable {
                 fixLines.append(contentsOf: line)
                 fixLines.append(0x0A)
             case .entry(let e):
-                if case .add = e { added = true }
+                if case .add(let r) = e {
+                    added = true
+                    // What the add made due now (an immediate request, a catch-up) is delivered
+                    // before the batch's next input, as `run` delivers an add line's before its
+                    // next line: a replacement later in the batch lost it, and a replay (a row
+                    // per step) delivered it, so a restart changed the delivered history
+                    // (found by a helper).
+                    if c.catchUpFireCount(of: r, limit: 1) > 0 { delivered += c.deliverDue() }
+                }
                 // (A replay journals nothing: not even encoded.)
                 guard !replaying else { break }
                 flushFixes()

@@ -227,4 +227,29 @@ struct ServeJournalTests {
             #expect(state.tenants[0].sinceSnapshot.withLock { $0 } == weight.withLock { $0 })
         }
     }
+
+    /// An add that makes something due now (a catch-up, an immediate request) delivers it
+    /// before the batch's next input, as `run` delivers an add line's before the next line: a
+    /// replacement later in the same batch lost it live, while a replay (a row per step)
+    /// delivered it, so a restart changed the delivered history (found by a helper).
+    @Test func whatAnAddMakesDueIsDeliveredBeforeTheBatchGoesOn() async throws {
+        let serve = Self.serve()
+        defer { serve.remove() }
+        let batch = #"[{"identifier":"b","content":{"title":"old"},"addedAt":"2026-11-23T07:59:00Z","trigger":{"type":"timeInterval","timeInterval":30,"repeats":false}},"#
+            + #"{"identifier":"b","content":{"title":"new"},"trigger":{"type":"timeInterval","timeInterval":600,"repeats":false}}]"#
+        let before = Mutex("")
+        try await serve.run { c, state async throws in
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:00:00Z"}"#).status == 200)
+            #expect(try await c.call(.post, "/v1/requests", body: batch).status < 300)
+            let delivered = try await c.call(.get, "/v1/delivered")
+            let titles = delivered.json?.objectValue?["delivered"]?.arrayValue?.compactMap { $0.objectValue?["date"]?.stringValue }
+            #expect(titles == ["2026-11-23T07:59:30Z"], "\(delivered.body)")
+            before.withLock { $0 = delivered.body }
+            Self.asIfKilled(state)
+        }
+        try await serve.run { c, state async throws in
+            #expect(try state.tenants[0].store.loadSnapshot() == nil, "the restart must replay the journal")
+            #expect(try await c.call(.get, "/v1/delivered").body == before.withLock { $0 })
+        }
+    }
 }
