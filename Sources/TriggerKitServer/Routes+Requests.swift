@@ -11,11 +11,15 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
     var results: [JSONValue?] = Array(repeating: nil, count: items.count)
     var inputs: [TenantInput] = []
     var positions: [Int] = []
+    // The reader's warnings per item (an unknown field), answered with the center's, as a
+    // single add answers them (the batch's results dropped them; found by a helper).
+    var readerWarnings: [[String]] = []
     for (i, item) in items.enumerated() {
         var warnings: [String] = []
         do throws(RequestError) {
             inputs.append(.add(try NotificationRequest(json: item, warnings: &warnings)))
             positions.append(i)
+            readerWarnings.append(warnings)
         } catch {
             let e = APIError(request: error)
             results[i] = .object(["index": .number(Double(i)), "status": .number(Double(e.status.code)),
@@ -44,8 +48,9 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
         case .ok(let w):
             accepted += 1
             let replaced = !held.insert(ExactKey(r.identifier)).inserted
-            results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(200),
-                                  "replaced": .bool(replaced), "warnings": .array(w.map(JSONValue.string))])
+            // The status a single add answers: 201 for a new request, 200 for a replacement.
+            results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(replaced ? 200 : 201),
+                                  "replaced": .bool(replaced), "warnings": .array((readerWarnings[k] + w).map(JSONValue.string))])
         default: break
         }
     }

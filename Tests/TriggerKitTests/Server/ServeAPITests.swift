@@ -278,7 +278,9 @@ struct ServeAPITests {
             #expect(a.status == 200)
             #expect(a.json?.objectValue?["accepted"] == .number(2))
             let results = a.json?.objectValue?["results"]?.arrayValue ?? []
-            #expect(results.map { $0.objectValue?["status"]?.numberValue ?? 0 } == [200, 422, 422, 200])
+            // Each item with the status a single add answers: 201 new, 200 replaced (all were
+            // 200; found by a helper).
+            #expect(results.map { $0.objectValue?["status"]?.numberValue ?? 0 } == [201, 422, 422, 201])
             #expect(results[1].objectValue?["error"]?.objectValue?["code"] == .string("invalidTrigger"))
             let acme = try #require(state.tenants.first { $0.id == "acme" })
             #expect(await acme.withCenter { $0.requestCount } == 2)
@@ -288,6 +290,12 @@ struct ServeAPITests {
             let again = "[" + [Sample.every("a", 120), Sample.every("c", 60), Sample.every("c", 90)].joined(separator: ",") + "]"
             let b = try await c.call(.post, "/v1/requests", body: again)
             #expect(b.json?.objectValue?["results"]?.arrayValue?.map { $0.objectValue?["replaced"] } == [.bool(true), .bool(false), .bool(true)], "\(b.body)")
+            #expect(b.json?.objectValue?["results"]?.arrayValue?.map { $0.objectValue?["status"]?.numberValue ?? 0 } == [200, 201, 200])
+            // The reader's warnings too, as a single add answers them (the batch dropped them).
+            let odd = #"[{"identifier":"w","content":{"title":"x","colour":"red"},"trigger":{"type":"timeInterval","timeInterval":60}}]"#
+            let w = try await c.call(.post, "/v1/requests", body: odd)
+            #expect(w.json?.objectValue?["results"]?.arrayValue?.first?.objectValue?["warnings"]
+                    == .array([.string(#"unknown field "content.colour" ignored"#)]), "\(w.body)")
         }
     }
 
