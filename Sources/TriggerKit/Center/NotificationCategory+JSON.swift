@@ -102,8 +102,7 @@ extension NotificationCategory {
 
     /// Action names a response reads as Apple's default and dismiss actions (the wire's short
     /// names too), never as a category's own action.
-    private static let reservedActions: Set<String> = ["default", "dismiss", NotificationResponse.defaultActionIdentifier,
-                                                        NotificationResponse.dismissActionIdentifier]
+    private static let reservedActions = Set(NotificationResponse.shortActionNames.keys).union(NotificationResponse.shortActionNames.values)
 
     private static func checkEffect(_ e: ActionEffect, _ field: String) throws(SettingsError) {
         if case .snooze(let s) = e, !(s.isFinite && s > 0 && s <= RequestLimits.maximumTimeInterval) {

@@ -123,7 +123,21 @@ public struct ResponseOutcome: Sendable, Hashable, Codable {
     public var warnings: [String]
 }
 
+extension NotificationResponse {
+    /// The formats' short names of Apple's two actions, and the identifiers they stand for.
+    package static let shortActionNames = ["default": defaultActionIdentifier, "dismiss": dismissActionIdentifier]
+
+    /// `name`, or the identifier it is the short name of.
+    package static func fullActionIdentifier(_ name: String) -> String { shortActionNames[name] ?? name }
+}
+
 extension NotificationCategory {
+    /// Categories by identifier (one given twice counts as its last): what a center, a
+    /// stream and a restore hold.
+    package static func table(_ list: [NotificationCategory]) -> [ExactKey: NotificationCategory] {
+        Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+    }
+
     /// What a response does, given the request it answers and the registered categories:
     /// the effect and notes for the caller. Shared by ``TriggerCenter/respond(_:)`` and
     /// `triggerkit run`'s respond lines.
@@ -135,10 +149,11 @@ extension NotificationCategory {
         if let own = request.device, let from = response.device, !own.isExactly(from) {
             return (.none, ["request \"\(request.identifier)\" belongs to device \"\(own)\": a response from device \"\(from)\" ignored"])
         }
-        // The short names mean the same in a library call as on the wire (where the reader
-        // maps them): a category may not name an action so (``validate(_:)``).
-        let isDefault = response.actionIdentifier == NotificationResponse.defaultActionIdentifier || response.actionIdentifier == "default"
-        let isDismiss = response.actionIdentifier == NotificationResponse.dismissActionIdentifier || response.actionIdentifier == "dismiss"
+        // The short names mean the same in a library call as on the wire: a category may not
+        // name an action so (``validate(_:)``).
+        let chosen = NotificationResponse.fullActionIdentifier(response.actionIdentifier)
+        let isDefault = chosen == NotificationResponse.defaultActionIdentifier
+        let isDismiss = chosen == NotificationResponse.dismissActionIdentifier
         guard let name = request.content.categoryIdentifier else {
             return (.none, isDefault || isDismiss ? [] : ["request \"\(request.identifier)\" has no category: action \"\(response.actionIdentifier)\" ignored"])
         }

@@ -28,8 +28,7 @@ extension NotificationResponse {
             try NotificationSettings.checkDevice(s)
             device = s
         }
-        let full = action == "default" ? Self.defaultActionIdentifier
-            : action == "dismiss" ? Self.dismissActionIdentifier : action
+        let full = Self.fullActionIdentifier(action)
         self.init(requestIdentifier: id, device: device, actionIdentifier: full)
     }
 }

@@ -12,7 +12,7 @@ extension TriggerCenter {
     public func setNotificationCategories(_ list: [NotificationCategory]) throws(SettingsError) {
         guard !isShutDown else { return }
         try NotificationCategory.validate(list)
-        categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+        categories = NotificationCategory.table(list)
     }
 
     /// The registered categories, by identifier.

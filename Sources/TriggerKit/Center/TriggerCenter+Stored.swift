@@ -34,6 +34,6 @@ extension TriggerCenter {
     /// twice counts as its last. Nothing happens after ``shutdown()``.
     package func setNotificationCategories(stored list: [NotificationCategory]) {
         guard !isShutDown else { return }
-        categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+        categories = NotificationCategory.table(list)
     }
 }

@@ -75,7 +75,7 @@ public actor TriggerCenter {
         // Restored as saved: builds before `setNotificationCategories` checked its list saved
         // lists it now refuses (a category twice: the last one counts, as it did; a snooze of
         // 0 s: refused when a user answers), and such a snapshot must still restore.
-        self.categories = Dictionary(snapshot.categories.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+        self.categories = NotificationCategory.table(snapshot.categories)
         let c = snapshot.statistics
         // A counter no center reaches is damage (and one near Int.max trapped when increased).
         for (name, count) in [("delivered", c.delivered), ("suppressed", c.suppressed), ("fixes", c.fixes), ("staleFixes", c.staleFixes),

@@ -55,7 +55,7 @@ package struct StreamSession {
             if engine.remove(identifiers: ids) > 0 { evaluator = engine.current }
             return []
         case .categories(let list):
-            categories = Dictionary(list.map { (ExactKey($0.identifier), $0) }, uniquingKeysWith: { $1 })
+            categories = NotificationCategory.table(list)
             return []
         case .respond(let response):
             let request = adopt(evaluator).live[ExactKey(response.requestIdentifier)]?.request
