@@ -230,7 +230,7 @@ struct BackgroundService: Service {
     func run() async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let tenants = self.tenants, dispatchers = self.dispatchers, every = snapshotEvery
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 for t in tenants { group.addTask { await t.runTicks() } }
                 for d in dispatchers { group.addTask { await d.run(client: client) } }
