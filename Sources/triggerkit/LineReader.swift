@@ -85,7 +85,8 @@ enum LineReader {
             let consumed: Int = buffer.withUnsafeBufferPointer { buf in
                 lines.removeAll(keepingCapacity: true)
                 // After a failed read the unfinished line is not a line.
-                let (start, long) = split(buf, end: end, atEOF: atEOF && failure == nil, maxLine: maxLine, into: &lines)
+                // The carried bytes hold no newline: searched from the new ones.
+                let (start, long) = split(buf, end: end, atEOF: atEOF && failure == nil, maxLine: maxLine, searchedTo: carry, into: &lines)
                 tooLong = long
                 if !lines.isEmpty || atEOF || long {
                     keepGoing = body(lines, !long && failure == nil && atEOF && end > 0 && buf[end - 1] != 0x0A)
@@ -113,13 +114,18 @@ enum LineReader {
     /// split before it with `tooLong`: the lines before it are appended, it is not. (Checked
     /// on every line, so whether a long line is refused does not depend on how reads cut the
     /// input: a pipe's small reads let one through where a file's did not.)
-    static func split(_ buf: UnsafeBufferPointer<UInt8>, end: Int, atEOF: Bool, maxLine: Int = maxLineBytes,
+    ///
+    /// `searchedTo`: `buf[0..<searchedTo]` is known to hold no newline (an unfinished line
+    /// carried from the last read), so the search starts after it. Searched again at every
+    /// read, a line arriving through a pipe 64 KB at a time cost O(n²): 2.6 s for 64 MiB.
+    static func split(_ buf: UnsafeBufferPointer<UInt8>, end: Int, atEOF: Bool, maxLine: Int = maxLineBytes, searchedTo: Int = 0,
                       into lines: inout [InputLine]) -> (consumed: Int, tooLong: Bool) {
         var start = 0
         while start < end {
-            let rest = UnsafeRawPointer(buf.baseAddress! + start)
-            guard let nl = memchr(rest, 0x0A, end - start) else { break }
-            let stop = start + (UnsafeRawPointer(nl) - rest)
+            let from = start == 0 ? Swift.min(searchedTo, end) : start
+            let rest = UnsafeRawPointer(buf.baseAddress! + from)
+            guard let nl = memchr(rest, 0x0A, end - from) else { break }
+            let stop = from + (UnsafeRawPointer(nl) - rest)
             if stop - start > maxLine { return (start, true) }
             lines.append(InputLine(bytes: trimmed(buf, start, stop)))
             start = stop + 1

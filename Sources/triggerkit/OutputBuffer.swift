@@ -18,10 +18,13 @@ struct OutputBuffer {
         writer.bytes.reserveCapacity(1 << 16)
     }
 
+    /// Whether ``flushIfLarge()`` would write (64 KB buffered).
+    var isLarge: Bool { writer.bytes.count >= 1 << 16 }
+
     /// Flushes when 64 KB are buffered. Returns false once writing has failed.
     @discardableResult
     mutating func flushIfLarge() -> Bool {
-        if writer.bytes.count >= 1 << 16 { return flush() }
+        if isLarge { return flush() }
         return failure == nil
     }
 

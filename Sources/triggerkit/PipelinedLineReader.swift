@@ -55,6 +55,13 @@ enum PipelinedLineReader {
             buffer.deallocate()
             buffer = .allocate(capacity: size)
         }
+        /// Grows the buffer keeping its first `count` bytes.
+        func grow(to size: Int, keeping count: Int) {
+            let bigger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: size)
+            if count > 0 { bigger.baseAddress!.update(from: buffer.baseAddress!, count: count) }
+            buffer.deallocate()
+            buffer = bigger
+        }
 
         /// Readies the scans of ``lines`` to be shared out (before the chunk is offered).
         func prepareScans() {
@@ -213,7 +220,7 @@ enum PipelinedLineReader {
             // scan it while this one decides the pending one), or when none is pending.
             if !atEOF && (pending == nil || readable(fd)) {
                 guard let chunk = exchange.takeFree() else { return }
-                fill(chunk, fd: fd, maxLine: maxLine, carry: &carry)
+                fill(chunk, fd: fd, maxLine: maxLine, carry: &carry, mayWait: pending == nil)
                 atEOF = chunk.atEOF
                 chunk.prepareScans()
                 exchange.offer(chunk)
@@ -250,25 +257,42 @@ enum PipelinedLineReader {
 
     /// Reads the next piece of input into `chunk` after the carried unfinished line, and
     /// splits its lines; the new unfinished line is carried on.
-    private static func fill(_ chunk: Chunk, fd: Int32, maxLine: Int, carry: inout [UInt8]) {
+    /// `mayWait`: no chunk waits to be handed over, so a read may block for the rest of a line.
+    private static func fill(_ chunk: Chunk, fd: Int32, maxLine: Int, carry: inout [UInt8], mayWait: Bool) {
         chunk.failure = nil
         chunk.lines.removeAll(keepingCapacity: true)
         if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
-        let buf = chunk.buffer
+        var buf = chunk.buffer
         carry.withUnsafeBufferPointer { c in
             if let base = c.baseAddress { buf.baseAddress!.update(from: base, count: c.count) }
         }
         var n: Int
-        repeat {
-            n = Glibc.read(fd, buf.baseAddress! + carry.count, buf.count - carry.count)
-        } while n < 0 && errno == EINTR
-        let end = carry.count + Swift.max(n, 0)
+        var end = carry.count
+        while true {
+            repeat {
+                n = Glibc.read(fd, buf.baseAddress! + end, buf.count - end)
+            } while n < 0 && errno == EINTR
+            let from = end
+            end += Swift.max(n, 0)
+            // A chunk without a complete line reads on, growing as it fills: handed over, its
+            // unfinished line was copied into the next chunk at every read, and a 64 MiB line
+            // arriving through a pipe 64 KB at a time took about a minute (O(n²)). While a
+            // chunk waits to be handed over, only input ready now is read (its lines are not
+            // held back by a producer pausing mid-line).
+            guard n > 0, end <= maxLine, mayWait || Self.readable(fd),
+                  memchr(buf.baseAddress! + from, 0x0A, end - from) == nil else { break }
+            if end == buf.count {
+                chunk.grow(to: 2 * buf.count, keeping: end)
+                buf = chunk.buffer
+            }
+        }
         if n < 0 { chunk.failure = .io(errno) }
         chunk.atEOF = n <= 0
         chunk.cut = chunk.failure == nil && chunk.atEOF && end > 0 && buf[end - 1] != 0x0A
-        // After a failed read the unfinished line is not a line.
+        // After a failed read the unfinished line is not a line. (The carried bytes hold no
+        // newline: searched from the new ones.)
         let (consumed, tooLong) = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF && chunk.failure == nil,
-                                                   maxLine: maxLine, into: &chunk.lines)
+                                                   maxLine: maxLine, searchedTo: carry.count, into: &chunk.lines)
         if tooLong {
             // The input stops at this line (``ReadFailure``), after the lines before it.
             chunk.failure = .lineTooLong

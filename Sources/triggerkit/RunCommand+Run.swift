@@ -51,6 +51,8 @@ extension RunCommand {
                 if sink.out.failure == nil {
                     for f in fired {
                         e.write(f, format: eventFormat, to: &sink.out.writer)
+                        // (A write may block on a full pipe: an interruption then says what was done.)
+                        if sink.out.isLarge { progress.update(e.stats) }
                         sink.out.flushIfLarge()
                     }
                 }
@@ -164,6 +166,7 @@ extension RunCommand {
                     // as they are rendered, not rendered whole first.
                     for e in events {
                         evaluator.write(e, format: eventFormat, to: &sink.out.writer)
+                        if sink.out.isLarge { progress.update(evaluator.stats) }
                         guard sink.out.flushIfLarge() else { return false }
                     }
                 } else {
@@ -183,10 +186,15 @@ extension RunCommand {
                         }
                     }
                 }
+                // A write blocked on a full pipe (a reader that stopped reading) may be where an
+                // interruption finds the run: its summary, published per chunk, said 0 lines
+                // with hundreds of events written. Published before every write within a chunk.
+                if sink.out.isLarge { progress.update(evaluator.stats) }
                 guard sink.out.flushIfLarge() else { return false }
                 if let durable, durable.isBatchDue {
                     // Output first, then the commit: a crash in between repeats this batch
                     // (same eventIds) instead of losing it; a failed write commits nothing.
+                    progress.update(evaluator.stats)
                     guard sink.out.flush() else { return false }
                     do throws(StateStoreError) { try durable.commit() } catch { storeError = error; return false }
                 }

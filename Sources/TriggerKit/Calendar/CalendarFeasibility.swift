@@ -29,12 +29,7 @@ import Foundation
         // only when it finds nothing does Foundation's exact answer decide.
         let ref = Timestamp.millis(reference)
         // (Another calendar's answer is Foundation's either way: asked once.)
-        // Except in the supported range's last second with a `nanosecond` field: there the
-        // native answer's millisecond (23:59:59.999) is Foundation's next second, in year
-        // 10000, which is no fire ({9999-12-31 23:59:59, nanosecond 999999999} passed and
-        // never fired); Foundation decides.
-        if let native = schedule.nextFire(afterMillis: ref, consultingFoundation: false),
-           c.nanosecond == nil || native < RequestLimits.latestMillis - 999 { return nil }
+        if schedule.nextFire(afterMillis: ref, consultingFoundation: false) != nil { return nil }
         if schedule.foreign == nil, schedule.nextFire(afterMillis: ref) != nil { return nil }
         return "no date after \(Timestamp.string(millis: Timestamp.millis(reference))) matches \(describe(c)): the trigger can never fire"
     }

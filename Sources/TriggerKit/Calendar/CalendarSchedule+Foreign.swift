@@ -94,11 +94,26 @@ final class ForeignCalendarSchedule: Sendable {
             guard let d = calendar.nextDate(after: after, matching: components, matchingPolicy: .nextTimePreservingSmallerComponents,
                                             repeatedTimePolicy: .first, direction: .forward),
                   // Nothing beyond the supported range (year 9999) is a fire.
-                  let m = RequestLimits.millis(d) else { return nil }
+                  let m = components.nanosecond.map({ millis(of: d, nanosecond: $0) }) ?? RequestLimits.millis(d) else { return nil }
             if m > ref { return m }
             after = d
         }
         return nil
+    }
+
+    /// The millisecond of Foundation's match `d` for a `nanosecond` field: the one the
+    /// nanosecond falls in, within the match's second (the native rule), nil beyond the
+    /// supported range. Not `d` read to the millisecond: a `Date` holds today's instants to
+    /// about 0.2 µs, so 13:30:00.000999999 read as 13:30:00.001 (a second fire a millisecond
+    /// after the native chain's 13:30:00.000) and 2030-12-31 23:59:59.999999999 as 2031-01-01
+    /// 00:00:00, a date outside the trigger's fixed year. A match is a whole second (zone
+    /// offsets are whole seconds) plus the nanosecond, so that second is `d` less the
+    /// nanosecond, rounded: the `Date`'s error is far below half a second.
+    static func millis(of d: Date, nanosecond: Int) -> Int64? {
+        let second = (d.timeIntervalSince1970 - Double(nanosecond) / 1e9).rounded()
+        guard second.isFinite, abs(second) < 1e13 else { return nil }
+        let m = Int64(second) * 1000 + Int64(nanosecond / 1_000_000)
+        return RequestLimits.isSupported(millis: m) ? m : nil
     }
 }
 

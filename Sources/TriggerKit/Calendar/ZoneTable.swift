@@ -194,6 +194,21 @@ import Synchronization
         return segment(atUTC: from - 1 - shift) != segment(atUTC: to - shift)
     }
 
+    /// Whether the offset changes by a day or more (a calendar day skipped or repeated:
+    /// Pacific/Apia's 2011-12-30, Kwajalein's 1993-08-21) anywhere in [from, to] of the table's
+    /// own years (the folded years repeat one annual rule, which never does). O(log n + changes
+    /// in the span).
+    func hasDayStep(from: Int64, to: Int64) -> Bool {
+        var k = transitions.lowerBound(of: from)
+        while k < transitions.count && transitions[k] <= to {
+            if abs(offsets[k + 1] - offsets[k]) >= Self.dayStep { return true }
+            k += 1
+        }
+        return false
+    }
+    /// An offset change this large moves the wall clock across a calendar day.
+    static let dayStep: Int64 = 23 * 3_600_000
+
     /// For a wall time in a gap (``resolve(wall:)`` says `.gap`): the instant of the offset
     /// change that made the gap, the first whose wall clock is past it.
     func gapTransition(wall w: Int64) -> Int64 {

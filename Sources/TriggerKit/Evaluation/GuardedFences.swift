@@ -109,7 +109,8 @@ final class GuardedFences {
     @exclusivity(unchecked) var windows: [FenceWindowPlan?] = []
     /// Fence slot per request index (-1: not a fence with rules).
     @exclusivity(unchecked) var fenceOfRequest: [Int32]
-    /// Polygon rings by fence slot, as flat (longitude, latitude) rings.
+    /// Polygon boundaries by fence slot, as flat (longitude, latitude) polylines: the rings,
+    /// less the edges of a split at the antimeridian (``boundary(of:)``).
     var rings: [Int32: [[(x: Double, y: Double)]]] = [:]
     /// The edges of the polygons of at least ``EdgeIndex/minimumVertices`` vertices by place,
     /// by fence slot (built with the rings; tests empty it for the plain loops).
@@ -203,7 +204,8 @@ final class GuardedFences {
         for bad in regions.invalid { gates[Int(bad.slot)].done = true }
         for (slot, region) in regionList.enumerated() {
             if case .polygon(let p) = region {
-                let flat = p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } }
+                // Its boundary: the rings less the edges a split at the antimeridian adds.
+                let flat = Self.boundary(of: p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } })
                 rings[Int32(slot)] = flat
                 if fences[slot].crossings || fences[slot].maximumAccuracy != nil,
                    flat.reduce(0, { $0 + $1.count }) >= EdgeIndex.minimumVertices {

@@ -339,6 +339,50 @@ struct CLIMannersTests {
         #expect(String(decoding: e, as: UTF8.self).contains("interrupted (\(name)): lines 3, fixes 3, stale 0, skipped 0, errors 0, fires 1"))
     }
 
+    /// A run blocked writing to a pipe nobody reads (its 64 KB full) is interrupted: the
+    /// summary said `lines 0, ... fires 0` with hundreds of events written, as it was
+    /// published once per input chunk and the first chunk never ended (found by a helper).
+    @Test func anInterruptionWhileBlockedOnOutputCountsWhatWasDone() throws {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let requests = try Self.file(#"{"identifier": "m", "content": {"title": "m"}, "trigger": {"type": "calendar", "dateMatching": {"second": 0}, "repeats": true}}"#)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["run", "--requests", requests]
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let base = Date(timeIntervalSince1970: 1_767_225_600)
+        let lines = (0..<3000).map { #"{"t": "\#(Timestamp.string(millis: Timestamp.millis(base) + Int64($0) * 60_000))"}"# }
+        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        // Until a thread of the run waits in write(2) on standard output (its syscall file
+        // reads "1 0x1 ..."), at most 20 s.
+        let deadline = Date().addingTimeInterval(20)
+        var blocked = false
+        while !blocked && Date() < deadline {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/task")) ?? []
+            blocked = tasks.contains { t in
+                ((try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(t)/syscall", encoding: .utf8)) ?? "").hasPrefix("1 0x1 ")
+            }
+            if !blocked { usleep(20_000) }
+        }
+        #expect(blocked, "the run never blocked on its output")
+        kill(p.processIdentifier, SIGTERM)
+        let written = out.fileHandleForReading.readDataToEndOfFile().split(separator: 0x0A).count
+        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 143)
+        let summary = try #require(e.split(separator: "\n").first { $0.hasPrefix("interrupted (SIGTERM): ") }, "\(e)")
+        func count(_ name: String) -> Int? {
+            summary.split(separator: ",").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
+                .first { $0.hasSuffix(" " + name) || $0.hasPrefix(name + " ") || $0.contains(": \(name) ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") }
+        }
+        #expect(written > 100, "\(written) events written")
+        #expect((count("lines") ?? 0) > 0 && (count("fires") ?? 0) >= written - 1, "\(summary) after \(written) events")
+    }
+
     @Test func pendingShowsTheEffectiveAddedAtAndTheNextFire() throws {
         let requests = try Self.file([
             "{\"identifier\": \"tick\", \"content\": {\"title\": \"t\"}, \"trigger\": {\"type\": \"timeInterval\", \"timeInterval\": 60, \"repeats\": true}}",

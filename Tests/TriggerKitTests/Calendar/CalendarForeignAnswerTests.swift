@@ -53,4 +53,51 @@ struct CalendarForeignAnswerTests {
         c.calendar = gregorian
         #expect(try Self.chain(c, after: "2007-02-03T00:00:00Z", count: 2) == ["2007-03-01T00:00:00Z", "2007-03-03T00:00:00Z"])
     }
+
+    /// A nanosecond's match is the millisecond the nanosecond falls in, where Foundation
+    /// answers too: its `Date` holds 13:30:00.000999999 as 13:30:00.001, so near São Paulo's
+    /// offset change (where Foundation is asked) a daily trigger fired at 13:30:00.000 natively
+    /// and again at 13:30:00.001 (found by a helper's differential against Foundation).
+    @Test func aNanosecondFiresOnceADayAtItsMillisecondWhereFoundationAnswers() throws {
+        let c = DateComponents(timeZone: Self.zone("America/Sao_Paulo"), hour: 11, minute: 30, nanosecond: 999_999)
+        #expect(try Self.chain(c, after: "2019-02-14T00:00:00Z", count: 4)
+                == ["2019-02-14T13:30:00Z", "2019-02-15T13:30:00Z", "2019-02-16T13:30:00Z", "2019-02-17T14:30:00Z"])
+        let lordHowe = DateComponents(timeZone: Self.zone("Australia/Lord_Howe"), hour: 17, minute: 30, nanosecond: 500_000)
+        let fires = try Self.chain(lordHowe, after: "2021-04-02T00:00:00Z", count: 5)
+        #expect(fires.count == 5 && fires.allSatisfy { $0.hasSuffix(":00Z") }, "\(fires)")
+    }
+
+    /// 23:59:59.999999999 falls in the second's last millisecond; Foundation's `Date` reads it as
+    /// the next second, which for a fixed year is the next year (a date outside the trigger's
+    /// year: no fire) and for 9999 is beyond the supported range. Both fire at .999, as the
+    /// native path answers `{second 59, nanosecond 999999999}`.
+    @Test func theLastNanosecondOfAYearFiresInThatYear() throws {
+        for year in [2030, 9999] {
+            let c = DateComponents(timeZone: .gmt, year: year, month: 12, day: 31, hour: 23, minute: 59, second: 59, nanosecond: 999_999_999)
+            #expect(try Self.chain(c, after: "2026-01-01T00:00:00Z", count: 2) == ["\(year)-12-31T23:59:59.999Z"])
+        }
+        #expect(try Self.chain(DateComponents(timeZone: .gmt, second: 59, nanosecond: 999_999_999), after: "2026-01-01T00:00:00Z", count: 2)
+                == ["2026-01-01T00:00:59.999Z", "2026-01-01T00:01:59.999Z"])
+    }
+
+    /// Near a skipped calendar day (Pacific/Apia's and Pacific/Fakaofo's 2011-12-30) the
+    /// re-enacted search's weeks are not Foundation's: "Friday of week 5" from 2011-10-28 was
+    /// answered 2012-03-01, a Thursday, which Foundation does not answer (found by a helper).
+    /// Foundation is asked there.
+    @Test func nearASkippedDayFoundationAnswers() throws {
+        for (zone, after) in [("Pacific/Apia", "2011-10-28T10:00:00Z"), ("Pacific/Fakaofo", "2011-10-28T11:00:00Z"),
+                              ("Pacific/Apia", "2011-12-01T10:00:00Z"), ("Pacific/Apia", "2012-01-15T00:00:00Z")] {
+            var gregorian = CalendarNames.calendar(.gregorian)
+            gregorian.timeZone = Self.zone(zone)
+            let c = DateComponents(timeZone: Self.zone(zone), hour: 0, weekday: 6, weekOfMonth: 5)
+            var expected: [String] = []
+            var ref = Timestamp.date(millis: try #require(Timestamp.parseMillis(after)))
+            while expected.count < 4, let d = gregorian.nextDate(after: ref, matching: DateComponents(hour: 0, weekday: 6, weekOfMonth: 5),
+                                                                 matchingPolicy: .nextTimePreservingSmallerComponents) {
+                expected.append(Timestamp.string(millis: Timestamp.millis(d)))
+                ref = d
+            }
+            #expect(try Self.chain(c, after: after, count: 4) == expected, "\(zone) after \(after)")
+        }
+    }
 }

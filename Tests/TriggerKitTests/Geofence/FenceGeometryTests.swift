@@ -103,6 +103,32 @@ struct FenceGeometryTests {
         #expect(h.feedBrief([line(40, east: -30, acc: 29.9)]) == ["sq exit d \(at(40))"])
     }
 
+    /// A polygon split at the antimeridian (RFC 7946's form) decides as the same polygon
+    /// drawn across it: the meridian where its parts meet is no edge. Measured as one, a fix
+    /// 55 m from it and a kilometre from every real edge was never inside (found by a helper).
+    @Test func aPolygonSplitAtTheAntimeridianHasNoEdgeAlongTheSplit() {
+        func request(_ geometry: String) -> String {
+            "{\"identifier\": \"box\", \"content\": {\"title\": \"s\"}, \"trigger\": {\"type\": \"location\", \"repeats\": true, "
+                + "\"accuracy\": {\"maximum\": 10000}, \"region\": {\"identifier\": \"box\", \"geometry\": \(geometry)}}}"
+        }
+        let drawnAcross = request("{\"type\": \"Polygon\", \"coordinates\": [[[179.99, -0.01], [-179.99, -0.01], [-179.99, 0.01], [179.99, 0.01], [179.99, -0.01]]]}")
+        let split = request("{\"type\": \"MultiPolygon\", \"coordinates\": [[[[179.99, -0.01], [180, -0.01], [180, 0.01], [179.99, 0.01], [179.99, -0.01]]], "
+                            + "[[[-180, -0.01], [-179.99, -0.01], [-179.99, 0.01], [-180, 0.01], [-180, -0.01]]]]}")
+        func line(_ s: Int, _ lon: Double, acc: Double?) -> String {
+            "{\"device\": \"d\", \"t\": \"\(at(s))\", \"lat\": 0, \"lon\": \(lon)" + (acc.map { ", \"acc\": \($0)" } ?? "") + "}"
+        }
+        let fixes = [line(0, 0, acc: nil), line(10, 179.9995, acc: 100), line(20, 0, acc: nil), line(30, -179.9995, acc: 100),
+                     line(40, 0, acc: nil), line(50, 180, acc: 1000), line(60, 0, acc: nil), line(70, -179.9999, acc: 110), line(80, 0, acc: nil)]
+        var across = StreamHarness(requests: drawnAcross), parts = StreamHarness(requests: split)
+        let expected = across.feedBrief(fixes)
+        #expect(expected.count == 8, "\(expected)")
+        #expect(parts.feedBrief(fixes) == expected)
+        // A polygon that only reaches the meridian keeps its edge there.
+        var east = StreamHarness(requests: request("{\"type\": \"Polygon\", \"coordinates\": [[[179.99, -0.01], [180, -0.01], [180, 0.01], [179.99, 0.01], [179.99, -0.01]]]}"))
+        #expect(east.feedBrief([line(0, 0, acc: nil), line(10, 179.9995, acc: 100)]).isEmpty)
+        #expect(east.feedBrief([line(20, 179.995, acc: 100)]) == ["box enter d \(at(20))"])
+    }
+
     // MARK: crossings
 
     /// A circle north of the equator whose boundary is `clearance` metres from the equator
