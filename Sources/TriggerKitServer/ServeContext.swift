@@ -42,6 +42,14 @@ struct BearerAuth: RouterMiddleware {
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         guard let tenant = tenantsByTokenHash[tokenHash(token)] else { return try refuse("unknown token") }
+        // A tenant whose store failed answers every request 503, reads too: its center holds
+        // the change whose record failed (applied first, then recorded), which its client was
+        // told was refused and a restart (replaying the store) does not have. Served, it was
+        // read back until the restart (found by a helper).
+        if let why = tenant.failure {
+            return try APIError(.serviceUnavailable, "storeFailed", "the tenant's store failed (\(why)); restart the server")
+                .response(from: request, context: context)
+        }
         var context = context
         context.tenant = tenant
         return try await next(request, context)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TriggerKit
 
 /// One tenant's durable state in its own SQLite file (WAL):
 ///
@@ -15,6 +16,9 @@ import GRDB
 /// SSE resume from before them starts at the oldest kept, and says so with a `gap` event).
 final class TenantStore: Sendable {
     let queue: DatabaseQueue
+    private let lock = WriterLock()
+    /// How long opening waits for the tenant file's lock before it says another server has it.
+    static let lockWait = Duration.seconds(2)
     let outboxLimit: Int
 
     struct JournalRow: Sendable {
@@ -68,6 +72,26 @@ final class TenantStore: Sendable {
         }
         queue = try DatabaseQueue(path: path, configuration: config)
         self.outboxLimit = outboxLimit
+        // One server per tenant file: a second `serve` on the same data directory journaled
+        // beside the first, and what one of them acknowledged was lost (found by a helper).
+        // A `flock`, independent of SQLite's own locks, held while this store lives. A holder
+        // is waited for up to ``lockWait``: a restart in the same process (the tests') may open
+        // the file while the last server's store is being let go of.
+        let deadline = ContinuousClock.now + Self.lockWait
+        while true {
+            switch lock.acquire(path) {
+            case .acquired: break
+            case .busy:
+                if ContinuousClock.now < deadline {
+                    Thread.sleep(forTimeInterval: 0.01)
+                    continue
+                }
+                throw TenantStoreInUse(path: path, reason: nil)
+            case .failed(let why):
+                throw TenantStoreInUse(path: path, reason: why)
+            }
+            break
+        }
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
         }
@@ -272,6 +296,16 @@ final class TenantStore: Sendable {
 
 /// A tenant file missing some of its tables: refused when the tenant opens (the server does
 /// not start), so that nothing it held is silently started over.
+/// A tenant file another process serves (its lock is held), or one that cannot be locked.
+struct TenantStoreInUse: Error, CustomStringConvertible {
+    var path: String
+    var reason: String?
+    var description: String {
+        if let reason { return "\(path): cannot lock the tenant file (\(reason))" }
+        return "\(path): in use by another triggerkit serve (one server per data directory)"
+    }
+}
+
 struct TenantStoreDamage: Error, CustomStringConvertible {
     var path: String
     var problems: [String]

@@ -159,4 +159,25 @@ private final class Gate: Sendable {
             #expect(held.count == 1, "the center holds \(held)")
         }
     }
+
+    /// A change whose record failed (the store broke: a full disk) was answered 503 but stayed
+    /// in the live center, so reads showed it until a restart dropped it (found by a helper):
+    /// "a refused input changes nothing". Once the store failed, the tenant answers every
+    /// request 503; the other tenant is untouched.
+    @Test(.timeLimit(.minutes(1))) func aTenantWhoseStoreFailedServesNothingItCouldNotRecord() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, state in
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("kept", 60)).status == 201)
+            try await acme.store.queue.write { db in try db.execute(sql: "DROP TABLE journal") }
+            let refused = try await c.call(.post, "/v1/requests", body: Sample.every("refused", 60))
+            #expect(refused.status == 503 && refused.errorCode == "storeFailed", "\(refused)")
+            for uri in ["/v1/requests/refused", "/v1/requests", "/v1/delivered", "/v1/stats"] {
+                let read = try await c.call(.get, uri)
+                #expect(read.status == 503 && read.errorCode == "storeFailed", "\(uri): \(read)")
+            }
+            #expect(try await c.call(.get, "/v1/requests", token: Serve.tokenB).status == 200)
+        }
+    }
 }

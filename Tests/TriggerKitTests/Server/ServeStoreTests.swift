@@ -39,6 +39,27 @@ struct TenantStoreLockTests {
     }
 }
 
+/// One server per tenant file: a second `serve` on the same data directory started, journaled
+/// beside the first, and what one of them acknowledged was gone after both stopped (found by a
+/// helper). The file is locked while its store lives.
+@Suite("serve: one server per tenant file")
+struct TenantStoreOwnerTests {
+    @Test(.timeLimit(.minutes(1))) func aSecondStoreOnTheSameFileIsRefusedUntilTheFirstIsGone() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-owner-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("acme.sqlite").path
+        var first: TenantStore? = try TenantStore(path: path, outboxLimit: 100)
+        let error = #expect(throws: TenantStoreInUse.self) { _ = try TenantStore(path: path, outboxLimit: 100) }
+        #expect(error?.description.contains("in use by another triggerkit serve") == true, "\(String(describing: error))")
+        // Another tenant's file in the same directory is no conflict.
+        _ = try TenantStore(path: dir.appendingPathComponent("bolt.sqlite").path, outboxLimit: 100)
+        #expect(first != nil)
+        first = nil
+        _ = try TenantStore(path: path, outboxLimit: 100)
+    }
+}
+
 /// The outbox keeps its bound whatever the batches' sizes: it was pruned only when a batch
 /// ended exactly on a multiple of 1,024, which batches of two events after an odd start never
 /// do (2,201 events kept against a limit of 10).

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A `flock` on a file held for the life of its owner.
-final class WriterLock: @unchecked Sendable {
+/// A `flock` on a file held for the life of its owner: one writer per state file (`run
+/// --state`) and per tenant file (`serve`).
+package final class WriterLock: @unchecked Sendable {
     // Written once by `acquire` under the store's single-writer use, read in deinit.
     private var fd: Int32 = -1
     private var path = ""
@@ -12,11 +13,13 @@ final class WriterLock: @unchecked Sendable {
     private static let released = Mutex<Set<String>>([])
 
     /// Whether this process held the lock on `path` and let go of it.
-    static func wasReleasedHere(_ path: String) -> Bool { released.withLock { $0.contains(path) } }
+    package static func wasReleasedHere(_ path: String) -> Bool { released.withLock { $0.contains(path) } }
 
-    enum Outcome { case acquired, busy, failed(String) }
+    package enum Outcome { case acquired, busy, failed(String) }
 
-    func acquire(_ path: String) -> Outcome {
+    package init() {}
+
+    package func acquire(_ path: String) -> Outcome {
         if fd >= 0 { return .acquired }
         let f = open(path, O_RDONLY | O_CLOEXEC)
         guard f >= 0 else { return .failed(String(cString: strerror(errno))) }
