@@ -3,12 +3,24 @@ import Foundation
 // The delivered history: what fired, per device, within its bound.
 
 extension TriggerCenter {
-    /// Delivered notifications still in the history, oldest first; with `device`, those that
-    /// device got: its own (at most ``CenterConfiguration/deliveredLimitPerDevice``) and the
-    /// time fires of requests shared by every device.
+    /// Delivered notifications still in the history, oldest first, and at one instant by
+    /// identifier, then device (as `triggerkit run` writes one line's events, and as the event
+    /// stream of `serve` has them), then event id; with `device`, those that device got: its
+    /// own (at most ``CenterConfiguration/deliveredLimitPerDevice``) and the time fires of
+    /// requests shared by every device.
+    ///
+    /// - Complexity: O(n log n) for the n listed.
     public func deliveredNotifications(device: String? = nil) -> [DeliveredNotification] {
         let all = device.map { history.entries(device: $0) + history.entries(device: nil) } ?? history.all()
-        return all.sorted { $0.date != $1.date ? $0.date < $1.date : $0.id.sorts(before: $1.id) }
+        // (At one instant by event id alone, the order was the ids' hashes': `GET
+        // /v1/delivered` listed b, a, c, d where the stream had a, b, c, d; found by a helper.)
+        return all.sorted { a, b in
+            if a.date != b.date { return a.date < b.date }
+            let ka = ExactKey(a.shared.value.identifier), kb = ExactKey(b.shared.value.identifier)
+            if ka != kb { return ka < kb }
+            if a.device != b.device { return (a.device.map(ExactKey.init) ?? ExactKey("")) < (b.device.map(ExactKey.init) ?? ExactKey("")) }
+            return a.id.sorts(before: b.id)
+        }
     }
 
     /// Removes delivered notifications of these requests (every device).

@@ -10,6 +10,32 @@ import Testing
 struct RestoreHistoryOrderTests {
     static let t0 = Date(timeIntervalSince1970: 1_795_770_000)
 
+    /// Deliveries at one instant are listed as they were delivered (by identifier, then
+    /// device): they were listed by event id (a hash), so `GET /v1/delivered` gave b, a, c, d
+    /// where the step and the event stream gave a, b, c, d (found by a helper).
+    @Test func deliveriesAtOneInstantAreListedAsDelivered() async throws {
+        let clock = ManualClock(Self.t0)
+        let center = try TriggerCenter(configuration: CenterConfiguration(), clock: clock)
+        for id in ["c", "a", "d", "b"] {
+            for device in ["e", "d"] {
+                try await center.add(NotificationRequest(identifier: "\(id)-\(device)", content: NotificationContent(title: id), trigger: .location(LocationTrigger(
+                    region: .circular(CircularRegion(identifier: "g", center: Coordinate(latitude: 10, longitude: 0), radius: 500)),
+                    repeats: true)), device: device, addedAt: Self.t0))
+            }
+        }
+        var delivered: [String] = []
+        for device in ["e", "d"] {
+            _ = try await center.receive(LocationFix(device: device, date: Self.t0.addingTimeInterval(10), latitude: 0, longitude: 0))
+        }
+        for device in ["e", "d"] {
+            delivered += try await center.receive(LocationFix(device: device, date: Self.t0.addingTimeInterval(20), latitude: 10, longitude: 0))
+                .map(\.request.identifier)
+        }
+        #expect(delivered == ["a-e", "b-e", "c-e", "d-e", "a-d", "b-d", "c-d", "d-d"])
+        #expect(await center.deliveredNotifications(device: "e").map(\.request.identifier) == ["a-e", "b-e", "c-e", "d-e"])
+        #expect(await center.deliveredNotifications().map(\.request.identifier) == ["a-d", "a-e", "b-d", "b-e", "c-d", "c-e", "d-d", "d-e"])
+    }
+
     @Test func aFullListDropsTheSameEntryAfterARestore() async throws {
         var configuration = CenterConfiguration()
         configuration.deliveredLimitPerDevice = 2
