@@ -53,6 +53,23 @@ enum DeliveredLog {
     }()
 
     /// Puts every missing eventId back, giving the lines `run` wrote. O(bytes).
+    /// Whether a stored batch reads as `run` writes events: UTF-8, every line between a JSON
+    /// object's braces (`{` ... `}`). O(n); the check a damaged row (a flipped byte, a hand
+    /// edit) fails before it is listed.
+    static func isWellFormed(_ stored: Data) -> Bool {
+        stored.withUnsafeBytes { raw -> Bool in
+            let b = raw.bindMemory(to: UInt8.self)
+            guard String(validating: b, as: UTF8.self) != nil else { return false }
+            var start = 0
+            for i in b.indices where b[i] == 0x0A || i == b.count - 1 {
+                let end = b[i] == 0x0A ? i : i + 1
+                guard end > start, b[start] == 0x7B, b[end - 1] == 0x7D else { return false }
+                start = i + 1
+            }
+            return true
+        }
+    }
+
     static func restore(_ stored: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(stored.count + stored.count / 4)

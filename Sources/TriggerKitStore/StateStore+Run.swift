@@ -78,6 +78,11 @@ extension StateStore {
                 stats: stats, queuedFires: cursors, doneLocationSlots: done, devices: devices, fences: fences)
             let position: Int = try meta.decode(forColumn: "inputPosition")
             guard position >= 0 else { return .damaged("inputPosition is \(position)") }
+            // The delivered log's counts (read without its lines): a negative one was resumed
+            // from (found by a helper), though such a file is documented as refused.
+            if let bad = try String.fetchOne(db, sql: "SELECT quote(count) FROM delivered WHERE typeof(count) <> 'integer' OR count < 0 LIMIT 1") {
+                return .damaged("damaged saved state: a delivered batch's count is \(bad)")
+            }
             return .saved(SavedRun(snapshot: snapshot, inputPosition: position,
                                    inputDigest: try meta.decode(forColumn: "inputDigest"), options: try meta.decode(forColumn: "options")))
         }

@@ -210,7 +210,25 @@ struct DamagedStateFileTests {
         ("UPDATE device_state SET settings = 'x'", "settings"),
         // Progress without its run record was taken as a new store: its delivered log wiped.
         ("DELETE FROM meta", "no run record (meta)"),
+        // Resumed from (found by a helper), though the docs name a negative count as damage.
+        ("UPDATE delivered SET count = -1", "a delivered batch's count is -1"),
+        ("UPDATE delivered SET count = 'many'", "a delivered batch's count is 'many'"),
     ]
+
+    /// `delivered` printed a damaged batch's bytes as an event (found by a helper): a batch
+    /// that is not lines of JSON objects in UTF-8 is refused.
+    @Test(arguments: ["x'00ff'", "x'7b7d0a00ff'", "'{\"a\":1}' || x'0a' || 'oops'", "x'7bff7d0a'"])
+    func aDamagedDeliveredBatchIsNotListed(lines: String) throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        try Self.save(at: tmp.path)
+        var listed = 0
+        try StateStore(readingAt: tmp.path).forEachDeliveredBatch { _ in listed += 1; return true }
+        #expect(listed > 0)
+        try Self.edit(tmp.path, "UPDATE delivered SET lines = \(lines)")
+        let error = #expect(throws: StateStoreError.self) { try StateStore(readingAt: tmp.path).forEachDeliveredBatch { _ in true } }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("damaged delivered log"), "\(String(describing: error))")
+        #expect(throws: StateStoreError.self) { _ = try StateStore(readingAt: tmp.path).deliveredLog() }
+    }
 
     /// A state file at `path` saved by a run over the damage tests' requests and lines.
     static func save(at path: String) throws {
