@@ -46,6 +46,11 @@ extension Region {
         guard case .string(let type)? = o["type"] else {
             throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs a GeoJSON \"type\" (Polygon or MultiPolygon)")
         }
+        // The type first: a GeometryCollection or a Feature (no "coordinates") is named as the
+        // wrong type, as a Point is, not as a polygon missing its coordinates.
+        guard type == "Polygon" || type == "MultiPolygon" else {
+            throw RequestError(.invalidRegion, "GeoJSON type \"\(type)\" is not a region (expected Polygon or MultiPolygon)")
+        }
         guard case .array(let coords)? = o["coordinates"] else {
             throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs \"coordinates\" (an array)")
         }

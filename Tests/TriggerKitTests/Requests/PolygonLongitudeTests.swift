@@ -29,6 +29,17 @@ struct PolygonLongitudeTests {
     // 180 degrees, so it winds through 0, not around a pole).
     static let wide: [(Double, Double)] = [(-170, 0), (0, 0), (170, 0), (170, 10), (0, 10), (-170, 10), (-170, 0)]
 
+    /// A geometry of another GeoJSON type is named as the wrong type whether it has
+    /// `coordinates` (a Point) or not (a GeometryCollection, a Feature): those two were
+    /// "needs coordinates" (found by a helper).
+    @Test(arguments: [#"{"type": "Point", "coordinates": [0, 0]}"#, #"{"type": "GeometryCollection", "geometries": []}"#,
+                      #"{"type": "Feature", "geometry": null, "properties": {}}"#])
+    func aGeometryOfAnotherTypeIsNamedAsSuch(geometry: String) {
+        let set = RequestsFile.parse(Self.line("p", geometry), file: "f", options: ValidationOptions(now: Self.now))
+        #expect(set.requests.isEmpty)
+        #expect(set.diagnostics.first?.message.contains("is not a region (expected Polygon or MultiPolygon)") == true, "\(set.diagnostics)")
+    }
+
     @Test func aRingAroundAPoleIsRefusedByNameEveryWayIn() {
         for ring in [Self.poleTriangle, Self.poleSquare] {
             let expected = "ring \"trigger.region.geometry.coordinates[0]\" goes around the globe (taking each edge the short way, its longitudes wind through 360 degrees), so it would hold a pole: split it into polygons less than 180 degrees of longitude wide"
