@@ -5,6 +5,13 @@ import Testing
 @_spi(Engine) import TriggerKit
 @testable import TriggerKitServer
 
+/// A new directory under the temporary one, named from `prefix`.
+func freshDirectory(_ prefix: String) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
 /// The tenant store waits for a lock another connection holds (its busy timeout) instead of
 /// failing at once. Found as an intermittent failure of the restart test above: the second
 /// server opened the file while the first one's last connection was closing it ("database is
@@ -12,8 +19,7 @@ import Testing
 @Suite("serve: the tenant store waits for a lock")
 struct TenantStoreLockTests {
     @Test(.timeLimit(.minutes(1))) func openingAndWritingWhileAnotherConnectionWritesWaitForIt() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-lock-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try freshDirectory("tk-lock")
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("acme.sqlite").path
         _ = try TenantStore(path: path, outboxLimit: 100)
@@ -45,8 +51,7 @@ struct TenantStoreLockTests {
 @Suite("serve: one server per tenant file")
 struct TenantStoreOwnerTests {
     @Test(.timeLimit(.minutes(1))) func aSecondStoreOnTheSameFileIsRefusedUntilTheFirstIsGone() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-owner-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try freshDirectory("tk-owner")
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("acme.sqlite").path
         var first: TenantStore? = try TenantStore(path: path, outboxLimit: 100)
@@ -67,8 +72,7 @@ struct TenantStoreOwnerTests {
 struct OutboxBoundTests {
     @Test(arguments: [1, 2, 3, 7, 1500])
     func theOutboxStaysWithinItsBound(batch: Int) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-outbox-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try freshDirectory("tk-outbox")
         defer { try? FileManager.default.removeItem(at: dir) }
         let limit = 10
         let store = try TenantStore(path: dir.appendingPathComponent("acme.sqlite").path, outboxLimit: limit)
@@ -94,8 +98,7 @@ struct OutboxBoundTests {
 @Suite("serve: event numbers across a replay")
 struct EventNumberTests {
     @Test func aReplayedEventUsesNoNumber() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-seq-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try freshDirectory("tk-seq")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try TenantStore(path: dir.appendingPathComponent("acme.sqlite").path, outboxLimit: 1000)
         func events(_ ids: [String]) -> [(eventId: String, device: String?, body: Data)] { ids.map { ($0, nil, Data($0.utf8)) } }
@@ -112,11 +115,7 @@ struct EventNumberTests {
 /// subscripts, which stop the process on a conversion failure, and with it every tenant.
 @Suite("serve: a damaged tenant store throws, never traps")
 struct DamagedTenantStoreTests {
-    static func directory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-damaged-tenant-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    static func directory() throws -> URL { try freshDirectory("tk-damaged-tenant") }
 
     /// A tenant file in `dir` with a row in every table, then `sql` run on it; its path.
     static func usedStore(in dir: URL, edited sql: String) throws -> String {
