@@ -119,7 +119,11 @@ final class Tenant: Sendable {
             if let refused = self.refusedAfterFailure(inputs) { return (refused, nil, 0) }
             let looked = look(c)
             let result = self.step(inputs, on: c, replaying: false)
-            if let error = result.error { self.failed.withLock { $0 = error } }
+            if let error = result.error {
+                self.failed.withLock { $0 = error }
+                // Open event streams end (a reconnection gets the 503 every request gets now).
+                self.hub.finishAll()
+            }
             // Published while the center is held, so live streams get events in the order
             // recorded (an event stream skips one older than the last it sent).
             self.publish(result.events)
@@ -381,6 +385,12 @@ final class Tenant: Sendable {
         while !Task.isCancelled {
             // Every clock event, not only time fires: a dwell, a window, an expiry (an expired
             // request stayed, counted against the limit, until some input came).
+            // A tenant whose store failed changes nothing until the restart: with a fire due,
+            // its tick was refused at once and the loop spun (found by a reviewer).
+            if failure != nil {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
             let next = await withCenter { $0.nextClockInstant }
             let now = Date()
             let wait = next.map { max(0, min(1, $0.timeIntervalSince(now))) } ?? 1

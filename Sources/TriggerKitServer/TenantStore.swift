@@ -70,16 +70,17 @@ final class TenantStore: Sendable {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        queue = try DatabaseQueue(path: path, configuration: config)
-        self.outboxLimit = outboxLimit
         // One server per tenant file: a second `serve` on the same data directory journaled
         // beside the first, and what one of them acknowledged was lost (found by a helper).
-        // A `flock`, independent of SQLite's own locks, held while this store lives. A holder
-        // is waited for up to ``lockWait``: a restart in the same process (the tests') may open
-        // the file while the last server's store is being let go of.
+        // A `flock` on a file of its own beside the tenant's (SQLite never opens it: opening
+        // and closing the database file itself would drop this process's POSIX locks on it,
+        // SQLite's), taken before the database is opened and held while this store lives. A
+        // holder is waited for up to ``lockWait``, polling: a restart in the same process
+        // (the tests') may open the file while the last server's store is being let go of.
+        let lockPath = path + ".lock"
         let deadline = ContinuousClock.now + Self.lockWait
         while true {
-            switch lock.acquire(path) {
+            switch lock.acquire(lockPath, creating: true) {
             case .acquired: break
             case .busy:
                 if ContinuousClock.now < deadline {
@@ -92,6 +93,8 @@ final class TenantStore: Sendable {
             }
             break
         }
+        queue = try DatabaseQueue(path: path, configuration: config)
+        self.outboxLimit = outboxLimit
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
         }

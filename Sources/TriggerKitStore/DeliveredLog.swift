@@ -52,7 +52,6 @@ enum DeliveredLog {
         return p
     }()
 
-    /// Puts every missing eventId back, giving the lines `run` wrote. O(bytes).
     /// Whether a stored batch reads as `run` writes events: UTF-8, every line between a JSON
     /// object's braces (`{` ... `}`). O(n); the check a damaged row (a flipped byte, a hand
     /// edit) fails before it is listed.
@@ -70,6 +69,7 @@ enum DeliveredLog {
         }
     }
 
+    /// Puts every missing eventId back, giving the lines `run` wrote. O(bytes).
     static func restore(_ stored: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(stored.count + stored.count / 4)

@@ -4,16 +4,18 @@ import Foundation
 
 extension TriggerCenter {
     /// Delivered notifications still in the history, oldest first, and at one instant by
-    /// identifier, then device (as `triggerkit run` writes one line's events, and as the event
-    /// stream of `serve` has them), then event id; with `device`, those that device got: its
-    /// own (at most ``CenterConfiguration/deliveredLimitPerDevice``) and the time fires of
-    /// requests shared by every device.
+    /// identifier, then device, then event id (as `triggerkit run` orders one line's location
+    /// events; a step's time fires were delivered before its location events, which this
+    /// order does not keep); with `device`, those that device got: its own (at most
+    /// ``CenterConfiguration/deliveredLimitPerDevice``) and the time fires of requests shared
+    /// by every device.
     ///
     /// - Complexity: O(n log n) for the n listed.
     public func deliveredNotifications(device: String? = nil) -> [DeliveredNotification] {
         let all = device.map { history.entries(device: $0) + history.entries(device: nil) } ?? history.all()
         // (At one instant by event id alone, the order was the ids' hashes': `GET
-        // /v1/delivered` listed b, a, c, d where the stream had a, b, c, d; found by a helper.)
+        // /v1/delivered` listed b, a, c, d where the stream had a, b, c, d; found by a helper.
+        // The history keeps no delivery sequence across devices, so not the stream's order.)
         return all.sorted { a, b in
             if a.date != b.date { return a.date < b.date }
             let ka = ExactKey(a.shared.value.identifier), kb = ExactKey(b.shared.value.identifier)

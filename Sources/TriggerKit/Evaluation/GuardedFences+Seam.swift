@@ -2,46 +2,69 @@
 
 extension GuardedFences {
     /// `rings` (flat (longitude, latitude) rings of one polygon fence) as the polylines of its
-    /// boundary: the edges its rings share along the 180th meridian are left out. A polygon
-    /// split at 180 degrees (RFC 7946's form for one that crosses it) has each part's ring run
-    /// along the meridian where the other goes on; that is no edge of the region, but measured
-    /// as one, a fix 55 m from it and 1 km from every real edge was "within its accuracy of an
-    /// edge" and never inside (the unsplit form entered). A meridian edge is left out where
-    /// other rings' meridian edges cover its latitudes; a real boundary along the meridian (a
-    /// polygon that ends there) is kept.
+    /// boundary: where its rings meet across the 180th meridian, the meridian is left out. A
+    /// polygon split at 180 degrees (RFC 7946's form for one that crosses it) has rings that
+    /// run along the meridian at +180 where others go on from -180; that is no edge of the
+    /// region, but measured as one, a fix 55 m from it and 1 km from every real edge was
+    /// "within its accuracy of an edge" and never inside (the form drawn across entered).
+    ///
+    /// An edge along +180 loses the latitudes that edges along -180 cover, and the other way
+    /// round (only the other side: parts on one side cannot overlap); what is left of it stays
+    /// an edge (a polygon that ends at the meridian, or meets the other side over fewer
+    /// latitudes, keeps its real boundary there).
     static func boundary(of rings: [[(x: Double, y: Double)]]) -> [[(x: Double, y: Double)]] {
-        func onMeridian(_ p: (x: Double, y: Double), _ q: (x: Double, y: Double)) -> Bool { abs(p.x) == 180 && abs(q.x) == 180 }
-        // The meridian edges' latitude spans, by ring.
-        var spans: [(ring: Int, lo: Double, hi: Double)] = []
-        for (r, ring) in rings.enumerated() where ring.count >= 2 {
-            for j in 1..<ring.count where onMeridian(ring[j - 1], ring[j]) {
-                spans.append((r, min(ring[j - 1].y, ring[j].y), max(ring[j - 1].y, ring[j].y)))
+        func side(_ p: (x: Double, y: Double), _ q: (x: Double, y: Double)) -> Double? {
+            abs(p.x) == 180 && p.x == q.x ? p.x : nil
+        }
+        // The latitudes each side's meridian edges span, merged.
+        var spans: [Double: [(lo: Double, hi: Double)]] = [:]
+        for ring in rings where ring.count >= 2 {
+            for j in 1..<ring.count {
+                if let s = side(ring[j - 1], ring[j]) { spans[s, default: []].append((min(ring[j - 1].y, ring[j].y), max(ring[j - 1].y, ring[j].y))) }
             }
         }
-        guard spans.count >= 2 else { return rings }
-        /// Whether the other rings' meridian edges cover lo...hi.
-        func shared(_ r: Int, _ lo: Double, _ hi: Double) -> Bool {
-            var reached = lo
-            for s in spans.filter({ $0.ring != r }).sorted(by: { $0.lo < $1.lo }) where s.lo <= reached {
-                reached = max(reached, s.hi)
-                if reached >= hi { return true }
-            }
-            return false
-        }
+        guard let east = spans[180], let west = spans[-180] else { return rings }
+        let cover: [Double: [(lo: Double, hi: Double)]] = [180: merged(west), -180: merged(east)]
         var lines: [[(x: Double, y: Double)]] = []
-        for (r, ring) in rings.enumerated() {
+        for ring in rings {
             var line: [(x: Double, y: Double)] = ring.isEmpty ? [] : [ring[0]]
             for j in 1..<max(1, ring.count) {
                 let p = ring[j - 1], q = ring[j]
-                if onMeridian(p, q), shared(r, min(p.y, q.y), max(p.y, q.y)) {
-                    if line.count >= 2 { lines.append(line) }
-                    line = [q]
-                } else {
+                guard let s = side(p, q), let other = cover[s] else {
                     line.append(q)
+                    continue
                 }
+                // The edge's latitudes the other side does not cover stay, as edges of their own.
+                if line.count >= 2 { lines.append(line) }
+                for kept in uncovered(min(p.y, q.y), max(p.y, q.y), by: other) {
+                    lines.append([(x: s, y: kept.lo), (x: s, y: kept.hi)])
+                }
+                line = [q]
             }
             if line.count >= 2 { lines.append(line) }
         }
         return lines
+    }
+
+    /// Spans sorted and joined where they overlap or touch.
+    private static func merged(_ spans: [(lo: Double, hi: Double)]) -> [(lo: Double, hi: Double)] {
+        var out: [(lo: Double, hi: Double)] = []
+        for s in spans.sorted(by: { $0.lo < $1.lo }) {
+            if let last = out.last, s.lo <= last.hi { out[out.count - 1].hi = max(last.hi, s.hi) } else { out.append(s) }
+        }
+        return out
+    }
+
+    /// The parts of lo...hi outside the merged spans `cover` (a point left over is no edge).
+    private static func uncovered(_ lo: Double, _ hi: Double, by cover: [(lo: Double, hi: Double)]) -> [(lo: Double, hi: Double)] {
+        var out: [(lo: Double, hi: Double)] = []
+        var from = lo
+        for c in cover where c.hi > from && c.lo < hi {
+            if c.lo > from { out.append((from, c.lo)) }
+            from = max(from, c.hi)
+            if from >= hi { return out }
+        }
+        if from < hi { out.append((from, hi)) }
+        return out
     }
 }

@@ -19,9 +19,10 @@ package final class WriterLock: @unchecked Sendable {
 
     package init() {}
 
-    package func acquire(_ path: String) -> Outcome {
+    /// Takes the lock on `path` (created first when `creating`), without waiting.
+    package func acquire(_ path: String, creating: Bool = false) -> Outcome {
         if fd >= 0 { return .acquired }
-        let f = open(path, O_RDONLY | O_CLOEXEC)
+        let f = creating ? open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644) : open(path, O_RDONLY | O_CLOEXEC)
         guard f >= 0 else { return .failed(String(cString: strerror(errno))) }
         if flock(f, LOCK_EX | LOCK_NB) != 0 {
             let e = errno

@@ -357,13 +357,18 @@ struct CLIMannersTests {
         let lines = (0..<3000).map { #"{"t": "\#(Timestamp.string(millis: Timestamp.millis(base) + Int64($0) * 60_000))"}"# }
         input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         // Until a thread of the run waits in write(2) on standard output (its syscall file
-        // reads "1 0x1 ..."), at most 20 s.
+        // reads the number of write, then fd 1), at most 20 s.
+        #if arch(x86_64)
+        let writing = "1 0x1 "
+        #else
+        let writing = "64 0x1 "  // aarch64
+        #endif
         let deadline = Date().addingTimeInterval(20)
         var blocked = false
         while !blocked && Date() < deadline {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/task")) ?? []
             blocked = tasks.contains { t in
-                ((try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(t)/syscall", encoding: .utf8)) ?? "").hasPrefix("1 0x1 ")
+                ((try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(t)/syscall", encoding: .utf8)) ?? "").hasPrefix(writing)
             }
             if !blocked { usleep(20_000) }
         }

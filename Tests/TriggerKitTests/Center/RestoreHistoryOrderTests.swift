@@ -10,10 +10,10 @@ import Testing
 struct RestoreHistoryOrderTests {
     static let t0 = Date(timeIntervalSince1970: 1_795_770_000)
 
-    /// Deliveries at one instant are listed as they were delivered (by identifier, then
-    /// device): they were listed by event id (a hash), so `GET /v1/delivered` gave b, a, c, d
-    /// where the step and the event stream gave a, b, c, d (found by a helper).
-    @Test func deliveriesAtOneInstantAreListedAsDelivered() async throws {
+    /// Deliveries at one instant are listed by identifier, then device: they were listed by
+    /// event id (a hash), so `GET /v1/delivered` gave b, a, c, d where the step and the event
+    /// stream gave a, b, c, d (found by a helper).
+    @Test func deliveriesAtOneInstantAreListedByIdentifierThenDevice() async throws {
         let clock = ManualClock(Self.t0)
         let center = try TriggerCenter(configuration: CenterConfiguration(), clock: clock)
         for id in ["c", "a", "d", "b"] {

@@ -123,6 +123,24 @@ struct FenceGeometryTests {
         let expected = across.feedBrief(fixes)
         #expect(expected.count == 8, "\(expected)")
         #expect(parts.feedBrief(fixes) == expected)
+        // Parts meeting over fewer latitudes than one of them spans: the box with a notch cut
+        // from its west side up to the meridian (a reviewer's case: the east part's whole
+        // meridian edge was kept, 55 m from these fixes).
+        let notchAcross = request("{\"type\": \"Polygon\", \"coordinates\": [[[179.99, -0.01], [-179.99, -0.01], [-179.99, -0.002], [180, -0.002], "
+                                  + "[180, 0.002], [-179.99, 0.002], [-179.99, 0.01], [179.99, 0.01], [179.99, -0.01]]]}")
+        let notchSplit = request("{\"type\": \"MultiPolygon\", \"coordinates\": [[[[179.99, -0.01], [180, -0.01], [180, 0.01], [179.99, 0.01], [179.99, -0.01]]], "
+                                 + "[[[-180, -0.01], [-179.99, -0.01], [-179.99, -0.002], [-180, -0.002], [-180, -0.01]]], "
+                                 + "[[[-180, 0.002], [-179.99, 0.002], [-179.99, 0.01], [-180, 0.01], [-180, 0.002]]]]}")
+        func fixAt(_ s: Int, _ lat: Double, _ lon: Double, acc: Double?) -> String {
+            "{\"device\": \"d\", \"t\": \"\(at(s))\", \"lat\": \(lat), \"lon\": \(lon)" + (acc.map { ", \"acc\": \($0)" } ?? "") + "}"
+        }
+        let notchFixes = [fixAt(0, 0, 0, acc: nil), fixAt(10, -0.006, -179.9995, acc: 100), fixAt(20, 0, 0, acc: nil),
+                          fixAt(30, -0.006, 179.9995, acc: 100), fixAt(40, 0, 0, acc: nil), fixAt(50, 0, 179.9995, acc: 100),
+                          fixAt(60, 0, 0, acc: nil), fixAt(70, 0, 179.9985, acc: 100)]
+        var notched = StreamHarness(requests: notchAcross), notchedParts = StreamHarness(requests: notchSplit)
+        let notchExpected = notched.feedBrief(notchFixes)
+        #expect(notchExpected.count == 5, "\(notchExpected)")
+        #expect(notchedParts.feedBrief(notchFixes) == notchExpected)
         // A polygon that only reaches the meridian keeps its edge there.
         var east = StreamHarness(requests: request("{\"type\": \"Polygon\", \"coordinates\": [[[179.99, -0.01], [180, -0.01], [180, 0.01], [179.99, 0.01], [179.99, -0.01]]]}"))
         #expect(east.feedBrief([line(0, 0, acc: nil), line(10, 179.9995, acc: 100)]).isEmpty)

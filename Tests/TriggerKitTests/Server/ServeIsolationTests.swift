@@ -170,6 +170,8 @@ private final class Gate: Sendable {
         try await serve.run { c, state in
             let acme = try #require(state.tenants.first { $0.id == "acme" })
             #expect(try await c.call(.post, "/v1/requests", body: Sample.every("kept", 60)).status == 201)
+            let stream = acme.hub.subscribe(device: nil)
+            #expect(acme.hub.subscriberCount == 1)
             try await acme.store.queue.write { db in try db.execute(sql: "DROP TABLE journal") }
             let refused = try await c.call(.post, "/v1/requests", body: Sample.every("refused", 60))
             #expect(refused.status == 503 && refused.errorCode == "storeFailed", "\(refused)")
@@ -178,6 +180,12 @@ private final class Gate: Sendable {
                 #expect(read.status == 503 && read.errorCode == "storeFailed", "\(uri): \(read)")
             }
             #expect(try await c.call(.get, "/v1/requests", token: Serve.tokenB).status == 200)
+            // Health says so (it said "ok"), and the tenant's open event streams were ended.
+            let health = try await c.call(.get, "/healthz", token: nil)
+            #expect(health.status == 503 && health.json?.objectValue?["tenants"] == .array([.string("acme")]), "\(health)")
+            #expect(acme.hub.subscriberCount == 0)
+            var ended = stream.makeAsyncIterator()
+            #expect(await ended.next() == nil)
         }
     }
 }
