@@ -77,21 +77,10 @@ final class TenantStore: Sendable {
         // SQLite's), taken before the database is opened and held while this store lives. A
         // holder is waited for up to ``lockWait``, polling: a restart in the same process
         // (the tests') may open the file while the last server's store is being let go of.
-        let lockPath = path + ".lock"
-        let deadline = ContinuousClock.now + Self.lockWait
-        while true {
-            switch lock.acquire(lockPath, creating: true) {
-            case .acquired: break
-            case .busy:
-                if ContinuousClock.now < deadline {
-                    Thread.sleep(forTimeInterval: 0.01)
-                    continue
-                }
-                throw TenantStoreInUse(path: path, reason: nil)
-            case .failed(let why):
-                throw TenantStoreInUse(path: path, reason: why)
-            }
-            break
+        switch lock.acquire(path + ".lock", creating: true, waiting: Self.lockWait) {
+        case .acquired: break
+        case .busy: throw TenantStoreInUse(path: path, reason: nil)
+        case .failed(let why): throw TenantStoreInUse(path: path, reason: why)
         }
         queue = try DatabaseQueue(path: path, configuration: config)
         self.outboxLimit = outboxLimit

@@ -174,21 +174,14 @@ public final class StateStore: Sendable {
     /// - Throws: ``StateStoreError/locked(path:holder:)`` naming the holder recorded in the
     ///   store (see ``recordHolder()``) when another process holds it.
     package func lockForWriting() throws(StateStoreError) {
-        let deadline = ContinuousClock.now + Self.ownLockWait
-        while true {
-            switch lock.acquire(path) {
-            case .acquired:
-                return
-            case .busy:
-                if WriterLock.wasReleasedHere(path), ContinuousClock.now < deadline {
-                    Thread.sleep(forTimeInterval: 0.01)
-                    continue
-                }
-                let holder = (try? dbQueue.read { db in try String.fetchOne(db, sql: "SELECT holder FROM meta WHERE id = 1") }) ?? nil
-                throw .locked(path: path, holder: holder ?? "another process")
-            case .failed(let why):
-                throw .cannotOpen(path: path, reason: "cannot lock: \(why)")
-            }
+        switch lock.acquire(path, waiting: Self.ownLockWait, while: { WriterLock.wasReleasedHere(path) }) {
+        case .acquired:
+            return
+        case .busy:
+            let holder = (try? dbQueue.read { db in try String.fetchOne(db, sql: "SELECT holder FROM meta WHERE id = 1") }) ?? nil
+            throw .locked(path: path, holder: holder ?? "another process")
+        case .failed(let why):
+            throw .cannotOpen(path: path, reason: "cannot lock: \(why)")
         }
     }
 

@@ -24,7 +24,7 @@ extension RunCommand {
         let progress = RunProgress()
         let eventFormat = EventFormat(rawValue: format) ?? .json
         // The output, written by the line loop and the catch-up sink (see ``RunOutput``).
-        let sink = RunOutput()
+        let sink = RunOutput(progress: progress)
         var events: [FiredEvent] = []
         var errors = ""
         var failed = false
@@ -51,9 +51,7 @@ extension RunCommand {
                 if sink.out.failure == nil {
                     for f in fired {
                         e.write(f, format: eventFormat, to: &sink.out.writer)
-                        // (A write may block on a full pipe: an interruption then says what was done.)
-                        if sink.out.isLarge { progress.update(e.stats) }
-                        sink.out.flushIfLarge()
+                        sink.flushIfLarge(publishing: e.stats)
                     }
                 }
                 fired.removeAll(keepingCapacity: true)
@@ -166,8 +164,7 @@ extension RunCommand {
                     // as they are rendered, not rendered whole first.
                     for e in events {
                         evaluator.write(e, format: eventFormat, to: &sink.out.writer)
-                        if sink.out.isLarge { progress.update(evaluator.stats) }
-                        guard sink.out.flushIfLarge() else { return false }
+                        guard sink.flushIfLarge(publishing: evaluator.stats) else { return false }
                     }
                 } else {
                     for e in events { evaluator.write(e, format: eventFormat, to: &sink.out.writer) }
@@ -186,11 +183,7 @@ extension RunCommand {
                         }
                     }
                 }
-                // A write blocked on a full pipe (a reader that stopped reading) may be where an
-                // interruption finds the run: its summary, published per chunk, said 0 lines
-                // with hundreds of events written. Published before every write within a chunk.
-                if sink.out.isLarge { progress.update(evaluator.stats) }
-                guard sink.out.flushIfLarge() else { return false }
+                guard sink.flushIfLarge(publishing: evaluator.stats) else { return false }
                 if let durable, durable.isBatchDue {
                     // Output first, then the commit: a crash in between repeats this batch
                     // (same eventIds) instead of losing it; a failed write commits nothing.
@@ -261,4 +254,17 @@ extension RunCommand {
 /// other, never overlapping.
 final class RunOutput {
     @exclusivity(unchecked) var out = OutputBuffer()
+    let progress: RunProgress
+
+    init(progress: RunProgress) { self.progress = progress }
+
+    /// ``OutputBuffer/flushIfLarge()``, publishing `stats` as the interrupted summary first
+    /// when it writes: a write blocked on a full pipe (a reader that stopped reading) may be
+    /// where an interruption finds the run, and the summary, published once per chunk, said
+    /// 0 lines with hundreds of events written.
+    @discardableResult
+    func flushIfLarge(publishing stats: @autoclosure () -> StreamStats) -> Bool {
+        if out.isLarge { progress.update(stats()) }
+        return out.flushIfLarge()
+    }
 }

@@ -19,6 +19,18 @@ package final class WriterLock: @unchecked Sendable {
 
     package init() {}
 
+    /// ``acquire(_:creating:)``, tried again every 10 ms for up to `wait` while it is busy and
+    /// `retrying()` says so (a holder expected to let go soon).
+    package func acquire(_ path: String, creating: Bool = false, waiting wait: Duration,
+                         while retrying: () -> Bool = { true }) -> Outcome {
+        let deadline = ContinuousClock.now + wait
+        while true {
+            let outcome = acquire(path, creating: creating)
+            guard case .busy = outcome, ContinuousClock.now < deadline, retrying() else { return outcome }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
     /// Takes the lock on `path` (created first when `creating`), without waiting.
     package func acquire(_ path: String, creating: Bool = false) -> Outcome {
         if fd >= 0 { return .acquired }
