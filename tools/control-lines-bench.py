@@ -2,13 +2,15 @@
 """`run` with a stream that changes its requests (control lines), whole process.
 
   tools/control-lines-bench.py --triggerkit NEW [--baseline OLD] [--adds 8000] [--base 0]
-                               [--fixes-per-change 8] [--runs 3] [--timeout 600] [--data DIR]
+                               [--fixes-per-change 8] [--fences] [--runs 3] [--timeout 600] [--data DIR]
 
 The stream: `--adds` changes, each an `add` line (circles, time intervals and calendars in
 turn; one in ten replaces an earlier identifier) or, every tenth, a `remove` line naming two
 earlier identifiers, with `--fixes-per-change` fixes of 100 devices between two changes. With
 `--base N` the run starts from a requests file of N circles (the changes then apply to a large
-set). Generated into --data (deterministic, seed 1).
+set). With `--fences`, the circles the changes add have fence rules (a dwell inside or outside,
+crossings, an accuracy limit, in turn), and the requests file starts with one such fence.
+Generated into --data (deterministic, seed 1).
 
 Each binary runs `triggerkit run --requests FILE < STREAM` --runs times in turn (a baseline run
 that passes --timeout is reported as such and not repeated); prints the median wall and CPU
@@ -25,18 +27,24 @@ import sys
 import time
 
 
-def circle(rid, rng):
-    return {"identifier": rid, "content": {"title": rid},
-            "trigger": {"type": "location", "repeats": True,
-                        "region": {"identifier": "g-" + rid, "radius": rng.choice([100, 300, 800]),
-                                   "center": {"latitude": round(40.6 + rng.random() * 0.3, 7),
-                                              "longitude": round(-74.1 + rng.random() * 0.3, 7)}}}}
+def circle(rid, rng, rules=None):
+    r = {"identifier": rid, "content": {"title": rid},
+         "trigger": {"type": "location", "repeats": True,
+                     "region": {"identifier": "g-" + rid, "radius": rng.choice([100, 300, 800]),
+                                "center": {"latitude": round(40.6 + rng.random() * 0.3, 7),
+                                           "longitude": round(-74.1 + rng.random() * 0.3, 7)}}}}
+    if rules:
+        r["trigger"].update(rules)
+    return r
 
 
-def request(k, rid, rng):
+FENCE_RULES = [{"dwell": {"inside": 30}}, {"dwell": {"outside": 60}}, {"crossings": True}, {"accuracy": {"maximum": 50}}]
+
+
+def request(k, rid, rng, fences=False):
     kind = k % 3
     if kind == 0:
-        return circle(rid, rng)
+        return circle(rid, rng, FENCE_RULES[(k // 3) % len(FENCE_RULES)] if fences else None)
     if kind == 1:
         return {"identifier": rid, "content": {"title": rid},
                 "trigger": {"type": "timeInterval", "timeInterval": rng.choice([60, 300, 3600]), "repeats": True}}
@@ -44,9 +52,11 @@ def request(k, rid, rng):
             "trigger": {"type": "calendar", "repeats": True, "dateMatching": {"minute": rng.randrange(60)}}}
 
 
-def generate(path_requests, path_stream, adds, base, per_change):
+def generate(path_requests, path_stream, adds, base, per_change, fences=False):
     rng = random.Random(1)
     with open(path_requests, "w") as fh:
+        if fences:
+            fh.write(json.dumps(circle("fence-first", rng, FENCE_RULES[0])) + "\n")
         for i in range(base):
             fh.write(json.dumps(circle("base-%07d" % i, rng)) + "\n")
     devices = [[40.6 + rng.random() * 0.3, -74.1 + rng.random() * 0.3] for _ in range(100)]
@@ -65,7 +75,7 @@ def generate(path_requests, path_stream, adds, base, per_change):
                 continue
             rid = rng.choice(made) if made and k % 10 == 4 else "add-%07d" % k
             made.append(rid)
-            fh.write(json.dumps({"t": t, "add": request(k, rid, rng)}) + "\n")
+            fh.write(json.dumps({"t": t, "add": request(k, rid, rng, fences)}) + "\n")
 
 
 def timed(cmd, stdin, out, err, timeout):
@@ -88,15 +98,16 @@ def main():
     ap.add_argument("--adds", type=int, default=8000)
     ap.add_argument("--base", type=int, default=0)
     ap.add_argument("--fixes-per-change", type=int, default=8)
+    ap.add_argument("--fences", action="store_true", help="the added circles have fence rules")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--data", default="/tmp/triggerkit-control")
     a = ap.parse_args()
     os.makedirs(a.data, exist_ok=True)
-    tag = "%d-%d-%d" % (a.adds, a.base, a.fixes_per_change)
+    tag = "%d-%d-%d%s" % (a.adds, a.base, a.fixes_per_change, "-fences" if a.fences else "")
     req, stream = os.path.join(a.data, "requests-%s.ndjson" % tag), os.path.join(a.data, "stream-%s.ndjson" % tag)
     if not (os.path.exists(req) and os.path.exists(stream)):
-        generate(req, stream, a.adds, a.base, a.fixes_per_change)
+        generate(req, stream, a.adds, a.base, a.fixes_per_change, a.fences)
     lines = sum(1 for _ in open(stream))
     print("stream: %d lines, %d changes, from %d requests" % (lines, a.adds, a.base))
     binaries = [("new", a.triggerkit)] + ([("baseline", a.baseline)] if a.baseline else [])

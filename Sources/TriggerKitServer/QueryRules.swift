@@ -14,6 +14,7 @@ struct QueryRules: RouterMiddleware {
     /// The parameters of the routes that take any, by method and path below `/v1`.
     static func allowed(method: HTTPRequest.Method, path: Substring) -> [String] {
         if method == .delete, path == "delivered" { return ["device"] }
+        if path == "settings" { return ["device"] }
         guard method == .get || method == .head else { return [] }
         switch path {
         case "events": return ["device", "limit", "follow", "from", "after"]

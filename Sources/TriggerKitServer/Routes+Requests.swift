@@ -241,23 +241,18 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
 
     // MARK: settings and categories
     v1.get("devices/:device/settings") { _, context -> Response in
-        let tenant = try context.current
-        let device = try parameter(context, "device")
-        return jsonResponse(await tenant.withCenter { $0.notificationSettings(forDevice: device) }.json)
+        try await getSettings(tenant: context.current, device: parameter(context, "device"))
     }
     v1.put("devices/:device/settings") { request, context -> Response in
-        let tenant = try context.current
-        let device = try parameter(context, "device")
-        return try await withJSONBody(request, tenant: tenant) { json in
-            let settings: NotificationSettings
-            do throws(SettingsError) {
-                settings = try NotificationSettings(json: json)
-            } catch {
-                throw APIError(.unprocessableContent, "invalidSettings", error.reason)
-            }
-            if let e = outcomeError(await tenant.applyHere([.settings(device: device, settings)])) { throw e }
-            return jsonResponse(settings.json)
-        }
+        try await putSettings(request, tenant: context.current, device: parameter(context, "device"))
+    }
+    // The same by a query parameter: the device id no path can carry, the empty one (the
+    // device of fixes without `device`), whose settings could not be set (a helper's find).
+    v1.get("settings") { request, context -> Response in
+        try await getSettings(tenant: context.current, device: settingsDevice(request))
+    }
+    v1.put("settings") { request, context -> Response in
+        try await putSettings(request, tenant: context.current, device: settingsDevice(request))
     }
     v1.get("categories") { _, context -> Response in
         let tenant = try context.current
@@ -291,5 +286,36 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
             guard case .responded(let outcome)? = outcomes.first else { throw APIError(.internalServerError, "internal", "no outcome") }
             return jsonResponse(outcome.json)
         }
+    }
+}
+
+/// `?device=` of the settings routes (required; may be empty).
+private func settingsDevice(_ request: Request) throws -> String {
+    guard let device = try queryString(request, "device") else {
+        throw APIError(.badRequest, "invalidRequest", "missing the query's device (?device= names the device \"\")")
+    }
+    return device
+}
+
+/// A device's settings; a device id over the bound is refused as a PUT refuses it (an
+/// over-long id answered the default settings; a helper's find).
+private func getSettings(tenant: Tenant, device: String) async throws -> Response {
+    do throws(SettingsError) { try NotificationSettings.checkDevice(device) } catch {
+        throw APIError(.unprocessableContent, "invalidSettings", error.reason)
+    }
+    return jsonResponse(await tenant.withCenter { $0.notificationSettings(forDevice: device) }.json)
+}
+
+/// Sets a device's settings from the request's JSON body.
+private func putSettings(_ request: Request, tenant: Tenant, device: String) async throws -> Response {
+    try await withJSONBody(request, tenant: tenant) { json in
+        let settings: NotificationSettings
+        do throws(SettingsError) {
+            settings = try NotificationSettings(json: json)
+        } catch {
+            throw APIError(.unprocessableContent, "invalidSettings", error.reason)
+        }
+        if let e = outcomeError(await tenant.applyHere([.settings(device: device, settings)])) { throw e }
+        return jsonResponse(settings.json)
     }
 }

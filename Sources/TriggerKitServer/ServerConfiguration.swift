@@ -80,8 +80,12 @@ public struct ServerConfiguration: Sendable, Codable {
         maxAccuracy = try c.decodeIfPresent(Double.self, forKey: .maxAccuracy)
         deliveredLimitPerDevice = try c.decodeIfPresent(Int.self, forKey: .deliveredLimitPerDevice) ?? d.deliveredLimitPerDevice
         if let name = try c.decodeIfPresent(String.self, forKey: .timeZone) {
-            // IANA names only: Foundation reads `UTC+3` east, POSIX (`--time-zone`) west.
-            guard TimeZone.knownTimeZoneIdentifiers.contains(name), let zone = ZoneNames.zone(named: name) else {
+            // IANA names and their aliases (`UTC`, `Etc/UTC`, `Zulu`, `Asia/Kolkata`, which
+            // Foundation's list leaves out: refused, found by a helper), never an offset name
+            // outside the list: Foundation reads `UTC+3` east, POSIX (`--time-zone`) west.
+            let listed = TimeZone.knownTimeZoneIdentifiers.contains(name)
+            let signedNumber = name.range(of: "[+-][0-9]", options: .regularExpression) != nil
+            guard listed || !signedNumber, let zone = ZoneNames.zone(named: name) else {
                 throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: "unknown time zone \"\(name)\" (an IANA name such as Europe/Paris)")
             }
             floatingTimeZone = zone

@@ -95,7 +95,15 @@ final class ForeignCalendarSchedule: Sendable {
                                             repeatedTimePolicy: .first, direction: .forward),
                   // Nothing beyond the supported range (year 9999) is a fire.
                   let m = components.nanosecond.map({ millis(of: d, nanosecond: $0) }) ?? RequestLimits.millis(d) else { return nil }
-            if m > ref { return m }
+            if m > ref {
+                // A fixed year's day its month lacks moves to the next month's 1st; Foundation's
+                // later answers roll into the years after (Hebrew 5787-04-30 fired again in
+                // 5788, ROC 115-02-29 every year; found by a helper). A match outside the fixed
+                // year (and era) is no fire, as in the Gregorian calendar.
+                if let year = components.year, calendar.component(.year, from: d) != year { return nil }
+                if let era = components.era, calendar.component(.era, from: d) != era { return nil }
+                return m
+            }
             after = d
         }
         return nil

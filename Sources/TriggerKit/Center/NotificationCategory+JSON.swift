@@ -119,9 +119,13 @@ extension NotificationCategory {
         switch v {
         case nil, .null?, .string("none")?: return .none
         case .string("removeRequest")?: return .removeRequest
-        case .object(let o)? where o.count == 1:
+        case .object(let o)?:
+            // A misspelt or extra member is named (it read as a bad "snooze").
+            if let other = o.keys.sorted().first(where: { $0 != "snooze" }) {
+                throw SettingsError("\(field): unknown member \"\(other)\": an effect object is {\"snooze\": seconds}")
+            }
             guard case .number(let s)? = o["snooze"] else {
-                throw SettingsError("\(field): \"snooze\" must be a number of seconds in (0, 100 years]")
+                throw SettingsError("\(field): \"snooze\" must be a number of seconds in (0, 100 years]" + (o["snooze"].map { ", not \($0.typeName)" } ?? ""))
             }
             return .snooze(s)
         default:

@@ -126,7 +126,12 @@ extension NotificationSettings: Codable {
     public init(json: JSONValue) throws(SettingsError) {
         guard case .object(let o) = json else { throw SettingsError("settings must be an object, not \(json.typeName)") }
         guard case .string(let s)? = o["authorizationStatus"] else {
-            throw SettingsError("settings need \"authorizationStatus\" (\(AuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", ")))")
+            let names = AuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", ")
+            // Present but not a string: named as such (it read as missing).
+            if let other = o["authorizationStatus"] {
+                throw SettingsError("\"authorizationStatus\" must be a string (\(names)), not \(other.typeName)")
+            }
+            throw SettingsError("settings need \"authorizationStatus\" (\(names))")
         }
         guard let status = AuthorizationStatus(rawValue: s) else {
             throw SettingsError("unknown authorizationStatus \"\(s)\" (expected \(AuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", ")))")

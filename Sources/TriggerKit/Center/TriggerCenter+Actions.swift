@@ -23,10 +23,24 @@ extension TriggerCenter {
     /// The request a response answers and what it would do, without doing it (a service
     /// checks its limits first: a snooze adds a request).
     package func resolve(_ response: NotificationResponse) -> (request: NotificationRequest?, effect: ActionEffect, warnings: [String]) {
-        // A one-shot that fired has left the center; its delivery still has it (a reminder
-        // snoozed after it showed).
-        let request = engine.request(identifier: response.requestIdentifier)
-            ?? history.latestRequest(identifier: response.requestIdentifier, device: response.device)
+        // What the device was shown: the request of its newest delivery with that identifier,
+        // as it was then (its category, content and device; a one-shot that fired has left
+        // the center, and a request replaced since is another one), as Apple hands an app the
+        // delivered notification's request. Answering the pending request instead applied a
+        // response to a notification never shown to that device (before the first fire, a
+        // fire suppressed, another device's shared fire) and, after a replacement, took the
+        // replacement's category and device (found by a helper). Without a history
+        // (`deliveredLimitPerDevice` 0) the pending request is answered, as `run` does.
+        let request: NotificationRequest?
+        if history.limit > 0 {
+            request = history.latestRequest(identifier: response.requestIdentifier, device: response.device)
+            if request == nil {
+                let whom = response.device.map { "device \"\($0)\"" } ?? "any device"
+                return (nil, .none, ["no notification of request \"\(response.requestIdentifier)\" delivered to \(whom) is in the history: response ignored"])
+            }
+        } else {
+            request = engine.request(identifier: response.requestIdentifier)
+        }
         let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
         return (request, effect, warnings)
     }
@@ -37,14 +51,19 @@ extension TriggerCenter {
     /// The default action and unknown categories or actions change nothing (Apple ignores
     /// them too); the outcome says so.
     ///
-    /// The request answered is the pending one with that identifier, else the one of its
-    /// newest delivery the response's device was shown (its own or a shared one; at one
-    /// instant its own); a response naming no device takes the newest delivery to any device
-    /// or to none, and among deliveries at one instant the greatest device identifier's. A
-    /// request that finished or was removed is so answered while the history holds its
-    /// delivery, as Apple hands an app the delivered notification's request (`triggerkit run`,
-    /// which keeps no deliveries, answers only the requests it holds). A device id longer than
-    /// 1,024 UTF-8 bytes is ignored with a warning.
+    /// The request answered is the one of the newest delivery with that identifier the
+    /// response's device was shown (its own or a shared one; at one instant its own), as it
+    /// was delivered: its category names the actions, and a snooze repeats its content. A
+    /// response naming no device takes the newest delivery to any device or to none, and among
+    /// deliveries at one instant the greatest device identifier's. A request that finished, was
+    /// removed or was replaced since is so answered (`removeRequest` removes the pending request
+    /// with its identifier, if any), as Apple hands an app the delivered notification's
+    /// request. A response to a notification the history does not hold for that device (never
+    /// delivered to it, suppressed by its settings, or dropped from its
+    /// ``CenterConfiguration/deliveredLimitPerDevice`` newest) is ignored with a warning. With
+    /// no history (that limit 0) the pending request with the identifier is answered, as
+    /// `triggerkit run`, which keeps no deliveries, does. A device id longer than 1,024 UTF-8
+    /// bytes is ignored with a warning.
     public func respond(_ response: NotificationResponse) -> ResponseOutcome {
         guard !isShutDown else {
             return ResponseOutcome(response: response, effect: .none, applied: false, warnings: ["the center is shut down"])

@@ -12,10 +12,11 @@ import Foundation
 /// a ``ManualClock``), or let ``run()`` do it as the clock reaches each next fire date.
 ///
 /// Changes: adding or replacing a time-based request and removing any request happen in
-/// place in O(log n); a location request without fence rules is appended in place to the
-/// region index (O(1) for a circle). Changes before the first step, a request with fence
-/// rules or an expiry, and a region the index refuses are applied together by one
-/// migration of the evaluator (O(n)), keeping every unchanged request's state.
+/// place in O(log n); a location request is appended in place to the region index (O(1) for
+/// a circle), one with fence rules once a fence with rules is live. Changes before the first
+/// step, the first request with fence rules or an expiry (and a fence with rules while none
+/// is live), and a region the index refuses are applied together by one migration of the
+/// evaluator (O(n)), keeping every unchanged request's state.
 /// An actor: safe to use from many tasks.
 public actor TriggerCenter {
     /// The time the center runs on.
@@ -124,9 +125,10 @@ public actor TriggerCenter {
     ///   an `expiresAt`, the same once the center holds a request with an `expiresAt` or fence
     ///   rules (plus O(e) for e expiries pending, a move of memory); the first such request is
     ///   applied by a migration. A location request with fence rules (dwell, window,
-    ///   crossings, accuracy), and a replacement of one, is recorded in O(1) and applied with
-    ///   the others of its burst by one O(n) migration at the next step (about 2 s at 200,000
-    ///   requests): add such requests in batches between steps where you can.
+    ///   crossings, accuracy), or a replacement of one, the same as a circle while a fence
+    ///   with rules is live (plus its edge index for a polygon); otherwise (the first one, or
+    ///   all others done or removed) it is recorded in O(1) and applied with the others of
+    ///   its burst by one O(n) migration at the next step (about 1 s at 200,000 requests).
     @discardableResult
     public func add(_ request: NotificationRequest) throws(RequestError) -> [String] {
         guard !isShutDown else { throw RequestError(.invalidRequest, "the center is shut down") }

@@ -68,7 +68,7 @@ import Foundation
             let slot = Int32(entries.count)
             let expires = r.expiresAt.flatMap(RequestLimits.millis) ?? .max
             entries.append(Entry(rule: rule, request: Int32(i), rank: ranks[i], expiresAt: expires))
-            let first = after.map { rule.nextFire(strictlyAfter: Swift.max($0, added - 1)) } ?? rule.firstFire
+            let first = after.map { rule.nextFire(strictlyAfter: $0) } ?? rule.firstFire
             if let first, first < expires { fires.append(ScheduledFire(date: first, rank: ranks[i], slot: slot)) }
         }
         self.entries = entries

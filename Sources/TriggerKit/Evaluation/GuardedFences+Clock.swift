@@ -64,7 +64,7 @@ extension GuardedFences {
     }
 
     /// Sets a window's state at `t` and queues its next change.
-    private func planWindow(_ f: Int, at t: Int64) {
+    func planWindow(_ f: Int, at t: Int64) {
         guard let w = windows[f] else { return }
         let (armed, next) = w.state(at: t)
         fences[f].armed = armed

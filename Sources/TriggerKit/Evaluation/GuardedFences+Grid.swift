@@ -36,6 +36,10 @@ struct FenceGrid {
     /// counts no references, where a dictionary of arrays retained the list it returned).
     private var cells: [Int: (start: Int32, count: Int32)] = [:]
     private var slots: [Int32] = []
+    /// Fences appended after the build (``add(_:box:)``), by cell: each cell's list follows
+    /// its built one, and every appended fence's slot is above the built ones, so a cell's
+    /// fences stay ascending.
+    private var appended: [Int: [Int32]] = [:]
     private(set) var large: [Int32] = []
     /// (fence, cell) entries held.
     private(set) var storedSlots = 0
@@ -117,11 +121,28 @@ struct FenceGrid {
         return y &* columns &+ wrapped
     }
 
+    /// Adds fence `f` (above every fence held) with its widened box, in the cells the build
+    /// would have put it in (or the large list): O(cells of its box), at most ``maximumCells``.
+    mutating func add(_ f: Int32, box b: (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)) {
+        guard let (rows, cols) = Self.cells(of: b, cell: cellDegrees, limit: maximumCells) else {
+            large.append(f)
+            return
+        }
+        for y in rows {
+            for x in cols {
+                appended[key(x, y), default: []].append(f)
+                storedSlots += 1
+            }
+        }
+    }
+
     /// Appends the fences whose cell holds the point (longitude in [-180, 180]), and the
     /// large ones.
     func collect(latitude: Double, longitude: Double, into out: inout [Int32]) {
         out.append(contentsOf: large)
-        if let c = cells[key(column(longitude), row(latitude))] { append(c, to: &out) }
+        let k = key(column(longitude), row(latitude))
+        if let c = cells[k] { append(c, to: &out) }
+        if !appended.isEmpty, let more = appended[k] { out.append(contentsOf: more) }
     }
 
     /// The cell key of a point (longitude in [-180, 180]).
@@ -140,7 +161,9 @@ struct FenceGrid {
         out.append(contentsOf: large)
         for y in y0...y1 {
             for x in x0...x1 {
-                if let c = cells[key(x, y)] { append(c, to: &out) }
+                let k = key(x, y)
+                if let c = cells[k] { append(c, to: &out) }
+                if !appended.isEmpty, let more = appended[k] { out.append(contentsOf: more) }
             }
         }
         return true
@@ -152,6 +175,7 @@ struct FenceGrid {
         var g = self
         g.cells = Dictionary(uniqueKeysWithValues: cells.map { ($0.key, $0.value) })
         g.slots = slots.map { $0 }
+        g.appended = Dictionary(uniqueKeysWithValues: appended.map { ($0.key, $0.value.map { $0 }) })
         g.large = large.map { $0 }
         return g
     }

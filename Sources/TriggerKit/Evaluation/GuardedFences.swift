@@ -119,7 +119,13 @@ final class GuardedFences {
     let regions: RegionIndex
     /// Fences by place (their widened boxes), and the ones every fix must consider: fences
     /// with an outside dwell (a device's first fix anywhere starts it).
-    let grid: FenceGrid
+    @exclusivity(unchecked) var grid: FenceGrid
+    /// The fences the build made (slots in identifier order); those after them were appended
+    /// in place (``append(_:request:addedAt:device:now:floatingTimeZone:validated:)``), in add
+    /// order, and the events of one step are put in identifier order where they mix.
+    private(set) var builtFenceCount: Int
+    /// Fences removed in place (``remove(_:)``).
+    var removedInPlace = Set<Int32>()
     @exclusivity(unchecked) var outsideDwellFences: [Int32] = []
     @exclusivity(unchecked) var crossingFences: [Int32] = []
     @exclusivity(unchecked) var scratch: [Int32] = []
@@ -193,6 +199,7 @@ final class GuardedFences {
             windows.append(t.rules.window.map { FenceWindowPlan($0, floatingTimeZone: floatingTimeZone) })
         }
         self.fences = fences
+        builtFenceCount = fences.count
         gates = fences.map { Gate(accuracyLimit: $0.maximumAccuracy ?? .nan, repeats: $0.repeats, circle: $0.radius >= 0) }
         self.fenceOfRequest = fenceOfRequest
         self.regions = RegionIndex(regions: regionList, maximumMargin: 0)
@@ -224,6 +231,7 @@ final class GuardedFences {
     init(copying g: GuardedFences, recordsMoves: Bool) {
         self.recordsMoves = recordsMoves
         fences = g.fences.map { $0 }
+        builtFenceCount = g.builtFenceCount
         gates = g.gates.map { $0 }
         windows = g.windows
         fenceOfRequest = g.fenceOfRequest.map { $0 }

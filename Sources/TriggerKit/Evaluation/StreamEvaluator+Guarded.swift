@@ -33,10 +33,15 @@
         // for equal keys (a closing's exit before a re-opening's enter). By the device's id,
         // not its number here: numbers follow the order devices were first seen, which a
         // resumed run (numbering them as its snapshot lists them) does not share.
+        let appended = g.hasAppendedFences
         let rankedEvents = guardedEvents.enumerated().sorted { a, b in
             if a.element.date != b.element.date { return a.element.date < b.element.date }
             let fa = g.fenceOfRequest[Int(a.element.request)], fb = g.fenceOfRequest[Int(b.element.request)]
-            if fa != fb { return fa < fb }
+            if fa != fb {
+                // Built fences' slots are in identifier order; appended ones' are not.
+                guard appended else { return fa < fb }
+                return ExactKey(requests[Int(a.element.request)].identifier) < ExactKey(requests[Int(b.element.request)].identifier)
+            }
             if a.element.device != b.element.device {
                 return ExactKey(deviceNames[Int(a.element.device)]) < ExactKey(deviceNames[Int(b.element.device)])
             }

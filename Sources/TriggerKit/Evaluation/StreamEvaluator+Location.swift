@@ -29,7 +29,9 @@
             process(main: d, t: t, latitude: latitude, longitude: longitude, into: &events)
             // One line's location events in identifier order; within a request a
             // pass-through's enter (earlier, or at the same millisecond) before its exit.
-            if n > 0 && events.count - first > n {
+            // (Fences appended in place have slots out of identifier order: their events
+            // alone need it too.)
+            if n > 0 && events.count - first > n || n > 1 && g.hasAppendedFences {
                 events[first...].sort { a, b in
                     let ka = ExactKey(requests[Int(a.request)].identifier), kb = ExactKey(requests[Int(b.request)].identifier)
                     if ka != kb { return ka < kb }

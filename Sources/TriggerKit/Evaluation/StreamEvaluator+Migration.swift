@@ -93,6 +93,9 @@
             // uninterrupted centers). When each device was last seen comes back below.
             if !g.fences.indices.contains(where: { !g.gates[$0].done }) { snap.devices = [] }
             ng.restore(snap, device: { next.device(named: $0) }, map: { f in
+                // A fence removed in place shares its identifier with a request added again
+                // (in place, since fences with rules are appended): its end is not the new one's.
+                guard !g.removedInPlace.contains(f) else { return nil }
                 let id = ExactKey(self.requests[Int(g.fences[Int(f)].request)].identifier)
                 return fresh.contains(id) ? nil : newFence[id]
             })

@@ -112,6 +112,33 @@ struct CLIMannersTests {
         #expect(mergedAfter.out.contains("{\"identifier\":\"now\",\"date\":\"2026-11-23T10:00:00Z\"}"))
     }
 
+    /// `--after` before the requests' `addedAt`: both modes take it as the reference (a
+    /// helper: per request a calendar trigger listed the dates after `--after`, merged only
+    /// those from its `addedAt` on).
+    @Test func mergedAndPerRequestShareTheReferenceBeforeAddedAt() throws {
+        let f = try Self.file("""
+            {"identifier": "a", "content": {"title": "a"}, "addedAt": "2026-12-23T09:00:00Z", "trigger": {"type": "calendar", "repeats": true, "dateMatching": {"minute": 17}}}
+            {"identifier": "b", "content": {"title": "b"}, "addedAt": "2026-12-23T09:00:00Z", "trigger": {"type": "timeInterval", "timeInterval": 3600, "repeats": true}}
+            {"identifier": "c", "content": {"title": "c"}, "addedAt": "2026-12-23T09:00:00Z"}
+
+            """)
+        let per = try Self.run(["next", "--requests", f, "--after", "2026-07-15T12:00:00Z", "--count", "2"])
+        #expect(per.status == 0, "\(per.err)")
+        #expect(per.out == """
+            {"identifier":"a","next":["2026-07-15T12:17:00Z","2026-07-15T13:17:00Z"]}
+            {"identifier":"b","next":["2026-12-23T10:00:00Z","2026-12-23T11:00:00Z"]}
+            {"identifier":"c","next":["2026-12-23T09:00:00Z"]}
+
+            """)
+        let merged = try Self.run(["next", "--requests", f, "--after", "2026-07-15T12:00:00Z", "--merged", "--limit", "3"])
+        #expect(merged.out == """
+            {"identifier":"a","date":"2026-07-15T12:17:00Z"}
+            {"identifier":"a","date":"2026-07-15T13:17:00Z"}
+            {"identifier":"a","date":"2026-07-15T14:17:00Z"}
+
+            """, "\(merged.err)")
+    }
+
     @Test(arguments: [(":/etc/localtime", nil), ("UTC0", "2026-11-23T09:00:00Z"), ("EST5", "2026-11-23T14:00:00Z"),
                       ("<+0530>-5:30", "2026-11-23T03:30:00Z"), (":America/New_York", "2026-11-23T14:00:00Z"), ("", "2026-11-23T09:00:00Z"),
                       // POSIX's sign, west positive, also where Foundation reads such a name as east

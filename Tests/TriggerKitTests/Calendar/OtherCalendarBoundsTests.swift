@@ -273,3 +273,24 @@ struct OtherCalendarBoundsTests {
         #expect(answered(DateComponents(timeZone: Self.utc, era: 1, hour: 9)))
     }
 }
+
+/// A fixed year whose day its month lacks (the native rule: the next month's 1st) fires once in
+/// other calendars too: Foundation's later answers roll into the years after (Hebrew
+/// 5787-04-30 fired again in 5788, Republic of China 115-02-29 every year; a helper's find).
+@Suite("Triggers Foundation answers: a fixed year")
+struct OtherCalendarFixedYearTests {
+    @Test(arguments: [(Calendar.Identifier.hebrew, 5787, 4, 30), (.republicOfChina, 115, 2, 29), (.persian, 1405, 7, 31)])
+    func aFixedYearsLackingDayFiresOnce(identifier: Calendar.Identifier, year: Int, month: Int, day: Int) {
+        let utc = TimeZone(identifier: "UTC")!
+        var calendar = Calendar(identifier: identifier)
+        calendar.timeZone = utc
+        let c = DateComponents(calendar: calendar, timeZone: utc, year: year, month: month, day: day, hour: 23)
+        let r = NotificationRequest(identifier: "y", content: NotificationContent(title: "x"),
+                                    trigger: .calendar(CalendarTrigger(dateMatching: c, repeats: true)),
+                                    addedAt: Timestamp.date(millis: OtherCalendarBoundsTests.t0 - 400 * 86_400_000))
+        let rule = TimeRule(r.trigger, addedAt: OtherCalendarBoundsTests.t0 - 400 * 86_400_000, floatingTimeZone: utc)
+        let fires = rule?.fires(after: OtherCalendarBoundsTests.t0 - 400 * 86_400_000, count: 5) ?? []
+        #expect(fires.count == 1, "\(fires.map { Timestamp.string(millis: $0) })")
+        for f in fires { #expect(calendar.component(.year, from: Timestamp.date(millis: f)) == year) }
+    }
+}

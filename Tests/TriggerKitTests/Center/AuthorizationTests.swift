@@ -74,6 +74,20 @@ struct AuthorizationTests {
             #expect(error.reason.contains("unknown authorizationStatus \"sure\""))
         }
     }
+
+    /// A status of the wrong type is named as such (a helper: it read as missing).
+    @Test(arguments: [("5", "a number"), (#"["denied"]"#, "an array"), ("null", "null")])
+    func aStatusOfTheWrongTypeIsNamed(value: String, type: String) {
+        #expect(throws: SettingsError.self) { try NotificationSettings(json: JSONValue.parse(#"{"authorizationStatus": \#(value)}"#)) }
+        do {
+            _ = try NotificationSettings(json: JSONValue.parse(#"{"authorizationStatus": \#(value)}"#))
+        } catch let error as SettingsError {
+            #expect(error.description.hasPrefix(#""authorizationStatus" must be a string (notDetermined, denied, authorized, provisional, ephemeral), not "#), "\(error)")
+            #expect(error.description.hasSuffix("not \(type)"), "\(error)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
 }
 
 @Suite("Settings packing")

@@ -201,10 +201,10 @@ struct LiveCenterTests {
         let warnings = try await c.add(Self.every("water", 60, device: "d", category: "REMINDER"))
         #expect(warnings.isEmpty)
         #expect(await c.advance(to: Self.t0.addingTimeInterval(120)).count == 2)
-        // Another device cannot cancel a request that is not its own (it was removed).
+        // Another device, shown nothing, cannot cancel a request that is not its own.
         let stranger = await c.center.respond(NotificationResponse(requestIdentifier: "water", device: "other", actionIdentifier: "cancel"))
         #expect(!stranger.applied)
-        #expect(stranger.warnings == [#"request "water" belongs to device "d": a response from device "other" ignored"#])
+        #expect(stranger.warnings == [#"no notification of request "water" delivered to device "other" is in the history: response ignored"#])
         #expect(await c.pendingRequests().count == 1)
         let outcome = await c.center.respond(NotificationResponse(requestIdentifier: "water", device: "d", actionIdentifier: "cancel"))
         #expect(outcome.effect == .removeRequest)

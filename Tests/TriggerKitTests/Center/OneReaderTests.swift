@@ -33,6 +33,8 @@ struct OneReaderTests {
             NotificationAction(identifier: "cancel", title: "Cancel", effect: .removeRequest)])])
         try await c.add(NotificationRequest(identifier: "r", content: NotificationContent(title: "r", categoryIdentifier: "R"),
                                             trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true)), addedAt: Center.t0))
+        // Delivered to every device (a shared time fire): a response answers a delivery.
+        #expect(await c.advance(to: Center.t0.addingTimeInterval(60)).count == 1)
         let o = await c.center.respond(NotificationResponse(requestIdentifier: "r", device: long, actionIdentifier: "cancel"))
         #expect(!o.applied && o.warnings.first?.hasPrefix("a device id is longer than") == true, "\(o.warnings)")
         #expect(await c.center.pendingRequests().map(\.identifier) == ["r"])
@@ -48,6 +50,7 @@ struct OneReaderTests {
         try await c.center.setNotificationCategories([NotificationCategory(identifier: "R", dismissEffect: .removeRequest)])
         try await c.add(NotificationRequest(identifier: "r", content: NotificationContent(title: "r", categoryIdentifier: "R"),
                                             trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true)), addedAt: Center.t0))
+        #expect(await c.advance(to: Center.t0.addingTimeInterval(60)).count == 1)
         let opened = await c.center.respond(NotificationResponse(requestIdentifier: "r", actionIdentifier: "default"))
         #expect(opened.effect == .none && opened.warnings.isEmpty, "\(opened)")
         let dismissed = await c.center.respond(NotificationResponse(requestIdentifier: "r", actionIdentifier: "dismiss"))

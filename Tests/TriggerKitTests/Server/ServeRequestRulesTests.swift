@@ -30,6 +30,48 @@ struct ServeRequestRulesTests {
         }
     }
 
+    /// A device id over the bound: `PUT` refused it and `GET` answered the default
+    /// settings (a helper). Both are a 422 naming the bound now.
+    @Test func anOverLongDeviceIdIsRefusedByGetAsByPut() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            let long = String(repeating: "d", count: 1_025)
+            for method in [HTTPRequest.Method.get, .put] {
+                let a = try await c.call(method, "/v1/devices/\(long)/settings", body: method == .put ? #"{"authorizationStatus":"denied"}"# : nil)
+                #expect(a.status == 422, "\(method) \(a.body)")
+                #expect(a.body.contains("a device id is longer than 1024 UTF-8 bytes"), "\(method) \(a.body)")
+            }
+            #expect(try await c.call(.get, "/v1/devices/\(String(long.dropLast()))/settings").status == 200)
+        }
+    }
+
+    /// The device "" (fixes without `device`) had no route for its settings: a denied "" was
+    /// still delivered to (a helper: hundreds of deliveries `run` suppresses). `?device=`
+    /// names it, and any other device as the path does.
+    @Test func theEmptyDeviceSettingsAreSetByTheQuery() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ async throws in
+            var a = try await c.call(.put, "/v1/settings?device=", body: #"{"authorizationStatus":"denied"}"#)
+            #expect(a.status == 200, "\(a.body)")
+            #expect(try await c.call(.get, "/v1/settings?device=").json?.objectValue?["authorizationStatus"] == .string("denied"))
+            #expect(try await c.call(.get, "/v1/settings?device=d1").json?.objectValue?["authorizationStatus"] == .string("authorized"))
+            #expect(try await c.call(.put, "/v1/settings?device=caf%C3%A9", body: #"{"authorizationStatus":"provisional"}"#).status == 200)
+            #expect(try await c.call(.get, "/v1/devices/caf%C3%A9/settings").json?.objectValue?["authorizationStatus"] == .string("provisional"))
+            a = try await c.call(.get, "/v1/settings")
+            #expect(a.status == 400 && a.body.contains("missing the query's device"), "\(a.body)")
+            a = try await c.call(.get, "/v1/settings?devices=x")
+            #expect(a.status == 400 && a.body.contains(#"unknown query parameter \"devices\""#), "\(a.body)")
+            // The denied "" gets nothing; another device its enter.
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("home")).status == 201)
+            #expect(try await c.call(.post, "/v1/fixes", body: Sample.fixes(device: "", count: 8) + Sample.fixes(device: "d1", count: 8)).status == 200)
+            let delivered = try await c.call(.get, "/v1/delivered").json?.objectValue?["delivered"]?.arrayValue ?? []
+            #expect(!delivered.isEmpty)
+            #expect(delivered.allSatisfy { $0.objectValue?["device"] == .string("d1") }, "\(delivered)")
+        }
+    }
+
     /// Unknown query parameters were ignored: `DELETE /v1/delivered?device=d1` emptied every
     /// device's history, a misspelt `limt` sent the whole list, and `?device=%FF` named the
     /// device "\u{FFFD}" (a helper's finds). Each is a 400 naming the parameter, and changes
