@@ -100,8 +100,13 @@ final class ForeignCalendarSchedule: Sendable {
                 // later answers roll into the years after (Hebrew 5787-04-30 fired again in
                 // 5788, ROC 115-02-29 every year; found by a helper). A match outside the fixed
                 // year (and era) is no fire, as in the Gregorian calendar.
-                if let year = components.year, calendar.component(.year, from: d) != year { return nil }
-                if let era = components.era, calendar.component(.era, from: d) != era { return nil }
+                // (Read at the fire's millisecond: a nanosecond near the year's end makes `d`
+                // itself round into the next year.)
+                if components.year != nil || components.era != nil {
+                    let at = Timestamp.date(millis: m)
+                    if let year = components.year, calendar.component(.year, from: at) != year { return nil }
+                    if let era = components.era, calendar.component(.era, from: at) != era { return nil }
+                }
                 return m
             }
             after = d

@@ -101,6 +101,9 @@ extension DateComponents {
         if quarter != nil {
             throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it")
         }
+        // Refused by name, as in code (``RequestValidation/leapMonthRefusal``), not as a field
+        // that does not exist.
+        if r.take("isLeapMonth") != nil { throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal) }
         if let tz = try r.string("timeZone") {
             guard let zone = ZoneNames.zone(named: tz) else {
                 throw RequestError(.invalidTrigger, "unknown time zone \"\(tz)\" in \"trigger.dateMatching.timeZone\" (expected an IANA name such as \"Europe/Paris\")")

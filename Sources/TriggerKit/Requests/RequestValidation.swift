@@ -36,6 +36,11 @@ public struct ValidationOptions: Sendable {
 /// ``TriggerCenter/add(_:)``, `check`) goes through it, so all of them accept and refuse the
 /// same requests with the same codes and messages.
 public enum RequestValidation: Sendable {
+    /// Why `isLeapMonth` is refused (by a file's reader and by a request built in code alike):
+    /// a DateComponents field, but Foundation's search answers months that are not leap months
+    /// for it (a helper's find); "not a DateComponents field" was not true.
+    package static let leapMonthRefusal = "\"trigger.dateMatching.isLeapMonth\" is not supported: Foundation's search does not honour it (some of its answers are not leap months)"
+
     /// Checks every rule: ``checkValue(_:)`` and then what depends on context (whether a
     /// calendar trigger can still fire after its reference instant, the device's
     /// authorization).
@@ -201,7 +206,7 @@ public enum RequestValidation: Sendable {
             throw RequestError(.invalidTrigger, "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")")
         }
         if c.isLeapMonth != nil {
-            throw RequestError(.invalidTrigger, "\"isLeapMonth\" is not supported: the contract's dateMatching has no such field")
+            throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal)
         }
         if c.quarter != nil {
             throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it")

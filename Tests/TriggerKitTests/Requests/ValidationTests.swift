@@ -223,6 +223,10 @@ struct ValidationTests {
         leap.isLeapMonth = true
         let leapError = #expect(throws: RequestError.self) { try RequestValidation.validate(request(leap), options: options) }
         #expect(leapError?.code == .invalidTrigger)
+        // A file's reader names it the same way (it said "not a DateComponents field": a helper).
+        let leapFile = RequestsFile.parse(#"{"identifier": "c", "content": {"title": "t"}, "trigger": {"type": "calendar", "dateMatching": {"month": 4, "isLeapMonth": 1, "calendar": "chinese"}}}"#)
+        #expect(leapFile.diagnostics.first?.message == leapError?.message)
+        #expect(leapError?.message == RequestValidation.leapMonthRefusal)
         // The same through a file: the reader refuses the first with the same message.
         let set = RequestsFile.parse(#"{"identifier": "c", "content": {"title": "t"}, "trigger": {"type": "calendar", "dateMatching": {"timeZone": "America/Asuncion"}}}"#)
         #expect(set.diagnostics.first?.message == empty?.message)
