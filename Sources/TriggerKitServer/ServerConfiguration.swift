@@ -83,9 +83,13 @@ public struct ServerConfiguration: Sendable, Codable {
             // IANA names and their aliases (`UTC`, `Etc/UTC`, `Zulu`, `Asia/Kolkata`, which
             // Foundation's list leaves out: refused, found by a helper), never an offset name
             // outside the list: Foundation reads `UTC+3` east, POSIX (`--time-zone`) west.
+            // An alias counts when the system's zone database has it (not an abbreviation
+            // Foundation maps on its own: "BST" read as Dhaka, "IST" as Kolkata; a reviewer).
             let listed = TimeZone.knownTimeZoneIdentifiers.contains(name)
             let signedNumber = name.range(of: "[+-][0-9]", options: .regularExpression) != nil
-            guard listed || !signedNumber, let zone = ZoneNames.zone(named: name) else {
+            let alias = !signedNumber && !name.contains("..") && !name.hasPrefix("/")
+                && FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + name)
+            guard listed || alias, let zone = ZoneNames.zone(named: name) else {
                 throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: "unknown time zone \"\(name)\" (an IANA name such as Europe/Paris)")
             }
             floatingTimeZone = zone

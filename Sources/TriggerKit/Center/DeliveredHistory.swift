@@ -98,6 +98,15 @@ struct DeliveredHistory: Sendable {
         return best?.request
     }
 
+    /// Whether a delivery to `device` (nil: to any) may have been dropped: a list it would be
+    /// in (the device's own, or the one of deliveries that concern no device, which every
+    /// device sees and all shared fires fill) is full.
+    func mayHaveDropped(device: String?) -> Bool {
+        guard limit > 0 else { return true }
+        guard let device else { return byDevice.values.contains { $0.count >= limit } }
+        return (byDevice[ExactKey(device)]?.count ?? 0) >= limit || (byDevice[nil]?.count ?? 0) >= limit
+    }
+
     /// Removes the entries whose request identifier is in `ids` (every device). O(count).
     mutating func remove(identifiers ids: Set<ExactKey>) {
         for (key, list) in byDevice {

@@ -31,14 +31,15 @@ extension TriggerCenter {
         // fire suppressed, another device's shared fire) and, after a replacement, took the
         // replacement's category and device (found by a helper). Without a history
         // (`deliveredLimitPerDevice` 0) the pending request is answered, as `run` does.
-        let request: NotificationRequest?
-        if history.limit > 0 {
-            request = history.latestRequest(identifier: response.requestIdentifier, device: response.device)
-            if request == nil {
+        // Where the history may have dropped the delivery (a list it would be in is full: the
+        // shared fires' list fills with every shared fire; a reviewer's find), the pending
+        // request is answered, as without a history.
+        var request = history.latestRequest(identifier: response.requestIdentifier, device: response.device)
+        if request == nil {
+            guard history.mayHaveDropped(device: response.device) else {
                 let whom = response.device.map { "device \"\($0)\"" } ?? "any device"
                 return (nil, .none, ["no notification of request \"\(response.requestIdentifier)\" delivered to \(whom) is in the history: response ignored"])
             }
-        } else {
             request = engine.request(identifier: response.requestIdentifier)
         }
         let (effect, warnings) = NotificationCategory.resolveResponse(response, request: request, categories: categories)
@@ -59,9 +60,10 @@ extension TriggerCenter {
     /// removed or was replaced since is so answered (`removeRequest` removes the pending request
     /// with its identifier, if any), as Apple hands an app the delivered notification's
     /// request. A response to a notification the history does not hold for that device (never
-    /// delivered to it, suppressed by its settings, or dropped from its
-    /// ``CenterConfiguration/deliveredLimitPerDevice`` newest) is ignored with a warning. With
-    /// no history (that limit 0) the pending request with the identifier is answered, as
+    /// delivered to it, or suppressed by its settings) is ignored with a warning. Where the
+    /// history may have dropped it (the device's list, or the list of fires that concern no
+    /// device, holds ``CenterConfiguration/deliveredLimitPerDevice`` entries), and with no
+    /// history (that limit 0), the pending request with the identifier is answered, as
     /// `triggerkit run`, which keeps no deliveries, does. A device id longer than 1,024 UTF-8
     /// bytes is ignored with a warning.
     public func respond(_ response: NotificationResponse) -> ResponseOutcome {

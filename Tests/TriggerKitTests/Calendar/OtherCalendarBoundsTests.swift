@@ -294,3 +294,28 @@ struct OtherCalendarFixedYearTests {
         for f in fires { #expect(calendar.component(.year, from: Timestamp.date(millis: f)) == year) }
     }
 }
+
+/// Foundation's `islamic` calendar answers nil from every start after some date in zones east
+/// of UTC (Riyadh: a monthly `{day 1, hour 9}` stopped after 2029-03-16, a helper's find);
+/// the contract answers the real occurrence where Foundation answers nil.
+@Suite("Triggers Foundation answers: nil where a day matches")
+struct OtherCalendarNilTests {
+    @Test func aMonthlyIslamicTriggerInRiyadhGoesOn() {
+        let riyadh = TimeZone(identifier: "Asia/Riyadh")!
+        var calendar = Calendar(identifier: .islamic)
+        calendar.timeZone = riyadh
+        let c = DateComponents(calendar: calendar, timeZone: riyadh, day: 1, hour: 9)
+        let start = Timestamp.millis(ISO8601DateFormatter().date(from: "2026-11-27T00:00:00Z")!)
+        let rule = TimeRule(.calendar(CalendarTrigger(dateMatching: c, repeats: true)), addedAt: start, floatingTimeZone: riyadh)
+        let fires = rule?.fires(after: start, count: 48) ?? []
+        #expect(fires.count == 48, "stopped at \(fires.last.map { Timestamp.string(millis: $0) } ?? "-")")
+        // (Where Foundation answers a date, its answer stands, as the contract has it: after
+        // 2027-03-09 it answers 2027-05-07, two months on.)
+        for f in fires {
+            let at = Timestamp.date(millis: f)
+            #expect(calendar.component(.day, from: at) == 1 && calendar.component(.hour, from: at) == 9 && calendar.component(.minute, from: at) == 0,
+                    "\(Timestamp.string(millis: f))")
+        }
+        #expect(fires.contains(Timestamp.millis(ISO8601DateFormatter().date(from: "2029-04-14T06:00:00Z")!)))
+    }
+}

@@ -85,6 +85,27 @@ struct ResponseDeliveryTests {
         #expect(await c.pendingRequests().map(\.identifier) == ["early"])
     }
 
+    /// Shared fires fill one list, kept to the same bound as a device's: where the delivery
+    /// may have been dropped from a full list, the pending request is answered (a reviewer:
+    /// 150 shared reminders evicted each other before anyone could answer them).
+    @Test func aDeliveryTheHistoryMayHaveDroppedIsAnsweredByThePendingRequest() async throws {
+        let c = Center(deliveredLimit: 2)
+        try await c.center.setNotificationCategories([
+            NotificationCategory(identifier: "A", actions: [NotificationAction(identifier: "cancel", title: "Cancel", effect: .removeRequest)])])
+        for id in ["r1", "r2", "r3"] { try await c.add(Self.reminder(id, device: nil, category: "A")) }
+        #expect(await c.advance(to: Self.t0.addingTimeInterval(60)).count == 3)
+        let o = await c.center.respond(NotificationResponse(requestIdentifier: "r1", device: "phone", actionIdentifier: "cancel"))
+        #expect(o.applied, "\(o.warnings)")
+        #expect(await c.pendingRequests().map(\.identifier) == ["r2", "r3"])
+        // Not full: what the history does not hold was never shown.
+        let d = Center(deliveredLimit: 5)
+        try await d.center.setNotificationCategories([
+            NotificationCategory(identifier: "A", actions: [NotificationAction(identifier: "cancel", title: "Cancel", effect: .removeRequest)])])
+        try await d.add(Self.reminder("r1", device: nil, category: "A"))
+        let early = await d.center.respond(NotificationResponse(requestIdentifier: "r1", device: "phone", actionIdentifier: "cancel"))
+        #expect(!early.applied)
+    }
+
     /// Without a history the pending request is answered, as `run` answers it.
     @Test func withoutAHistoryThePendingRequestIsAnswered() async throws {
         let c = Center(deliveredLimit: 0)
