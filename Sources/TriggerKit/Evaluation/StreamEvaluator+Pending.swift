@@ -43,8 +43,7 @@ import Foundation
         else { return nil }
         let index = Int32(requests.count)
         requests.append(r)
-        let c = r.content
-        contentWants.append((c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0) | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0))
+        contentWants.append(Self.contentWant(r.content))
         let expires = r.expiresAt.flatMap(RequestLimits.millis)
         schedule?.append(request: index, rule: rule, expiresAt: expires ?? .max)
         if let expires { guarded?.appendExpiry(request: index, at: expires) }
@@ -81,8 +80,7 @@ import Foundation
         let index = Int32(requests.count)
         let addedAt = Timestamp.millis(added)
         requests.append(r)
-        let c = r.content
-        contentWants.append((c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0) | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0))
+        contentWants.append(Self.contentWant(r.content))
         let slot = Int32(locations.count)
         locations.append(LocationEntry(request: index, device: r.device.map { device(named: $0) } ?? -1, addedAt: addedAt,
                                        notifyOnEntry: t.region.notifyOnEntry, notifyOnExit: t.region.notifyOnExit,
@@ -115,8 +113,7 @@ import Foundation
         else { return nil }
         if let name = r.device { _ = self.device(named: name) }
         requests.append(r)
-        let c = r.content
-        contentWants.append((c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0) | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0))
+        contentWants.append(Self.contentWant(r.content))
         return index
     }
 

@@ -165,13 +165,7 @@ import Foundation
         self.catchUpWindowMillis = Self.catchUpWindowMillis(options)
         // The passes over every request run in chunks on every core (a million requests:
         // each pass took tens of milliseconds on one core while the other waited).
-        self.contentWants = ParallelChunks.map(requests.count) { range in
-            range.map { r in
-                let c = requests[r].content
-                let alert: UInt8 = c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0
-                return alert | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0)
-            }
-        }
+        self.contentWants = ParallelChunks.map(requests.count) { range in range.map { Self.contentWant(requests[$0].content) } }
         let identifiers = IdentifierOrder(requests)
         self.initialRanks = identifiers.ranks
         let byRank = identifiers.order
@@ -192,6 +186,13 @@ import Foundation
         for s in locations.indices where LocationFlags(rawValue: flags[Int(locations[s].request)]).contains(.scoped) {
             if let d = requests[Int(locations[s].request)].device { locations[s].device = device(named: d) }
         }
+    }
+
+    /// What a request's content asks to present (``contentWants``): 1 an alert (a title,
+    /// subtitle or body), 2 a sound, 4 a badge.
+    @inline(__always)
+    static func contentWant(_ c: NotificationContent) -> UInt8 {
+        (c.title != nil || c.subtitle != nil || c.body != nil ? 1 : 0) | (c.sound != nil ? 2 : 0) | (c.badge != nil ? 4 : 0)
     }
 
     /// How many times the stream was started (its schedule built, its fences planned): once
