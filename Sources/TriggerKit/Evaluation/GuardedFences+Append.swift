@@ -50,13 +50,7 @@ extension GuardedFences {
         fenceOfRequest[i] = slot
         if expiresAt.count <= i { expiresAt += repeatElement(.max, count: i + 1 - expiresAt.count) }
         if let expiry { appendExpiry(request: index, at: expiry) }
-        if case .polygon(let p) = t.region {
-            let flat = Self.boundary(of: p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } })
-            rings[slot] = flat
-            if fence.crossings || fence.maximumAccuracy != nil, flat.reduce(0, { $0 + $1.count }) >= EdgeIndex.minimumVertices {
-                edgeIndexes[slot] = EdgeIndex(rings: flat)
-            }
-        }
+        if case .polygon(let p) = t.region { keepBoundary(of: p, fence: slot) }
         grid.add(slot, box: (fence.minLatitude, fence.maxLatitude, fence.minLongitude, fence.maxLongitude))
         if fence.dwell == .outside { outsideDwellFences.append(slot) }
         if fence.crossings { crossingFences.append(slot) }

@@ -209,18 +209,21 @@ final class GuardedFences {
         // Only circles have bounds to keep.
         usesQuiet = fences.contains { $0.radius >= 0 }
         for bad in regions.invalid { gates[Int(bad.slot)].done = true }
-        for (slot, region) in regionList.enumerated() {
-            if case .polygon(let p) = region {
-                // Its boundary: the rings less the edges a split at the antimeridian adds.
-                let flat = Self.boundary(of: p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } })
-                rings[Int32(slot)] = flat
-                if fences[slot].crossings || fences[slot].maximumAccuracy != nil,
-                   flat.reduce(0, { $0 + $1.count }) >= EdgeIndex.minimumVertices {
-                    edgeIndexes[Int32(slot)] = EdgeIndex(rings: flat)
-                }
-            }
-        }
         expiresAt = requests.map { r in r.expiresAt.flatMap(RequestLimits.millis) ?? .max }
+        for (slot, region) in regionList.enumerated() {
+            if case .polygon(let p) = region { keepBoundary(of: p, fence: Int32(slot)) }
+        }
+    }
+
+    /// Keeps polygon fence `f`'s boundary (the rings less the edges a split at the antimeridian
+    /// adds) and, for the rules that measure distances to it, its edge index.
+    func keepBoundary(of p: PolygonRegion, fence f: Int32) {
+        let flat = Self.boundary(of: p.polygons.flatMap { $0 }.map { ring in ring.map { (x: $0.longitude, y: $0.latitude) } })
+        rings[f] = flat
+        if fences[Int(f)].crossings || fences[Int(f)].maximumAccuracy != nil,
+           flat.reduce(0, { $0 + $1.count }) >= EdgeIndex.minimumVertices {
+            edgeIndexes[f] = EdgeIndex(rings: flat)
+        }
     }
 
     /// The fences as `g` has them (gates, windows, grid, index, rings, expiries), with no
