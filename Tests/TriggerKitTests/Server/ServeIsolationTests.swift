@@ -34,7 +34,10 @@ private final class Gate: Sendable {
     }
 }
 
-@Suite struct ServeIsolationTests {
+/// Serialized: one test holds a center's executor on a blocking gate for up to 20 s, and the
+/// others load the cooperative pool (two threads here); run together with them, three tests
+/// of this suite passed their minute in one clean-clone CI run.
+@Suite(.serialized) struct ServeIsolationTests {
     /// More tenants than the machine has cores each hold their center (as a batch that takes
     /// seconds would): another tenant still answers meanwhile. Their work runs on their own
     /// threads (``TenantThread``); on Swift's cooperative pool, one thread per core, they
