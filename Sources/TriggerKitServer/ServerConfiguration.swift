@@ -80,17 +80,14 @@ public struct ServerConfiguration: Sendable, Codable {
         maxAccuracy = try c.decodeIfPresent(Double.self, forKey: .maxAccuracy)
         deliveredLimitPerDevice = try c.decodeIfPresent(Int.self, forKey: .deliveredLimitPerDevice) ?? d.deliveredLimitPerDevice
         if let name = try c.decodeIfPresent(String.self, forKey: .timeZone) {
-            // IANA names and their aliases (`UTC`, `Etc/UTC`, `Zulu`, `Asia/Kolkata`, which
-            // Foundation's list leaves out: refused, found by a helper), never an offset name
-            // outside the list: Foundation reads `UTC+3` east, POSIX (`--time-zone`) west.
-            // An alias counts when the system's zone database has it (not an abbreviation
-            // Foundation maps on its own: "BST" read as Dhaka, "IST" as Kolkata; a reviewer).
-            let listed = TimeZone.knownTimeZoneIdentifiers.contains(name)
+            // A zone name as a request's `timeZone` takes it (``ZoneNames``: IANA names and
+            // their aliases, `UTC`, `Asia/Kolkata`; never ICU's legacy IDs, "BST" read as
+            // Dhaka), but no offset name: Foundation reads `UTC+3` east, POSIX (`--time-zone`)
+            // west. The same on every machine (no zone file is asked).
             let signedNumber = name.range(of: "[+-][0-9]", options: .regularExpression) != nil
-            let alias = !signedNumber && !name.contains("..") && !name.hasPrefix("/")
-                && FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + name)
-            guard listed || alias, let zone = ZoneNames.zone(named: name) else {
-                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: "unknown time zone \"\(name)\" (an IANA name such as Europe/Paris)")
+            guard !signedNumber, let zone = ZoneNames.zone(named: name) else {
+                let why = ZoneNames.legacyRefusal(name) ?? "unknown time zone \"\(name)\""
+                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: "\(why) (an IANA name such as Europe/Paris)")
             }
             floatingTimeZone = zone
         }

@@ -83,9 +83,13 @@ extension TriggerCenter {
         case .removeRequest:
             outcome.applied = engine.remove(identifiers: [request.identifier]) > 0
         case .snooze(let delay):
+            let snoozed = NotificationCategory.snoozedRequest(request, device: response.device, delay: delay, at: clock.now)
+            // Said as `run` says it of the add its snooze amounts to.
+            let replacing = engine.request(identifier: snoozed.identifier) != nil
             do throws(RequestError) {
-                try add(NotificationCategory.snoozedRequest(request, device: response.device, delay: delay, at: clock.now))
+                try add(snoozed)
                 outcome.applied = true
+                if replacing { outcome.warnings.append("\(snoozed.identifier): replaces the request with the same identifier") }
             } catch {
                 outcome.warnings.append("snooze refused: \(error)")
             }

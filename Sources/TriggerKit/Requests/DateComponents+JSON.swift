@@ -106,7 +106,7 @@ extension DateComponents {
         if r.take("isLeapMonth") != nil { throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal) }
         if let tz = try r.string("timeZone") {
             guard let zone = ZoneNames.zone(named: tz) else {
-                throw RequestError(.invalidTrigger, "unknown time zone \"\(tz)\" in \"trigger.dateMatching.timeZone\" (expected an IANA name such as \"Europe/Paris\")")
+                throw RequestError(.invalidTrigger, ZoneNames.refusal(tz, field: "trigger.dateMatching.timeZone"))
             }
             timeZone = zone
         }

@@ -52,7 +52,7 @@ extension FenceWindow {
         var zone: TimeZone?
         if let tz = try w.string("timeZone") {
             guard let z = ZoneNames.zone(named: tz) else {
-                throw RequestError(.invalidTrigger, "unknown time zone \"\(tz)\" in \"trigger.window.timeZone\" (expected an IANA name such as \"Europe/Paris\")")
+                throw RequestError(.invalidTrigger, ZoneNames.refusal(tz, field: "trigger.window.timeZone"))
             }
             zone = z
         }

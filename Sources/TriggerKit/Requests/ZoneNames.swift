@@ -2,13 +2,26 @@ import Foundation
 
 /// Time zone names as requests (and the command line) may give them.
 ///
-/// `TimeZone(identifier:)` alone is not a validator: it takes `"Asia/Kolkata\0"` (any name
-/// with a NUL after a real one) and answers a zone of that name whose offset is always 0, so a
-/// trigger meant for Kolkata fired at UTC times. A name is first checked to be one of the
-/// characters zone names are made of: ASCII letters, digits and `/ _ + - : .` (IANA names,
-/// `GMT+14`, `EST`), 1 to 255 bytes.
+/// `TimeZone(identifier:)` alone is not a validator:
+/// - it takes `"Asia/Kolkata\0"` (any name with a NUL after a real one) and answers a zone of
+///   that name whose offset is always 0, so a trigger meant for Kolkata fired at UTC times. A
+///   name is first checked to be one of the characters zone names are made of: ASCII letters,
+///   digits and `/ _ + - : .` (IANA names, `GMT+14`, `EST`), 1 to 255 bytes;
+/// - it takes ICU's legacy three-letter IDs (``legacyIDs``), which are not IANA names and
+///   mostly name another zone than the abbreviation a user means: `BST` is Asia/Dhaka (UTC+6),
+///   not British Summer Time; `AST` Alaska, not Atlantic; `NST` New Zealand, not Newfoundland;
+///   `IST` India, not Ireland or Israel. A trigger given one fired hours off, silently. They are
+///   refused, by name, as are the `SystemV/` names the IANA database dropped (2020b). The rule
+///   is the same on every machine: it asks no zone files.
 package enum ZoneNames {
     package static let maximumBytes = 255
+
+    /// ICU's legacy zone IDs (Java's three-letter IDs) that are not IANA names. `EST`, `MST`,
+    /// `HST` are left out: the IANA database has them (fixed offsets, as ICU reads them).
+    package static let legacyIDs: Set<String> = [
+        "ACT", "AET", "AGT", "ART", "AST", "BET", "BST", "CAT", "CNT", "CST", "CTT", "EAT", "ECT",
+        "IET", "IST", "JST", "MIT", "NET", "NST", "PLT", "PNT", "PRT", "PST", "SST", "VST",
+    ]
 
     /// Whether `name` is made of the characters zone names are made of.
     package static func isWellFormed(_ name: String) -> Bool {
@@ -18,9 +31,43 @@ package enum ZoneNames {
         }
     }
 
-    /// The zone named `name`, or nil when it is not well formed or Foundation knows no such zone.
+    /// Whether `name` is one Foundation takes but the IANA database does not have (see the
+    /// type's notes).
+    package static func isLegacy(_ name: String) -> Bool {
+        legacyIDs.contains(name) || name.hasPrefix("SystemV/")
+    }
+
+    /// The zone named `name`, or nil when it is not well formed, is a legacy ID (``isLegacy(_:)``),
+    /// or Foundation knows no such zone.
     package static func zone(named name: String) -> TimeZone? {
-        guard isWellFormed(name) else { return nil }
+        guard isWellFormed(name), !isLegacy(name) else { return nil }
         return TimeZone(identifier: name)
     }
+
+    /// Why `name` is no zone when it is a legacy ID (``isLegacy(_:)``), else nil: what
+    /// Foundation would have read and the zone its abbreviation usually names, e.g. `"BST" is
+    /// not an IANA time zone name (Foundation reads it as ICU's legacy ID for UTC+06:00); for
+    /// the abbreviation BST give its zone, e.g. "Europe/London"`.
+    package static func legacyRefusal(_ name: String) -> String? {
+        guard isWellFormed(name), isLegacy(name) else { return nil }
+        var text = "\"\(name)\" is not an IANA time zone name"
+        if let legacy = TimeZone(identifier: name) {
+            let minutes = legacy.secondsFromGMT(for: Date(timeIntervalSince1970: 0)) / 60
+            let offset = "UTC\(minutes < 0 ? "-" : "+")\(twoDigits(abs(minutes) / 60)):\(twoDigits(abs(minutes) % 60))"
+            text += " (Foundation reads it as ICU's legacy ID for \(offset))"
+        }
+        if let meant = TimeZone.abbreviationDictionary[name] {
+            text += "; for the abbreviation \(name) give its zone, e.g. \"\(meant)\""
+        }
+        return text
+    }
+
+    /// The message for a `timeZone` field a request gives and ``zone(named:)`` refuses, naming
+    /// the field (`trigger.dateMatching.timeZone`).
+    package static func refusal(_ name: String, field: String) -> String {
+        if let legacy = legacyRefusal(name) { return "\(legacy) in \"\(field)\"" }
+        return "unknown time zone \"\(name)\" in \"\(field)\" (expected an IANA name such as \"Europe/Paris\")"
+    }
+
+    private static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

@@ -162,6 +162,18 @@ struct CLIMannersTests {
         #expect(r.err.contains("TZ: unknown time zone 'CET-1CEST,M3.5.0,M10.5.0/3'"))
     }
 
+    /// ICU's legacy IDs are no zones for `--time-zone` or `TZ` either (`BST` was read as
+    /// Asia/Dhaka, `IST` as Asia/Kolkata).
+    @Test func aLegacyZoneIDIsRefusedOnTheCommandLine() throws {
+        let viaOption = try Self.run(["next", "--requests", Self.file(Self.floating), "--time-zone", "BST"])
+        #expect(viaOption.status == 64, "\(viaOption.err)")
+        #expect(viaOption.err.contains(#"--time-zone: "BST" is not an IANA time zone name"#), "\(viaOption.err)")
+        #expect(viaOption.err.contains(#""Europe/London""#), "\(viaOption.err)")
+        let viaTZ = try Self.run(["next", "--requests", Self.file(Self.floating)], environment: ["TZ": "IST"])
+        #expect(viaTZ.status == 64, "\(viaTZ.err)")
+        #expect(viaTZ.err.contains(#"TZ: "IST" is not an IANA time zone name"#), "\(viaTZ.err)")
+    }
+
     /// A path that is no zoneinfo file is no zone (it was read as the local zone's name from
     /// /etc/timezone, so `--time-zone /etc/passwd` ran in UTC).
     @Test(arguments: [":/etc/passwd", ":/nonexistent/zone", "/tmp", ":/usr/share/zoneinfo/Nope"])

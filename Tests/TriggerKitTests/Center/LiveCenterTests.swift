@@ -223,6 +223,12 @@ struct LiveCenterTests {
         _ = await c.advance(to: Self.t0.addingTimeInterval(60))
         let o = await c.center.respond(NotificationResponse(requestIdentifier: "call", device: "d", actionIdentifier: "later"))
         #expect(o.applied)
+        #expect(o.warnings.isEmpty, "\(o.warnings)")
+        // A second snooze before the first fired replaces it, and says so, as `run` says it of
+        // the add a snooze amounts to (the center said nothing).
+        let twice = await c.center.respond(NotificationResponse(requestIdentifier: "call", device: "d", actionIdentifier: "later"))
+        #expect(twice.applied)
+        #expect(twice.warnings == ["call/snooze: replaces the request with the same identifier"], "\(twice.warnings)")
         let again = await c.advance(to: Self.t0.addingTimeInterval(360))
         #expect(again.map(\.request.identifier) == ["call/snooze"])
         #expect(again.first?.request.content.title == "Call")
