@@ -70,7 +70,7 @@ struct ForeignCalendarBounds: Sendable {
         let last = calendar.dateComponents([.era, .year], from: Timestamp.date(millis: RequestLimits.latestMillis))
         guard let era = last.era, let y = last.year else { return nil }
         shortestMonth = shortest.upperBound - 1
-        longestMonth = longest.upperBound - 1
+        longestMonth = min(longest.upperBound - 1, Self.longestMonthMeasured[calendar.identifier] ?? .max)
         shortestYear = year.upperBound - 1
         longestYear = years.upperBound - 1
         lastEra = era
@@ -79,6 +79,16 @@ struct ForeignCalendarBounds: Sendable {
         firstWeekday = calendar.firstWeekday
         minimumDaysInFirstWeek = calendar.minimumDaysInFirstWeek
     }
+
+    /// The longest month where Foundation reports a longer one than any it has: each of the
+    /// Islamic calendars' 123,672 months from year 1 to 9999 is 29 or 30 days long (every
+    /// month's `dateInterval` and `range(of: .day, in: .month)`, and every day's `day`, counted
+    /// through Foundation; ``ForeignCalendarBoundsTests`` counts the months again), while
+    /// `maximumRange(of: .day)` says 31. With 31, `{weekOfMonth 6, weekday 2}` under week rules
+    /// 2 / 2 (days 31-37 of a month) passed, and Foundation searched 86-190 s for it.
+    static let longestMonthMeasured: [Calendar.Identifier: Int] = [
+        .islamic: 30, .islamicCivil: 30, .islamicTabular: 30, .islamicUmmAlQura: 30,
+    ]
 
     /// Why `c` can never match a supported date, or nil.
     func neverMatches(_ c: DateComponents) -> String? {
@@ -112,6 +122,9 @@ struct ForeignCalendarBounds: Sendable {
             let days = Self.days(ofWeekOfMonth: w, weekday: c.weekday, firstWeekday: firstWeekday, minimumDays: minimumDaysInFirstWeek)
             within(days)
             fields.append(c.weekday.map { "weekday \($0) in weekOfMonth \(w)" } ?? "weekOfMonth \(w)")
+        }
+        if monthFields > 0, lo > longestMonth {
+            return "\(fields.joined(separator: " with ")): no month of this calendar has a day \(lo) (its longest has \(longestMonth))"
         }
         guard fields.count >= 2 || (c.weekOfMonth != nil && c.weekday != nil) else { return nil }
         if lo > hi {

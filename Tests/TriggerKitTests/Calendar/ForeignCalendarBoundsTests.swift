@@ -53,6 +53,13 @@ struct ForeignCalendarBoundsTests {
         // first month, and week 2 of a month ends by its day 14 (weeks of at least 1 day).
         ("chinese weekOfMonth 2, dayOfYear 20", trigger(.chinese) { $0.weekOfMonth = 2; $0.dayOfYear = 20 }, "no day of a year"),
         ("chinese weekOfMonth 1, dayOfYear 13", trigger(.chinese) { $0.weekOfMonth = 1; $0.dayOfYear = 13 }, "no day of a year"),
+        // A helper's campaign: 86 s in Foundation's search (weeks begin on Monday, a week 1
+        // needs 2 days: week 6 of a month is its days 31-37, and no Islamic month has a day 31,
+        // whatever Foundation's range says).
+        ("islamicTabular weekday 2, weekOfMonth 6, week rules 2/2",
+         trigger(.islamicTabular) { $0.calendar?.firstWeekday = 2; $0.calendar?.minimumDaysInFirstWeek = 2; $0.weekday = 2; $0.weekOfMonth = 6 },
+         "no month of this calendar has a day 31"),
+        ("islamicUmmAlQura day 31", trigger(.islamicUmmAlQura) { $0.day = 31; $0.hour = 9 }, "no month of this calendar has a day 31"),
     ])
     func provedAtOnce(_ name: String, _ t: CalendarTrigger, _ rule: String) throws {
         let schedule = CalendarSchedule(t, floatingTimeZone: Self.utc)
@@ -80,6 +87,27 @@ struct ForeignCalendarBoundsTests {
         #expect(c.era == 236 && c.month == 5 && c.day == 1)
     }
 
+    /// The longest months measured where Foundation's range says longer
+    /// (``ForeignCalendarBounds/longestMonthMeasured``) hold in every month Foundation has
+    /// from year 1 to 9999, by its intervals and its ranges alike.
+    @Test(arguments: [Calendar.Identifier.islamic, .islamicCivil, .islamicTabular, .islamicUmmAlQura])
+    func theMeasuredLongestMonthHoldsInEveryMonth(_ id: Calendar.Identifier) throws {
+        let cal = Self.calendar(id), gregorian = Self.calendar(.gregorian)
+        let first = try #require(gregorian.date(from: DateComponents(year: 1, month: 1, day: 1)))
+        let end = try #require(gregorian.date(from: DateComponents(year: 9999, month: 12, day: 31)))
+        var month = try #require(cal.dateInterval(of: .month, for: first)).start
+        var longest = 0, months = 0
+        while month < end {
+            let interval = try #require(cal.dateInterval(of: .month, for: month))
+            let days = try #require(cal.range(of: .day, in: .month, for: month)).count
+            longest = max(longest, days, Int((interval.duration / 86_400).rounded()))
+            months += 1
+            month = interval.end
+        }
+        #expect(months > 123_000)
+        #expect(longest == ForeignCalendarBounds.longestMonthMeasured[id], "\(id): \(longest)")
+    }
+
     /// Sets some day matches are not refused: the rules are necessary conditions only.
     @Test func possibleSetsStillFire() throws {
         let matching = [
@@ -98,7 +126,7 @@ struct ForeignCalendarBoundsTests {
     /// components every real day has (its era and year, month, day of the year, day of the
     /// month, weekday, weekday ordinal, week of the month and of the year, in pairs and
     /// triples and all together) are never refused.
-    @Test(arguments: [Calendar.Identifier.chinese, .hebrew, .islamic, .persian, .coptic, .japanese, .indian],
+    @Test(arguments: [Calendar.Identifier.chinese, .hebrew, .islamic, .islamicUmmAlQura, .persian, .coptic, .japanese, .indian],
           [(1, 1), (2, 4), (7, 3), (5, 4), (7, 6)])
     func everyRealDayPasses(_ id: Calendar.Identifier, weekRule: (first: Int, minimumDays: Int)) throws {
         var cal = Self.calendar(id)
