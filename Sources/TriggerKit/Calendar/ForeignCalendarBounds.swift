@@ -90,11 +90,21 @@ struct ForeignCalendarBounds: Sendable {
         .islamic: 30, .islamicCivil: 30, .islamicTabular: 30, .islamicUmmAlQura: 30,
     ]
 
+    /// The most weeks a week-year has. It runs from its week 1 to the next one's, and a week 1
+    /// begins between 7 - minimumDays days before its year's first day and minimumDays - 1
+    /// days after it: a week-year is at most its year's length + 6 days, so it has at most
+    /// (longestYear + 6) / 7 weeks (55 in the Hebrew and Chinese calendars, where Foundation's
+    /// `weekOfYear` range allows 56, and Foundation searched 50-200 s for a week 56).
+    var mostWeeks: Int { (longestYear + 6) / 7 }
+
     /// Why `c` can never match a supported date, or nil.
     func neverMatches(_ c: DateComponents) -> String? {
         if let era = c.era, era > lastEra { return "era \(era) begins after the last supported date (year 9999)" }
         if let y = c.year, c.era == lastEra || (c.era == nil && singleEra), y > lastYear {
             return "year \(y) begins after the last supported date (year 9999)"
+        }
+        if let w = c.weekOfYear, w > mostWeeks {
+            return "weekOfYear \(w): no week-year of this calendar has more than \(mostWeeks) weeks"
         }
         // The fields that place a day within its year: some day of a year must fit them all.
         var fields: [String] = []

@@ -5,6 +5,9 @@ import Foundation
 extension TriggerCenter {
     /// Delivers time fires as the clock reaches them, until the task is cancelled or the
     /// center shuts down. Changes that bring a fire forward wake it at once.
+    ///
+    /// One loop is all a center needs; several at once (from different tasks) share the work,
+    /// each fire delivered once, and each returns when its task is cancelled or at shutdown.
     public func run() async {
         while !isShutDown && !Task.isCancelled {
             deliverDue()
@@ -37,7 +40,7 @@ extension TriggerCenter {
                     wakePending = false
                     c.resume()
                 } else {
-                    waiter = c
+                    waiters.append(c)
                 }
             }
         } onCancel: {
@@ -46,13 +49,15 @@ extension TriggerCenter {
         timer.cancel()
     }
 
+    /// Wakes every sleeping ``run()`` loop, or the next one to sleep when none is.
     func wake() {
-        if let w = waiter {
-            waiter = nil
-            w.resume()
-        } else {
+        guard !waiters.isEmpty else {
             wakePending = true
+            return
         }
+        let sleeping = waiters
+        waiters.removeAll()
+        for w in sleeping { w.resume() }
     }
 
     /// Stops the center: ``run()`` returns, every ``deliveries(bufferLimit:)`` feed finishes,

@@ -33,9 +33,11 @@ public actor TriggerCenter {
     var counters = CenterStatistics()
     var scratch: [FiredEvent] = []
     var isShutDown = false
-    // The run loop's wake-up: resumed by a change that may bring the next fire forward, by
-    // the timer reaching the next fire date, or by shutdown.
-    var waiter: CheckedContinuation<Void, Never>?
+    // The run loops' wake-up: resumed by a change that may bring the next fire forward, by
+    // a timer reaching the next fire date, or by shutdown. One per ``run()`` sleeping (a
+    // second `run()` took the first one's place, which then never returned, even at shutdown:
+    // a helper embedding the library).
+    var waiters: [CheckedContinuation<Void, Never>] = []
     var wakePending = false
 
     /// A center with no requests whose clock starts now (`clock.now` is the `addedAt` of
@@ -110,7 +112,8 @@ public actor TriggerCenter {
 
     /// Adds a request, or replaces the pending one with the same identifier (identifiers are
     /// compared as exact Unicode scalar sequences); a replaced request's trigger state starts
-    /// afresh. A request without `addedAt` is added at ``clock``'s current time. It is kept as
+    /// afresh. A request without `addedAt` is added at ``clock``'s current time (or, when the
+    /// clock went back, at the latest instant the center has evaluated). It is kept as
     /// its contract JSON reads back (`addedAt` and `expiresAt` to the millisecond, a calendar
     /// trigger's calendar with TriggerKit's locale and zone), so that it is the same value
     /// before and after a restart.
@@ -138,9 +141,15 @@ public actor TriggerCenter {
         guard RequestLimits.isSupported(now) else {
             throw RequestError(.invalidRequest, FixError.unsupportedClock(secondsSince1970: now.timeIntervalSince1970).description)
         }
+        // A clock that went back (the system's, stepped by NTP) is behind the latest instant
+        // evaluated: a request without `addedAt` counts from that instant, as `run` adds at its
+        // stream time. Stamped with the clock, a 60 s reminder was dated an hour back and
+        // delivered an hour late (a helper embedding the library).
+        var at = now
+        if let evaluated = evaluator.streamTime, evaluated > Timestamp.millis(now) { at = Timestamp.date(millis: evaluated) }
         var v = ValidationOptions(floatingTimeZone: evaluator.options.floatingTimeZone, defaultSettings: configuration.defaultSettings)
         v.margin = configuration.margin
-        let (admitted, warnings) = try RequestValidation.admit(request, at: now, options: v,
+        let (admitted, warnings) = try RequestValidation.admit(request, at: at, options: v,
                                                                settings: request.device.map { evaluator.settings(forDevice: $0) },
                                                                categories: categories)
         // Checked after the validator, so a bad request at the bound is named for what is wrong

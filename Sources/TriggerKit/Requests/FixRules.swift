@@ -37,8 +37,10 @@ enum FixRules {
         guard longitude.isFinite, (-180...180).contains(longitude) else {
             return Violation(field: .longitude, reason: "must be in [-180, 180], not \(show(longitude))")
         }
-        if let a = accuracy, a.isNaN {
-            return Violation(field: .horizontalAccuracy, reason: "must be a number (metres; negative marks an invalid fix), not NaN")
+        // Finite, as any JSON number is: an infinite accuracy made in code counted as exact
+        // enough for a plain region (a helper embedding the library).
+        if let a = accuracy, !a.isFinite {
+            return Violation(field: .horizontalAccuracy, reason: "must be a finite number (metres; negative marks an invalid fix), not \(show(a))")
         }
         return nil
     }

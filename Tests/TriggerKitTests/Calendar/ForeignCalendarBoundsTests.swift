@@ -59,6 +59,8 @@ struct ForeignCalendarBoundsTests {
         ("islamicTabular weekday 2, weekOfMonth 6, week rules 2/2",
          trigger(.islamicTabular) { $0.calendar?.firstWeekday = 2; $0.calendar?.minimumDaysInFirstWeek = 2; $0.weekday = 2; $0.weekOfMonth = 6 },
          "no month of this calendar has a day 31"),
+        // Foundation's `weekOfYear` range allows 56 here; a week-year has at most 55 weeks.
+        ("hebrew weekOfYear 56", trigger(.hebrew) { $0.weekOfYear = 56 }, "no week-year of this calendar has more than 55 weeks"),
         ("islamicUmmAlQura day 31", trigger(.islamicUmmAlQura) { $0.day = 31; $0.hour = 9 }, "no month of this calendar has a day 31"),
     ])
     func provedAtOnce(_ name: String, _ t: CalendarTrigger, _ rule: String) throws {

@@ -56,6 +56,11 @@ struct FixRulesTests {
         for (fix, field) in [(Self.fix(latitude: .nan), "latitude"), (Self.fix(longitude: .nan), "longitude"),
                              (Self.fix(latitude: .infinity), "latitude"), (Self.fix(longitude: -.infinity), "longitude"),
                              (LocationFix(device: "d", date: Self.t0, latitude: 0, longitude: 0, horizontalAccuracy: .nan),
+                              "horizontalAccuracy"),
+                             // An infinite accuracy entered a plain circle (a helper's find).
+                             (LocationFix(device: "d", date: Self.t0, latitude: 0, longitude: 0, horizontalAccuracy: .infinity),
+                              "horizontalAccuracy"),
+                             (LocationFix(device: "d", date: Self.t0, latitude: 0, longitude: 0, horizontalAccuracy: -.infinity),
                               "horizontalAccuracy")] {
             let error = await #expect(throws: FixError.self) { try await center.receive(fix) }
             guard case .invalid(let named, _) = error else { Issue.record("\(String(describing: error))"); continue }

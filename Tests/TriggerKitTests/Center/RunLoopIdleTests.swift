@@ -49,6 +49,35 @@ struct RunLoopIdleTests {
     }
 }
 
+/// Several `run()` loops at once: the second took the first one's wake-up, and the first
+/// never returned, even at shutdown (a helper embedding the library).
+@Suite("run(): several loops")
+struct SeveralRunLoopsTests {
+    @Test(.timeLimit(.minutes(1))) func eachReturnsAndEveryFireIsDeliveredOnce() async throws {
+        let t0 = Date(timeIntervalSince1970: 1_795_770_000)
+        let clock = ManualClock(t0)
+        let center = try TriggerCenter(clock: clock)
+        try await center.add(NotificationRequest(identifier: "a", content: NotificationContent(title: "a"),
+                                                 trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true))))
+        let feed = await center.deliveries()
+        var it = feed.makeAsyncIterator()
+        let loops = (0..<3).map { _ in Task { await center.run() } }
+        try await Task.sleep(for: .milliseconds(100))
+        for k in 1...2 {
+            clock.advance(to: t0.addingTimeInterval(60 * Double(k)))
+            #expect(await it.next()?.date == t0.addingTimeInterval(60 * Double(k)))
+        }
+        // A cancelled loop returns; the others go on.
+        loops[0].cancel()
+        await loops[0].value
+        clock.advance(to: t0.addingTimeInterval(180))
+        #expect(await it.next()?.date == t0.addingTimeInterval(180))
+        await center.shutdown()
+        for loop in loops { await loop.value }
+        #expect(await center.deliveredNotifications().map(\.date) == [60, 120, 180].map { t0.addingTimeInterval($0) })
+    }
+}
+
 /// A feed obtained and released without ever being iterated kept its subscription (and
 /// queued deliveries for it) for ever: 10,000 of them made each delivery 2,000 times slower
 /// (found by a helper).
@@ -68,5 +97,42 @@ struct ReleasedFeedTests {
         #expect(await it.next()?.date == t0.addingTimeInterval(60))
         // The released ones are gone at the first delivery after their release; the kept one stays.
         #expect(await center.atomically { $0.feed.subscriberCount } == 1)
+    }
+}
+
+/// A clock that goes back (the system's, stepped by NTP): a request added then without
+/// `addedAt` was dated by the clock, behind what the center had evaluated, and a 60 s reminder
+/// was delivered 64 minutes late, dated before instants already passed (a helper embedding the
+/// library). It counts from the latest instant evaluated now, as `run` adds at its stream time.
+@Suite("Trigger center: a clock that goes back")
+struct SteppedBackClockTests {
+    /// A clock set by hand, backwards too; its sleeps only end by cancellation.
+    final class SettableClock: TriggerClock, Sendable {
+        let date: Mutex<Date>
+        init(_ start: Date) { date = Mutex(start) }
+        var now: Date { date.withLock { $0 } }
+        func set(_ d: Date) { date.withLock { $0 = d } }
+        func sleep(until deadline: Date) async throws { try await Task.sleep(for: .seconds(3600)) }
+    }
+
+    @Test func aRequestAddedAfterTheStepCountsFromTheLatestInstantEvaluated() async throws {
+        let t0 = Date(timeIntervalSince1970: 1_795_770_000)  // 2026-11-27T09:00:00Z
+        let clock = SettableClock(t0)
+        let center = try TriggerCenter(clock: clock)
+        clock.set(t0.addingTimeInterval(300))
+        #expect(await center.deliverDue().isEmpty)  // evaluated up to 09:05
+        clock.set(t0.addingTimeInterval(-3600))      // 08:00
+        try await center.add(NotificationRequest(identifier: "tea", content: NotificationContent(title: "tea"),
+                                                 trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: false))))
+        #expect(await center.request(withIdentifier: "tea")?.addedAt == t0.addingTimeInterval(300))
+        clock.set(t0.addingTimeInterval(359))
+        #expect(await center.deliverDue().isEmpty)
+        clock.set(t0.addingTimeInterval(360))
+        #expect(await center.deliverDue().map(\.date) == [t0.addingTimeInterval(360)])
+        // An `addedAt` given is kept as given.
+        try await center.add(NotificationRequest(identifier: "given", content: NotificationContent(title: "g"),
+                                                 trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 600, repeats: false)),
+                                                 addedAt: t0))
+        #expect(await center.request(withIdentifier: "given")?.addedAt == t0)
     }
 }
