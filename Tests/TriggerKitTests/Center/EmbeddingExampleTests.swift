@@ -34,10 +34,11 @@ struct EmbeddingExampleTests {
 
         clock.advance(by: 60)                      // one minute later: "stretch" fires
         var deliveries = feed.makeAsyncIterator()
-        let first = await deliveries.next()
+        let first = await deliveries.next()        // the "stretch" delivery
         _ = try await center.receive(LocationFix(device: "phone-1", date: clock.now, latitude: 40.75, longitude: -73.99))
         _ = await center.respond(NotificationResponse(requestIdentifier: "stretch", device: "phone-1", actionIdentifier: "cancel"))
-        let next = await center.upcomingFires(limit: 10)
+        let next = await center.upcomingFires(limit: 10)  // empty: "stretch" was cancelled
+        print(first?.request.identifier ?? "-", next.count)
         await center.shutdown()
         await service.value
         // --- README snippet ends ---
