@@ -1,5 +1,5 @@
 import Foundation
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 /// What `triggerkit serve` runs with: from a JSON config file, then command-line flags.
 ///
@@ -70,7 +70,18 @@ public struct ServerConfiguration: Sendable, Codable {
         port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
         dataDirectory = try c.decodeIfPresent(String.self, forKey: .dataDirectory) ?? d.dataDirectory
         clock = try c.decodeIfPresent(ClockMode.self, forKey: .clock) ?? d.clock
-        start = try c.decodeIfPresent(Date.self, forKey: .start)
+        // Read as `--start`, fixes and requests read a date (proleptic Gregorian, UTC or an
+        // offset; or seconds since 1970): `JSONDecoder`'s ISO 8601 reading used Foundation's
+        // Julian-Gregorian calendar, so "1582-10-10T00:00:00Z" started the clock on the 20th,
+        // and "0001-01-01T00:00:00Z" was refused (a helper's find).
+        if let text = try? c.decodeIfPresent(String.self, forKey: .start) {
+            guard let ms = Timestamp.parseMillis(text) else {
+                throw DecodingError.dataCorruptedError(forKey: .start, in: c, debugDescription: "\"\(text)\" is not an ISO 8601 date (such as 2026-11-23T08:00:00Z) or a number of seconds since 1970")
+            }
+            start = Timestamp.date(millis: ms)
+        } else if let seconds = try c.decodeIfPresent(Double.self, forKey: .start) {
+            start = Date(timeIntervalSince1970: seconds)
+        }
         tenants = try c.decodeIfPresent([TenantConfiguration].self, forKey: .tenants) ?? []
         limits = try c.decodeIfPresent(TenantLimits.self, forKey: .limits) ?? d.limits
         snapshotEvery = try c.decodeIfPresent(Int.self, forKey: .snapshotEvery) ?? d.snapshotEvery
@@ -99,7 +110,8 @@ public struct ServerConfiguration: Sendable, Codable {
         try c.encode(port, forKey: .port)
         try c.encode(dataDirectory, forKey: .dataDirectory)
         try c.encode(clock, forKey: .clock)
-        try c.encodeIfPresent(start, forKey: .start)
+        // As it is read, whatever the encoder's date strategy.
+        try c.encodeIfPresent(start.flatMap(RequestLimits.millis).map(Timestamp.string(millis:)), forKey: .start)
         try c.encode(tenants, forKey: .tenants)
         try c.encode(limits, forKey: .limits)
         try c.encode(snapshotEvery, forKey: .snapshotEvery)

@@ -178,6 +178,27 @@ struct ServeContractTests {
 
 @Suite("serve: configuration")
 struct ServeConfigurationTests {
+    /// `start` is read as `--start` reads a date: proleptic Gregorian (Foundation's ISO 8601
+    /// decoding used the Julian calendar before 1582-10-15: "1582-10-10" started the clock on
+    /// the 20th, "0001-01-01T00:00:00Z" was refused as outside years 1-9999), or seconds since
+    /// 1970; and written back the same way.
+    @Test(arguments: [(#""1582-10-10T00:00:00Z""#, Int64(-12_219_724_800_000)), (#""0001-01-01T00:00:00Z""#, -62_135_596_800_000),
+                      (#""2026-11-23T09:00:00+01:00""#, 1_795_420_800_000), ("1795910400", 1_795_910_400_000)])
+    func startIsReadAsEveryOtherDate(_ start: String, _ millis: Int64) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("serve-start-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"clock": "stream", "start": \#(start), "tenants": [{"id": "acme", "tokenHashes": ["\#(tokenHash("t"))"]}]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let c = try ServerConfiguration.load(path: path)
+        #expect(c.start.map(Timestamp.millis) == millis)
+        try c.validate()
+        let written = try JSONEncoder().encode(c)
+        #expect(try JSONDecoder().decode(ServerConfiguration.self, from: written).start == c.start)
+        try #"{"start": "1582-13-10T00:00:00Z", "tenants": []}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let bad = #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(path: path) }
+        #expect(bad?.description.contains(#""start": "1582-13-10T00:00:00Z" is not an ISO 8601 date"#) == true, "\(String(describing: bad))")
+    }
+
     @Test func aConfigFileIsReadAndEveryBadValueIsNamed() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("serve-config-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
