@@ -103,14 +103,24 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
             let store = tenant.store
             after = await tenant.thread.run { (try? store.lastEventSeq()) ?? 0 }
         }
-        // Subscribe first, then replay the outbox: nothing falls between the two.
-        let live = tenant.hub.subscribe(device: device)
+        // Subscribe first, then replay the outbox: nothing falls between the two. (A poll,
+        // `follow=false`, needs no subscription.)
+        let live = follow ? tenant.hub.subscribe(device: device) : nil
+        if follow {
+            guard live != nil else {
+                throw APIError(.tooManyRequests, "tooManyEventStreams",
+                               "the tenant has \(tenant.hub.maxSubscribers) event streams open, its limit (limits.maxEventStreams): close one, or poll with follow=false")
+            }
+        }
         let resumeAfter = after
         let store = tenant.store, thread = tenant.thread
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // Leaves the hub however the stream ends (a subscription released unused leaves
+            // it too).
+            defer { live?.cancel() }
             var sent = 0
             var last = resumeAfter
             func send(_ seq: Int64, _ body: Data) async throws {
@@ -133,11 +143,26 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                     try await send(seq, body)
                 }
             })
-            if sent < limit && follow {
+            if sent < limit, let live {
                 try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    for await e in live where e.seq > last {
-                        try await send(e.seq, e.body)
-                        if sent >= limit { break }
+                    // Everything queued at once, the frames made at publishing copied into
+                    // writes of up to 64 KiB: a write waits while the client does not read, so
+                    // a stalled connection holds one such write, and references to the rest.
+                    var out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+                    while sent < limit, let batch = await live.next() {
+                        for e in batch where e.seq > last && sent < limit {
+                            out.writeImmutableBuffer(e.frame)
+                            last = e.seq
+                            sent += 1
+                            if out.readableBytes >= EventHub.writeBytes {
+                                try await writer.write(out)
+                                out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+                            }
+                        }
+                        if out.readableBytes > 0 {
+                            try await writer.write(out)
+                            out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+                        }
                     }
                 }
             }

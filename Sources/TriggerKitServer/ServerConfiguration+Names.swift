@@ -10,7 +10,7 @@ enum ConfigurationNames {
     static let tenant: Set<String> = ["id", "tokenHashes", "limits", "webhooks"]
     static let webhook: Set<String> = ["url", "secret"]
     static let wholeNumbers: Set<String> = ["port", "snapshotEvery", "restoreBudgetMiB", "deliveredLimitPerDevice", "maxBodyBytes",
-                                            "maxRequests", "maxDevices", "sseBufferEvents", "outboxEvents", "maxStepFires"]
+                                            "maxRequests", "maxDevices", "sseBufferEvents", "maxEventStreams", "outboxEvents", "maxStepFires"]
 
     /// Refuses a name the configuration does not have, naming where it is.
     static func check(_ json: JSONValue, file: String) throws(ConfigurationError) {

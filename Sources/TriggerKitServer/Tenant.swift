@@ -62,7 +62,7 @@ final class Tenant: Sendable {
         self.background = TenantThread(tenant: id + ".snapshots")
         self.clock = clock
         self.store = store
-        self.hub = EventHub(bufferLimit: limits.sseBufferEvents)
+        self.hub = EventHub(bufferLimit: limits.sseBufferEvents, maxSubscribers: limits.maxEventStreams)
         self.mode = mode
         self.metrics = metrics
         self.webhooks = webhooks

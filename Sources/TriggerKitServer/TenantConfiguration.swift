@@ -48,6 +48,10 @@ public struct TenantLimits: Sendable, Codable {
     /// Events an SSE connection may fall behind before it is closed (it resumes with
     /// `Last-Event-ID`; default 10,000).
     public var sseBufferEvents: Int = 10_000
+    /// SSE connections (`GET /v1/events` following) open at once (default 256, at most
+    /// 100,000): one more is refused with 429 `tooManyEventStreams`. Each holds at most
+    /// ``sseBufferEvents`` references to frames every connection shares.
+    public var maxEventStreams: Int = 256
     /// Events kept in the outbox for SSE resume and webhooks (default 1,000,000).
     public var outboxEvents: Int = 1_000_000
     /// `--clock stream`: a fix or `POST /v1/clock` dated more than this many seconds after
@@ -72,11 +76,12 @@ public struct TenantLimits: Sendable, Codable {
     /// The defaults above.
     public init() {}
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, outboxEvents, maxClockJumpSeconds, maxStepFires }
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxBodyBytes, maxRequests, maxDevices, sseBufferEvents, maxEventStreams, outboxEvents, maxClockJumpSeconds, maxStepFires }
 
     func validate(field: String) throws(ConfigurationError) {
         for (name, v, most) in [("maxBodyBytes", maxBodyBytes, 1 << 30), ("maxRequests", maxRequests, OptionRules.maxRequests),
                                 ("maxDevices", maxDevices, OptionRules.maxDevices), ("sseBufferEvents", sseBufferEvents, 10_000_000),
+                                ("maxEventStreams", maxEventStreams, 100_000),
                                 ("outboxEvents", outboxEvents, 1_000_000_000), ("maxStepFires", maxStepFires, 1_000_000_000)] {
             guard (1...most).contains(v) else { throw ConfigurationError("\(field).\(name) must be in 1...\(most), not \(v)") }
         }
@@ -97,6 +102,7 @@ public struct TenantLimits: Sendable, Codable {
         maxRequests = try c.decodeIfPresent(Int.self, forKey: .maxRequests) ?? d.maxRequests
         maxDevices = try c.decodeIfPresent(Int.self, forKey: .maxDevices) ?? d.maxDevices
         sseBufferEvents = try c.decodeIfPresent(Int.self, forKey: .sseBufferEvents) ?? d.sseBufferEvents
+        maxEventStreams = try c.decodeIfPresent(Int.self, forKey: .maxEventStreams) ?? d.maxEventStreams
         outboxEvents = try c.decodeIfPresent(Int.self, forKey: .outboxEvents) ?? d.outboxEvents
         maxStepFires = try c.decodeIfPresent(Int.self, forKey: .maxStepFires) ?? d.maxStepFires
         // Absent: the default; null: no limit.
@@ -115,6 +121,7 @@ public struct TenantLimits: Sendable, Codable {
         try c.encode(maxRequests, forKey: .maxRequests)
         try c.encode(maxDevices, forKey: .maxDevices)
         try c.encode(sseBufferEvents, forKey: .sseBufferEvents)
+        try c.encode(maxEventStreams, forKey: .maxEventStreams)
         try c.encode(outboxEvents, forKey: .outboxEvents)
         try c.encode(maxClockJump, forKey: .maxClockJumpSeconds)  // (nil as null: no limit)
         try c.encode(maxStepFires, forKey: .maxStepFires)

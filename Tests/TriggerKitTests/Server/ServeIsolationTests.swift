@@ -84,7 +84,7 @@ private final class Gate: Sendable {
         try await serve.run { c, state in
             #expect(try await c.call(.post, "/v1/requests", body: Sample.circle("zone")).status == 201)
             let acme = try #require(state.tenants.first { $0.id == "acme" })
-            let live = acme.hub.subscribe(device: nil)
+            let live = try #require(acme.hub.subscribe(device: nil))
             let writers = 16, fixesEach = 100
             await withTaskGroup(of: Void.self) { group in
                 for w in 0..<writers {
@@ -173,7 +173,7 @@ private final class Gate: Sendable {
         try await serve.run { c, state in
             let acme = try #require(state.tenants.first { $0.id == "acme" })
             #expect(try await c.call(.post, "/v1/requests", body: Sample.every("kept", 60)).status == 201)
-            let stream = acme.hub.subscribe(device: nil)
+            let stream = try #require(acme.hub.subscribe(device: nil))
             #expect(acme.hub.subscriberCount == 1)
             try await acme.store.queue.write { db in try db.execute(sql: "DROP TABLE journal") }
             let refused = try await c.call(.post, "/v1/requests", body: Sample.every("refused", 60))

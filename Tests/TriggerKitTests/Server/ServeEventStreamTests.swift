@@ -1,0 +1,97 @@
+import Foundation
+import NIOCore
+import Testing
+@_spi(Engine) import TriggerKit
+@testable import TriggerKitServer
+
+/// The live event streams: each event's SSE frame made once and shared, a connection's queued
+/// events taken at once, bounded in events per connection and in connections per tenant.
+/// (Each connection made and wrote its own frame per event, one write each: with 100
+/// connections a step of 10,000 events held both cores for 4-8 s, and every tenant's calls and
+/// `/healthz` waited behind it; 1,000 stalled connections held 4 GB. A helper's measurements.)
+@Suite("serve: live event streams")
+struct ServeEventStreamTests {
+    static func event(_ seq: Int64, _ device: String?) -> EventHub.Event {
+        EventHub.Event(seq: seq, device: device, body: Data(#"{"n":\#(seq)}"#.utf8))
+    }
+
+    @Test func aFrameIsMadeOnceAsSSEWritesIt() {
+        #expect(String(buffer: Self.event(7, nil).frame) == "id: 7\nevent: delivered\ndata: {\"n\":7}\n\n")
+    }
+
+    @Test func aSubscriptionTakesItsQueueAtOnceSeesItsDeviceAndEndsPastItsBound() async throws {
+        let hub = EventHub(bufferLimit: 3, maxSubscribers: 2)
+        let all = try #require(hub.subscribe(device: nil))
+        let d1 = try #require(hub.subscribe(device: "d1"))
+        // The bound on connections.
+        #expect(hub.subscribe(device: nil) == nil)
+        hub.publish([Self.event(1, "d1"), Self.event(2, "d2"), Self.event(3, nil)])
+        #expect(await all.next()?.map(\.seq) == [1, 2, 3])
+        #expect(await d1.next()?.map(\.seq) == [1, 3])
+        // Four more for every device: `all` holds three, then its stream ends (the client
+        // resumes from the outbox) and it leaves the hub; d1 sees only the shared one.
+        hub.publish([Self.event(4, nil), Self.event(5, "d2"), Self.event(6, "d2"), Self.event(7, "d2")])
+        #expect(hub.subscriberCount == 1)
+        #expect(await all.next()?.map(\.seq) == [4, 5, 6])
+        #expect(await all.next() == nil)
+        #expect(await d1.next()?.map(\.seq) == [4])
+        // A waiting reader is woken by the next publish.
+        async let waiting = d1.next()
+        try await Task.sleep(for: .milliseconds(50))
+        hub.publish([Self.event(8, "d1")])
+        #expect(await waiting?.map(\.seq) == [8])
+        // A cancelled reader returns nil and its subscription ends.
+        let reader = Task { await d1.next() }
+        try await Task.sleep(for: .milliseconds(50))
+        reader.cancel()
+        #expect(await reader.value == nil)
+        #expect(await d1.next() == nil)
+    }
+
+    @Test func aReleasedSubscriptionLeavesTheHub() async throws {
+        let hub = EventHub(bufferLimit: 10, maxSubscribers: 1)
+        do {
+            let held = hub.subscribe(device: nil)
+            #expect(held != nil && hub.subscriberCount == 1)
+            #expect(hub.subscribe(device: nil) == nil)
+        }
+        #expect(hub.subscriberCount == 0)
+        #expect(hub.subscribe(device: nil) != nil)
+    }
+
+    /// Past `limits.maxEventStreams` a following stream is refused with 429; a poll
+    /// (`follow=false`) holds no connection open and is still answered.
+    @Test func theStreamsOfATenantAreBounded() async throws {
+        var limits = TenantLimits()
+        limits.maxEventStreams = 2
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, state in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            let open = [acme.hub.subscribe(device: nil), acme.hub.subscribe(device: "d1")]
+            #expect(open.allSatisfy { $0 != nil })
+            let refused = try await c.call(.get, "/v1/events")
+            #expect(refused.status == 429 && refused.errorCode == "tooManyEventStreams", "\(refused)")
+            #expect(refused.body.contains("limits.maxEventStreams"), "\(refused.body)")
+            let poll = try await c.call(.get, "/v1/events?follow=false")
+            #expect(poll.status == 200)
+            #expect(sseEvents(poll.body).map(\.id) == [1, 2])
+            // The other tenant has its own bound.
+            #expect(try await c.call(.get, "/v1/events?follow=false", token: Serve.tokenB).status == 200)
+            for s in open { s?.cancel() }
+            #expect(acme.hub.subscriberCount == 0)
+        }
+    }
+
+    /// The configuration names the limit and holds it to its range.
+    @Test func theLimitIsReadAndChecked() throws {
+        let read = try JSONDecoder().decode(TenantLimits.self, from: Data(#"{"maxEventStreams": 9}"#.utf8))
+        #expect(read.maxEventStreams == 9)
+        #expect(try JSONDecoder().decode(TenantLimits.self, from: Data("{}".utf8)).maxEventStreams == 256)
+        var bad = TenantLimits()
+        bad.maxEventStreams = 0
+        #expect(throws: ConfigurationError.self) { try bad.validate(field: "limits") }
+    }
+}
