@@ -242,11 +242,22 @@ final class TenantStore: Sendable {
         }
     }
 
+    /// The dead letters kept: the newest 1,000 (each with its batch's body, up to 100 events);
+    /// an older one is deleted as a new one comes (a receiver down for weeks grew the list
+    /// without bound; a helper's find). Their events stay in the outbox while it holds them.
+    static let deadLetterLimit: Int64 = 1_000
+
+    /// Deletes the dead letters older than the newest ``deadLetterLimit``.
+    private static func pruneDeadLetters(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM webhook_dead WHERE id <= (SELECT MAX(id) FROM webhook_dead) - ?", arguments: [deadLetterLimit])
+    }
+
     /// Records a batch that could not be delivered and moves the cursor past it.
     func deadLetter(url: String, from: Int64, to: Int64, attempts: Int, reason: String, at: Int64, body: Data) throws {
         try queue.write { db in
             try db.execute(sql: "INSERT INTO webhook_dead (url, fromSeq, toSeq, attempts, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [url, from, to, attempts, reason, at, body])
+            try Self.pruneDeadLetters(db)
             try db.execute(sql: "INSERT OR REPLACE INTO webhook_cursor (url, seq) VALUES (?, ?)", arguments: [url, to])
         }
     }
@@ -261,6 +272,7 @@ final class TenantStore: Sendable {
             guard known == 0 else { return }
             try db.execute(sql: "INSERT INTO webhook_dead (url, fromSeq, toSeq, attempts, reason, at, body) VALUES (?, ?, ?, 0, ?, ?, ?)",
                            arguments: [url, from, to, reason, at, Data()])
+            try Self.pruneDeadLetters(db)
         }
     }
 

@@ -93,6 +93,28 @@ struct OutboxBoundTests {
     }
 }
 
+/// The dead-letter list keeps the newest 1,000 (it grew by one per given-up batch, for as
+/// long as a receiver stayed down: a helper's find).
+@Suite("serve: the dead-letter bound")
+struct DeadLetterBoundTests {
+    @Test func theNewestThousandAreKept() throws {
+        let dir = try freshDirectory("tk-dead")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try TenantStore(path: dir.appendingPathComponent("acme.sqlite").path, outboxLimit: 100)
+        for k in 1...1_010 {
+            if k % 2 == 0 {
+                try store.deadLetter(url: "http://127.0.0.1:9/", from: Int64(k), to: Int64(k), attempts: 3, reason: "refused", at: 1, body: Data("[]".utf8))
+            } else {
+                try store.recordPruned(url: "http://127.0.0.1:9/", from: Int64(k), to: Int64(k), reason: "pruned", at: 1)
+            }
+        }
+        let kept = try store.queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook_dead") ?? 0 }
+        #expect(kept == 1_000)
+        let listed = try store.deadLetters(limit: 2_000)
+        #expect(listed.first?.fromSeq == 1_010 && listed.last?.fromSeq == 11, "\(listed.first.map(\.fromSeq) ?? -1) ... \(listed.last.map(\.fromSeq) ?? -1)")
+    }
+}
+
 /// Events a replay records again are skipped without using up a number: after a kill -9
 /// restart the next event's number follows the last one (it jumped by the replay's events).
 @Suite("serve: event numbers across a replay")
