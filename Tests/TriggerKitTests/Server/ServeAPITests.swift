@@ -211,6 +211,29 @@ struct ServeAPITests {
         }
     }
 
+    /// A batch's answer lists the first 1,000 errors and stale lines by line, and counts the
+    /// rest (2.8 million bad lines within the body limit were answered with 178 MB: a
+    /// helper's find).
+    @Test func aFixBatchAnswerListsAThousandOfEachAndCountsTheRest() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            #expect(try await c.call(.post, "/v1/fixes", body: #"{"device":"d1","t":"2026-11-23T08:00:10Z","lat":40,"lon":-74}"#).status == 200)
+            let bad = String(repeating: "{}\n", count: 1_500)
+                + String(repeating: #"{"device":"d1","t":"2026-11-23T08:00:00Z","lat":40,"lon":-74}"# + "\n", count: 1_200)
+            let a = try await c.call(.post, "/v1/fixes", body: bad)
+            let o = try #require(a.json?.objectValue, "\(a.body.prefix(200))")
+            #expect(o["rejected"] == .number(1_500) && o["errorsOmitted"] == .number(500))
+            #expect(o["errors"]?.arrayValue?.count == 1_000)
+            #expect(o["errors"]?.arrayValue?.last?.objectValue?["line"] == .number(1_000))
+            #expect(o["accepted"] == .number(1_200) && o["stale"]?.arrayValue?.count == 1_000 && o["staleOmitted"] == .number(200))
+            #expect(o["stale"]?.arrayValue?.first == .number(1_501))
+            // A small batch's answer is as it was: no counts of omitted lines.
+            let small = try await c.call(.post, "/v1/fixes", body: "{}\n")
+            #expect(small.json?.objectValue?["errorsOmitted"] == nil && small.json?.objectValue?["errors"]?.arrayValue?.count == 1)
+        }
+    }
+
     @Test func sseResumesFromLastEventID() async throws {
         let serve = Serve()
         defer { serve.remove() }
