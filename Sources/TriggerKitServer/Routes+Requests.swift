@@ -50,7 +50,7 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
             let replaced = !held.insert(ExactKey(r.identifier)).inserted
             // The status a single add answers: 201 for a new request, 200 for a replacement.
             results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(replaced ? 200 : 201),
-                                  "replaced": .bool(replaced), "warnings": .array((readerWarnings[k] + w).map(JSONValue.string))])
+                                  "replaced": .bool(replaced), "warnings": .array(RequestValidation.uniqueWarnings(readerWarnings[k], w).map(JSONValue.string))])
         default: break
         }
     }
@@ -125,7 +125,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
                 throw e
             }
             tenant.metrics.requests(tenant: tenant.id, accepted: 1, rejected: 0)
-            if case .ok(let w)? = outcomes.first { warnings += w }
+            if case .ok(let w)? = outcomes.first { warnings = RequestValidation.uniqueWarnings(warnings, w) }
             return jsonResponse(.object(["identifier": .string(r.identifier), "replaced": .bool(replaced),
                                          "warnings": .array(warnings.map(JSONValue.string))]),
                                 status: replaced ? .ok : .created)

@@ -73,7 +73,8 @@ extension NotificationCategory {
     }
 
     /// The rules every list of categories is held to, however it arrives (a file, HTTP,
-    /// ``TriggerCenter/setNotificationCategories(_:)``): non-empty identifiers, no category
+    /// ``TriggerCenter/setNotificationCategories(_:)``): non-empty identifiers of at most
+    /// ``RequestLimits/maximumIdentifierBytes`` UTF-8 bytes, no category
     /// and no action of one category twice, no action named as a response names opening or
     /// dismissing a notification (`default`, `dismiss` and Apple's identifiers of the two),
     /// snoozes of (0, 100 years] seconds.
@@ -82,12 +83,18 @@ extension NotificationCategory {
         var seen = Set<ExactKey>()
         for c in list {
             guard !c.identifier.isEmpty else { throw SettingsError("a category needs a non-empty \"identifier\"") }
+            guard c.identifier.utf8.count <= RequestLimits.maximumIdentifierBytes else {
+                throw SettingsError("category \"\(DiagnosticText.clipped(c.identifier, limit: 64))\": \"identifier\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+            }
             let category = "category \"\(c.identifier)\""
             guard seen.insert(ExactKey(c.identifier)).inserted else { throw SettingsError("\(category) is listed twice") }
             try checkEffect(c.dismissEffect, "\(category): \"dismissEffect\"")
             var actions = Set<ExactKey>()
             for a in c.actions {
                 guard !a.identifier.isEmpty else { throw SettingsError("an action of \(category) needs a non-empty \"identifier\"") }
+                guard a.identifier.utf8.count <= RequestLimits.maximumIdentifierBytes else {
+                    throw SettingsError("\(category): action \"\(DiagnosticText.clipped(a.identifier, limit: 64))\": \"identifier\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+                }
                 let action = "\(category): action \"\(a.identifier)\""
                 guard actions.insert(ExactKey(a.identifier)).inserted else { throw SettingsError("\(action) is listed twice") }
                 // A response with such an action means the user opened or dismissed the

@@ -96,7 +96,7 @@ package struct StreamSession {
             return (nil, ["error: line \(line): \(DiagnosticText.clipped(request.identifier)): \(error.code.rawValue): \(error.message)"])
         }
         let name = DiagnosticText.clipped(r.identifier)
-        return (r, (readerWarnings + warnings).map { "warning: line \(line): \(name): \($0)" })
+        return (r, RequestValidation.uniqueWarnings(readerWarnings, warnings).map { "warning: line \(line): \(name): \($0)" })
     }
 
     /// The engine, made over `evaluator` at the first change (the evaluator the stream has

@@ -130,10 +130,9 @@ extension NotificationTrigger {
             }
             let parsed = try Region(json: region, defaultIdentifier: requestIdentifier, warnings: &warnings)
             let rules = try FenceRules(fields: &r, warnings: &warnings)
-            self = .location(LocationTrigger(region: parsed, repeats: repeats, rules: rules))
-            if !parsed.notifyOnEntry && !parsed.notifyOnExit && rules.dwell == nil {
-                warnings.append("region \"\(parsed.identifier)\" has notifyOnEntry and notifyOnExit both false: it never fires")
-            }
+            let trigger = LocationTrigger(region: parsed, repeats: repeats, rules: rules)
+            self = .location(trigger)
+            if let silent = RequestValidation.silentRegionWarning(trigger) { warnings.append(silent) }
         default:
             throw RequestError(.invalidTrigger, "unknown trigger type \"\(type)\" (expected calendar, timeInterval or location)")
         }

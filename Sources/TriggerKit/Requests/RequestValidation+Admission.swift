@@ -13,6 +13,18 @@ extension RequestValidation {
         "category \"\(identifier)\" is not registered: its actions have no effect"
     }
 
+    /// The warning for a region that notifies neither entry nor exit and has no dwell: it
+    /// never fires (Apple takes such a region too, and it never fires there either).
+    package static func silentRegionWarning(_ t: LocationTrigger) -> String? {
+        guard !t.region.notifyOnEntry, !t.region.notifyOnExit, t.rules.dwell == nil else { return nil }
+        return "region \"\(t.region.identifier)\" has notifyOnEntry and notifyOnExit both false: it never fires"
+    }
+
+    /// `reader`'s warnings followed by those of `center` it does not already say.
+    package static func uniqueWarnings(_ reader: [String], _ center: [String]) -> [String] {
+        reader + center.filter { !reader.contains($0) }
+    }
+
     package static func admit(_ request: NotificationRequest, at now: Date, options base: ValidationOptions,
                               settings: NotificationSettings?, categories: [ExactKey: NotificationCategory])
         throws(RequestError) -> (request: NotificationRequest, warnings: [String]) {
@@ -23,6 +35,9 @@ extension RequestValidation {
         if let d = r.device, let settings { v.deviceSettings[d] = settings }
         try validate(r, options: v)
         var warnings: [String] = []
+        // Said by the JSON reader too; a request made in code is told here (a service that
+        // reads JSON and adds sees it once: ``uniqueWarnings(_:_:)``).
+        if case .location(let t) = r.trigger, let silent = silentRegionWarning(t) { warnings.append(silent) }
         if let c = r.content.categoryIdentifier, categories[ExactKey(c)] == nil {
             warnings.append(unregisteredCategory(c))
         }

@@ -131,6 +131,13 @@ public enum RequestValidation: Sendable {
     }
 
     static func checkContent(_ c: NotificationContent) throws(RequestError) {
+        // Identifiers, held to the bound every identifier has (a category named in 5,000 bytes
+        // was taken: a helper embedding the library).
+        for (field, value) in [("content.categoryIdentifier", c.categoryIdentifier), ("content.threadIdentifier", c.threadIdentifier)] {
+            if let value, value.utf8.count > RequestLimits.maximumIdentifierBytes {
+                throw RequestError(.invalidRequest, "\"\(field)\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+            }
+        }
         if let b = c.badge, b < 0 {
             throw RequestError(.invalidRequest, "\"content.badge\" must be >= 0, not \(b)")
         }
