@@ -71,6 +71,10 @@ public actor TriggerCenter {
         guard snapshot.formatVersion <= CenterSnapshot.formatVersion else {
             throw .invalidSnapshot(SnapshotError(reason: "format \(snapshot.formatVersion) is newer than this build's \(CenterSnapshot.formatVersion)"))
         }
+        // (Format -7 restored as the newest: a helper embedding the library.)
+        guard snapshot.formatVersion >= 1 else {
+            throw .invalidSnapshot(SnapshotError(reason: "format \(snapshot.formatVersion) is no snapshot format (1 to \(CenterSnapshot.formatVersion))"))
+        }
         self.clock = clock
         self.configuration = configuration
         self.history = DeliveredHistory(limit: configuration.deliveredLimitPerDevice)

@@ -191,6 +191,20 @@ import Testing
         #expect(now.map(\.request.identifier) == ["ok"])
     }
 
+    /// A snapshot's format is one this build knows: 1 to the newest. Format -7 (the field is a
+    /// public `var`) restored as the newest (a helper embedding the library).
+    @Test(arguments: [-7, 0, Int.min, CenterSnapshot.formatVersion + 1])
+    func aFormatThisBuildDoesNotKnowIsRefused(_ format: Int) async throws {
+        let c = Center()
+        try await c.add(NotificationRequest(identifier: "tick", content: NotificationContent(title: "t"),
+                                            trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: true))))
+        var snap = await c.center.snapshot()
+        snap.formatVersion = format
+        #expect(throws: CenterError.self) { try TriggerCenter(restoring: snap, clock: ManualClock(Center.t0)) }
+        snap.formatVersion = CenterSnapshot.formatVersion
+        _ = try TriggerCenter(restoring: snap, clock: ManualClock(Center.t0))
+    }
+
     /// Found by `make fuzz`: a center kept a request as given, with an `addedAt` between two
     /// milliseconds or a calendar with the process's locale, and its snapshot (contract JSON)
     /// gave back another value. It keeps what the JSON reads back.
