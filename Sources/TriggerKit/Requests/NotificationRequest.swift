@@ -119,6 +119,10 @@ public enum TriggerKind: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// Fires a given number of seconds after the request was added: Apple's
 /// `UNTimeIntervalNotificationTrigger`.
+///
+/// Fire dates have millisecond resolution, as every date TriggerKit keeps: the k-th fire is
+/// `addedAt + k * timeInterval` rounded to the millisecond, with an interval under 1 ms taken
+/// as 1 ms (0.0004 s fires 1 ms after `addedAt`).
 public struct TimeIntervalTrigger: Sendable, Hashable {
     /// Seconds after `addedAt` of the first fire, and between fires when repeating.
     public var timeInterval: TimeInterval
