@@ -10,7 +10,8 @@ import TriggerKit
 /// - a subscriber more than `bufferLimit` events behind is disconnected (its stream ends after
 ///   the events it holds) instead of holding more or slowing anyone down; the client resumes
 ///   with `Last-Event-ID` from the durable outbox, so it loses nothing;
-/// - at most `maxSubscribers` connections at once: one more is refused (429).
+/// - at most `maxSubscribers` connections at once, counted until each one's handler is done
+///   (a stalled client's too): one more is refused (429).
 ///
 /// Cheap per connection: each event's SSE frame is made once, when it is published, and every
 /// connection's queue holds references to the same bytes; a connection takes all its queued
@@ -59,24 +60,47 @@ final class EventHub: Sendable {
         deinit { unsubscribe() }
 
         /// Every event queued, in order, waiting for one when none is; nil once the stream
-        /// has ended and its queue is empty (or the waiting task is cancelled).
-        func next() async -> [Event]? {
-            await withTaskCancellationHandler {
+        /// has ended and its queue is empty (or the waiting task is cancelled). With a
+        /// `heartbeat`, an empty batch when none came for that long (the route then writes a
+        /// comment: a peer gone without a word is found at that write, and its slot freed).
+        /// One reader at a time: a second one waiting ends the first (nil).
+        func next(heartbeat: Duration? = nil) async -> [Event]? {
+            let timer = heartbeat.map { interval in
+                Task { [weak self] in
+                    try? await Task.sleep(for: interval)
+                    guard !Task.isCancelled else { return }
+                    self?.beat()
+                }
+            }
+            defer { timer?.cancel() }
+            return await withTaskCancellationHandler {
                 await withCheckedContinuation { (c: CheckedContinuation<[Event]?, Never>) in
-                    let ready: [Event]?? = state.withLock { s in
+                    let (ready, displaced): ([Event]??, CheckedContinuation<[Event]?, Never>?) = state.withLock { s in
                         if !s.queue.isEmpty {
                             defer { s.queue = [] }
-                            return .some(s.queue)
+                            return (.some(s.queue), nil)
                         }
-                        if s.finished { return .some(nil) }
+                        if s.finished { return (.some(nil), nil) }
+                        let displaced = s.waiter
                         s.waiter = c
-                        return .none
+                        return (.none, displaced)
                     }
+                    displaced?.resume(returning: nil)
                     if let ready { c.resume(returning: ready) }
                 }
             } onCancel: {
                 finish()
             }
+        }
+
+        /// Wakes a reader waiting on an empty queue with an empty batch (its heartbeat).
+        private func beat() {
+            let waiter = state.withLock { s -> CheckedContinuation<[Event]?, Never>? in
+                guard s.queue.isEmpty, !s.finished else { return nil }
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            waiter?.resume(returning: [])
         }
 
         /// Queues what this connection sees of `events`, at most `limit` in all: past it the
@@ -124,7 +148,7 @@ final class EventHub: Sendable {
             var position = 0
 
             mutating func next() async -> Event? {
-                if position == batch.count {
+                while position == batch.count {
                     guard let more = await subscription.next() else { return nil }
                     batch = more
                     position = 0
@@ -144,6 +168,8 @@ final class EventHub: Sendable {
     /// The most bytes of frames one write to a connection takes (64 KiB): the rest waits as
     /// references until the client reads.
     static let writeBytes = 64 << 10
+    /// A quiet stream gets a comment (`: ping`) this often.
+    static let heartbeat: Duration = .seconds(25)
 
     let bufferLimit: Int
     let maxSubscribers: Int
@@ -159,9 +185,12 @@ final class EventHub: Sendable {
     /// A new connection's subscription, or nil when ``maxSubscribers`` are open. After
     /// ``finishAll()``, one that has already ended.
     func subscribe(device: String?) -> Subscription? {
+        // The slot is taken (an empty entry) under the same lock as the count is read: two
+        // connections at once could both pass the check (a reviewer's find).
         let id: UInt64? = state.withLock { s in
             guard s.finished || s.subscribers.count < maxSubscribers else { return nil }
             s.next += 1
+            if !s.finished { s.subscribers[s.next] = Weak(subscription: nil) }
             return s.next
         }
         guard let id else { return nil }
@@ -169,7 +198,7 @@ final class EventHub: Sendable {
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
         let open = state.withLock { s -> Bool in
-            guard !s.finished else { return false }
+            guard !s.finished, s.subscribers[id] != nil else { return false }
             s.subscribers[id] = Weak(subscription: subscription)
             return true
         }
@@ -181,8 +210,10 @@ final class EventHub: Sendable {
         guard !events.isEmpty else { return }
         let subscriptions = state.withLock { $0.subscribers.values.compactMap(\.subscription) }
         for s in subscriptions where !s.enqueue(events, limit: bufferLimit) {
-            // Too far behind: its stream ends; the client resumes from the outbox.
-            s.cancel()
+            // Too far behind: its stream ends after what it holds; the client resumes from the
+            // outbox. Its slot stays taken until the connection's handler is done with it
+            // (``Subscription/cancel()``): a client that stopped reading is still a connection.
+            s.finish()
         }
     }
 

@@ -159,7 +159,11 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
                     // writes of up to 64 KiB: a write waits while the client does not read, so
                     // a stalled connection holds one such write, and references to the rest.
                     var out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
-                    while sent < limit, let batch = await live.next() {
+                    while sent < limit, let batch = await live.next(heartbeat: EventHub.heartbeat) {
+                        if batch.isEmpty {
+                            try await writer.write(ByteBuffer(string: ": ping\n\n"))
+                            continue
+                        }
                         for e in batch where e.seq > last && sent < limit {
                             out.writeImmutableBuffer(e.frame)
                             last = e.seq

@@ -74,13 +74,19 @@ public struct ServerConfiguration: Sendable, Codable {
         // offset; or seconds since 1970): `JSONDecoder`'s ISO 8601 reading used Foundation's
         // Julian-Gregorian calendar, so "1582-10-10T00:00:00Z" started the clock on the 20th,
         // and "0001-01-01T00:00:00Z" was refused (a helper's find).
+        // (A number, or a string holding one, as `--start` takes it: seconds since 1970, to
+        // the millisecond.)
+        func seconds(_ s: Double) -> Date { s.isFinite && abs(s) < 1e15 ? Timestamp.date(millis: Int64((s * 1000).rounded())) : Date(timeIntervalSince1970: s) }
         if let text = try? c.decodeIfPresent(String.self, forKey: .start) {
-            guard let ms = Timestamp.parseMillis(text) else {
+            if let ms = Timestamp.parseMillis(text) {
+                start = Timestamp.date(millis: ms)
+            } else if let s = Double(text) {
+                start = seconds(s)
+            } else {
                 throw DecodingError.dataCorruptedError(forKey: .start, in: c, debugDescription: "\"\(text)\" is not an ISO 8601 date (such as 2026-11-23T08:00:00Z) or a number of seconds since 1970")
             }
-            start = Timestamp.date(millis: ms)
-        } else if let seconds = try c.decodeIfPresent(Double.self, forKey: .start) {
-            start = Date(timeIntervalSince1970: seconds)
+        } else if let s = try c.decodeIfPresent(Double.self, forKey: .start) {
+            start = seconds(s)
         }
         tenants = try c.decodeIfPresent([TenantConfiguration].self, forKey: .tenants) ?? []
         limits = try c.decodeIfPresent(TenantLimits.self, forKey: .limits) ?? d.limits

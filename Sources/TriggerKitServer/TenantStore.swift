@@ -242,14 +242,19 @@ final class TenantStore: Sendable {
         }
     }
 
-    /// The dead letters kept: the newest 1,000 (each with its batch's body, up to 100 events);
-    /// an older one is deleted as a new one comes (a receiver down for weeks grew the list
-    /// without bound; a helper's find). Their events stay in the outbox while it holds them.
-    static let deadLetterLimit: Int64 = 1_000
+    /// The dead letters kept per webhook: its newest 1,000 (each with its batch's body, up to
+    /// 100 events); an older one is deleted as a new one comes (a receiver down for weeks grew
+    /// the list without bound; a helper's find). Per webhook, so that one receiver down does
+    /// not push out another's (a reviewer's find). Their events stay in the outbox while it
+    /// holds them.
+    static let deadLetterLimit = 1_000
 
-    /// Deletes the dead letters older than the newest ``deadLetterLimit``.
-    private static func pruneDeadLetters(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM webhook_dead WHERE id <= (SELECT MAX(id) FROM webhook_dead) - ?", arguments: [deadLetterLimit])
+    /// Deletes `url`'s dead letters older than its newest ``deadLetterLimit``.
+    private static func pruneDeadLetters(_ db: Database, url: String) throws {
+        try db.execute(sql: """
+            DELETE FROM webhook_dead WHERE url = ?1 AND id NOT IN
+                (SELECT id FROM webhook_dead WHERE url = ?1 ORDER BY id DESC LIMIT ?2)
+            """, arguments: [url, deadLetterLimit])
     }
 
     /// Records a batch that could not be delivered and moves the cursor past it.
@@ -257,7 +262,7 @@ final class TenantStore: Sendable {
         try queue.write { db in
             try db.execute(sql: "INSERT INTO webhook_dead (url, fromSeq, toSeq, attempts, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [url, from, to, attempts, reason, at, body])
-            try Self.pruneDeadLetters(db)
+            try Self.pruneDeadLetters(db, url: url)
             try db.execute(sql: "INSERT OR REPLACE INTO webhook_cursor (url, seq) VALUES (?, ?)", arguments: [url, to])
         }
     }
@@ -272,7 +277,7 @@ final class TenantStore: Sendable {
             guard known == 0 else { return }
             try db.execute(sql: "INSERT INTO webhook_dead (url, fromSeq, toSeq, attempts, reason, at, body) VALUES (?, ?, ?, 0, ?, ?, ?)",
                            arguments: [url, from, to, reason, at, Data()])
-            try Self.pruneDeadLetters(db)
+            try Self.pruneDeadLetters(db, url: url)
         }
     }
 

@@ -49,6 +49,11 @@ extension CenterConfiguration {
         try OptionRules.count(deliveredLimitPerDevice, in: 0...OptionRules.maxDeliveredPerDevice, field: "deliveredLimitPerDevice")
         try OptionRules.count(deliveryBufferLimit, in: 1...OptionRules.maxDeliveryBuffer, field: "deliveryBufferLimit")
         try OptionRules.count(maxDevices, in: 1...OptionRules.maxDevices, field: "maxDevices")
+        // As a request's zone: ICU's legacy IDs are refused (`BST` is Dhaka's).
+        if ZoneNames.zone(named: floatingTimeZone.identifier) == nil {
+            throw .invalidConfiguration(field: "floatingTimeZone", reason: ZoneNames.legacyRefusal(floatingTimeZone.identifier)
+                                            ?? "unknown time zone \"\(floatingTimeZone.identifier)\"")
+        }
         try OptionRules.count(maxRequests, in: 1...OptionRules.maxRequests, field: "maxRequests")
     }
 }

@@ -156,8 +156,9 @@ public struct LocationFix: Sendable, Hashable, Codable {
     public var latitude: Double
     /// Degrees east, in [-180, 180].
     public var longitude: Double
-    /// Metres (CoreLocation's `horizontalAccuracy`); negative marks an invalid fix, which is
-    /// counted and ignored; `nil` when unknown.
+    /// Metres (CoreLocation's `horizontalAccuracy`); a finite negative value marks an invalid
+    /// fix, which is counted and ignored; `nil` when unknown. NaN and infinities are refused
+    /// (``FixError/invalid(field:reason:)``).
     public var horizontalAccuracy: Double?
 
     /// A fix of `device` at `date`; `horizontalAccuracy` in metres (nil: unknown).
@@ -173,7 +174,7 @@ public struct LocationFix: Sendable, Hashable, Codable {
 /// Why a center refused a fix. Nothing changed in the center.
 public enum FixError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A field of the fix breaks a rule: latitude or longitude not finite or out of range, an
-    /// accuracy that is NaN, a date outside years 1-9999, or a device id longer than
+    /// accuracy that is not finite, a date outside years 1-9999, or a device id longer than
     /// ``RequestLimits/maximumIdentifierBytes``. `reason` follows the field's name in a
     /// sentence (`must be in [-90, 90], not 91`). A stream line or `POST /v1/fixes` body is
     /// held to the same rules, in the same words.

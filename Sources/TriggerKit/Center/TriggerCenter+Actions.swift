@@ -83,7 +83,7 @@ extension TriggerCenter {
         case .removeRequest:
             outcome.applied = engine.remove(identifiers: [request.identifier]) > 0
         case .snooze(let delay):
-            let snoozed = NotificationCategory.snoozedRequest(request, device: response.device, delay: delay, at: clock.now)
+            let snoozed = NotificationCategory.snoozedRequest(request, device: response.device, delay: delay, at: addInstant(clock.now))
             // Said as `run` says it of the add its snooze amounts to.
             let replacing = engine.request(identifier: snoozed.identifier) != nil
             do throws(RequestError) {

@@ -26,7 +26,9 @@ extension TriggerCenter {
     /// Changes the zone floating calendar triggers follow: those pending are re-planned from
     /// now, and every request added later follows it too. ``configuration`` keeps the zone the
     /// center was made with, and a snapshot does not hold the zone: restore with the zone in
-    /// the restoring center's configuration.
+    /// the restoring center's configuration. The zone is taken as given: unlike
+    /// ``CenterConfiguration/validate()``, this does not refuse ICU's legacy IDs (`BST` is
+    /// Asia/Dhaka there); make the zone from an IANA name.
     public func setFloatingTimeZone(_ zone: TimeZone) {
         guard !isShutDown else { return }
         evaluator.setFloatingTimeZone(zone)

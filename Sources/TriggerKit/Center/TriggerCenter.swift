@@ -145,12 +145,7 @@ public actor TriggerCenter {
         guard RequestLimits.isSupported(now) else {
             throw RequestError(.invalidRequest, FixError.unsupportedClock(secondsSince1970: now.timeIntervalSince1970).description)
         }
-        // A clock that went back (the system's, stepped by NTP) is behind the latest instant
-        // evaluated: a request without `addedAt` counts from that instant, as `run` adds at its
-        // stream time. Stamped with the clock, a 60 s reminder was dated an hour back and
-        // delivered an hour late (a helper embedding the library).
-        var at = now
-        if let evaluated = evaluator.streamTime, evaluated > Timestamp.millis(now) { at = Timestamp.date(millis: evaluated) }
+        let at = addInstant(now)
         var v = ValidationOptions(floatingTimeZone: evaluator.options.floatingTimeZone, defaultSettings: configuration.defaultSettings)
         v.margin = configuration.margin
         let (admitted, warnings) = try RequestValidation.admit(request, at: at, options: v,
@@ -164,6 +159,16 @@ public actor TriggerCenter {
         engine.add(admitted)
         wake()
         return warnings
+    }
+
+    /// The instant a request without `addedAt` (or a snooze) is added at: the clock's, or,
+    /// when the clock went back (the system's, stepped by NTP), the latest instant evaluated,
+    /// as `run` adds at its stream time. Stamped with such a clock, a 60 s reminder was dated
+    /// an hour back, before instants already evaluated, and its fire dated there too (a helper
+    /// embedding the library). It still fires once the clock passes the evaluated instant.
+    func addInstant(_ now: Date) -> Date {
+        guard let evaluated = evaluator.streamTime, evaluated > Timestamp.millis(now) else { return now }
+        return Timestamp.date(millis: evaluated)
     }
 
     /// Pending requests (those that can still fire), in the order they were added; with

@@ -7,8 +7,8 @@ import Synchronization
 /// Two are provided: ``WallClock`` for live services and ``ManualClock`` for tests and
 /// replays. A conforming type must be monotone in practice: a clock that goes back does not
 /// un-deliver anything; the center simply waits until its time passes the latest instant it
-/// has already evaluated, and a request added meanwhile without `addedAt` counts from that
-/// instant.
+/// has already evaluated, and a request added meanwhile without `addedAt` (or a snooze) is
+/// dated at that instant, so that no fire is dated before what was already evaluated.
 public protocol TriggerClock: Sendable {
     /// The current instant.
     var now: Date { get }

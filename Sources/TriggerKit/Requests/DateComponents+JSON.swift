@@ -105,7 +105,7 @@ extension DateComponents {
         // that does not exist.
         if r.take("isLeapMonth") != nil { throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal) }
         if let tz = try r.string("timeZone") {
-            guard let zone = ZoneNames.zone(named: tz) else {
+            guard let zone = ZoneNames.storedZone(named: tz) else {
                 throw RequestError(.invalidTrigger, ZoneNames.refusal(tz, field: "trigger.dateMatching.timeZone"))
             }
             timeZone = zone

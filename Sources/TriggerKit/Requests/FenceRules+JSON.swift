@@ -51,7 +51,7 @@ extension FenceWindow {
         let exit = try w.bool("exitAtClosing") ?? false
         var zone: TimeZone?
         if let tz = try w.string("timeZone") {
-            guard let z = ZoneNames.zone(named: tz) else {
+            guard let z = ZoneNames.storedZone(named: tz) else {
                 throw RequestError(.invalidTrigger, ZoneNames.refusal(tz, field: "trigger.window.timeZone"))
             }
             zone = z

@@ -11,8 +11,9 @@ import Foundation
 ///   mostly name another zone than the abbreviation a user means: `BST` is Asia/Dhaka (UTC+6),
 ///   not British Summer Time; `AST` Alaska, not Atlantic; `NST` New Zealand, not Newfoundland;
 ///   `IST` India, not Ireland or Israel. A trigger given one fired hours off, silently. They are
-///   refused, by name, as are the `SystemV/` names the IANA database dropped (2020b). The rule
-///   is the same on every machine: it asks no zone files.
+///   refused in new input, by name, as are the names the IANA database dropped (``droppedNames``,
+///   `SystemV/`). The rule is the same on every machine: it asks no zone files. What earlier
+///   versions stored with one still reads back (``storedZone(named:)``).
 package enum ZoneNames {
     package static let maximumBytes = 255
 
@@ -31,16 +32,29 @@ package enum ZoneNames {
         }
     }
 
+    /// Names the IANA database dropped that Foundation still takes: `US/Pacific-New` (2020b,
+    /// with the `SystemV/` names) and `Canada/East-Saskatchewan` (2017c).
+    package static let droppedNames: Set<String> = ["US/Pacific-New", "Canada/East-Saskatchewan"]
+
     /// Whether `name` is one Foundation takes but the IANA database does not have (see the
     /// type's notes).
     package static func isLegacy(_ name: String) -> Bool {
-        legacyIDs.contains(name) || name.hasPrefix("SystemV/")
+        legacyIDs.contains(name) || droppedNames.contains(name) || name.hasPrefix("SystemV/")
     }
 
     /// The zone named `name`, or nil when it is not well formed, is a legacy ID (``isLegacy(_:)``),
-    /// or Foundation knows no such zone.
+    /// or Foundation knows no such zone. New input is read with it (every validator asks it).
     package static func zone(named name: String) -> TimeZone? {
         guard isWellFormed(name), !isLegacy(name) else { return nil }
+        return TimeZone(identifier: name)
+    }
+
+    /// The zone named `name` as the JSON reader takes it: legacy IDs too, so that what earlier
+    /// versions accepted and stored (a snapshot, a state file, a journal) still reads back,
+    /// with the zone it always had; the validator refuses them in new input
+    /// (``RequestValidation/checkValue(_:)``).
+    package static func storedZone(named name: String) -> TimeZone? {
+        guard isWellFormed(name) else { return nil }
         return TimeZone(identifier: name)
     }
 
@@ -52,7 +66,9 @@ package enum ZoneNames {
         guard isWellFormed(name), isLegacy(name) else { return nil }
         var text = "\"\(name)\" is not an IANA time zone name"
         if let legacy = TimeZone(identifier: name) {
-            let minutes = legacy.secondsFromGMT(for: Date(timeIntervalSince1970: 0)) / 60
+            // Its standard offset today (1970's was not always today's: Alaska's).
+            let now = Date()
+            let minutes = (legacy.secondsFromGMT(for: now) - Int(legacy.daylightSavingTimeOffset(for: now))) / 60
             let offset = "UTC\(minutes < 0 ? "-" : "+")\(twoDigits(abs(minutes) / 60)):\(twoDigits(abs(minutes) % 60))"
             text += " (Foundation reads it as ICU's legacy ID for \(offset))"
         }

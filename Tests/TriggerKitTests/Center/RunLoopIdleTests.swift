@@ -102,8 +102,9 @@ struct ReleasedFeedTests {
 
 /// A clock that goes back (the system's, stepped by NTP): a request added then without
 /// `addedAt` was dated by the clock, behind what the center had evaluated, and a 60 s reminder
-/// was delivered 64 minutes late, dated before instants already passed (a helper embedding the
-/// library). It counts from the latest instant evaluated now, as `run` adds at its stream time.
+/// was delivered dated an hour before instants already evaluated (a helper embedding the
+/// library). It is dated at the latest instant evaluated now, as `run` adds at its stream
+/// time, and so is a snooze (a reviewer's find); it fires once the clock passes that instant.
 @Suite("Trigger center: a clock that goes back")
 struct SteppedBackClockTests {
     /// A clock set by hand, backwards too; its sleeps only end by cancellation.
@@ -129,6 +130,16 @@ struct SteppedBackClockTests {
         #expect(await center.deliverDue().isEmpty)
         clock.set(t0.addingTimeInterval(360))
         #expect(await center.deliverDue().map(\.date) == [t0.addingTimeInterval(360)])
+        // A snooze answered while the clock is behind is dated as an add is.
+        try await center.setNotificationCategories([NotificationCategory(identifier: "R", actions: [
+            NotificationAction(identifier: "later", title: "Later", effect: .snooze(300))])])
+        try await center.add(NotificationRequest(identifier: "call", content: NotificationContent(title: "c", categoryIdentifier: "R"),
+                                                 trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: false)), device: "d"))
+        clock.set(t0.addingTimeInterval(420))
+        #expect(await center.deliverDue().map(\.request.identifier) == ["call"])  // evaluated up to 09:07
+        clock.set(t0.addingTimeInterval(-3600))
+        #expect(await center.respond(NotificationResponse(requestIdentifier: "call", device: "d", actionIdentifier: "later")).applied)
+        #expect(await center.request(withIdentifier: "call/snooze")?.addedAt == t0.addingTimeInterval(420))
         // An `addedAt` given is kept as given.
         try await center.add(NotificationRequest(identifier: "given", content: NotificationContent(title: "g"),
                                                  trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 600, repeats: false)),

@@ -52,6 +52,32 @@ struct ZoneNameTests {
         #expect(set.requests.count == 2, "\(name): \(set.diagnostics.map(\.message))")
     }
 
+    /// What earlier versions accepted and stored with a legacy ID reads back with the zone it
+    /// always had: a snapshot, a state file's or journal's request record (the stored reader
+    /// refused it, and a tenant with such a snapshot would not open: a reviewer's find). Only
+    /// new input is refused.
+    @Test func storedRequestsWithALegacyIDStillReadBack() async throws {
+        let line = Self.calendarLine("BST")
+        let record = try Array(line.utf8).withUnsafeBufferPointer { try NotificationRequest(contractRecord: $0) }
+        guard case .calendar(let t) = record.trigger else { Issue.record("\(record.trigger)"); return }
+        #expect(t.dateComponents.timeZone?.identifier == "BST")
+        // A snapshot holding one (as an earlier version wrote it) restores, and the trigger
+        // fires where it always did (09:00 in ICU's BST, UTC+6: 03:00Z).
+        let center = try TriggerCenter(clock: ManualClock(Self.t0))
+        var ok = record
+        ok.trigger = .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: TimeZone(identifier: "Asia/Dhaka"), hour: 9), repeats: true))
+        try await center.add(ok)
+        var snap = await center.snapshot()
+        snap.requests[0].trigger = record.trigger
+        snap.evaluator.requestsFingerprint = StreamEvaluator.fingerprint(snap.requests[...], continuing: StreamEvaluator.fingerprintSeed)
+        let restored = try TriggerCenter(restoring: CenterSnapshot(serialized: try snap.serialized()), clock: ManualClock(Self.t0))
+        #expect(await restored.pendingRequests().map(\.identifier) == ["z"])
+        let next = try #require(await restored.nextTriggerDate(forIdentifier: "z"))
+        #expect(Timestamp.string(millis: Timestamp.millis(next)) == "2026-11-28T03:00:00Z")
+        // New input with it is refused, by the validator.
+        #expect(throws: RequestError.self) { try RequestValidation.checkValue(record) }
+    }
+
     /// A zone made in code is held to the same rule: its name is what a snapshot, `pending`
     /// and the fingerprint write, and reading that back refused it.
     @Test func aLegacyZoneMadeInCodeIsRefusedByTheLibrary() async throws {

@@ -183,7 +183,8 @@ struct ServeConfigurationTests {
     /// the 20th, "0001-01-01T00:00:00Z" was refused as outside years 1-9999), or seconds since
     /// 1970; and written back the same way.
     @Test(arguments: [(#""1582-10-10T00:00:00Z""#, Int64(-12_219_724_800_000)), (#""0001-01-01T00:00:00Z""#, -62_135_596_800_000),
-                      (#""2026-11-23T09:00:00+01:00""#, 1_795_420_800_000), ("1795910400", 1_795_910_400_000)])
+                      (#""2026-11-23T09:00:00+01:00""#, 1_795_420_800_000), ("1795910400", 1_795_910_400_000),
+                      (#""1795910400""#, 1_795_910_400_000), ("1795910400.0004", 1_795_910_400_000)])
     func startIsReadAsEveryOtherDate(_ start: String, _ millis: Int64) throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("serve-start-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }

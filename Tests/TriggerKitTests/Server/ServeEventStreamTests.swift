@@ -29,11 +29,15 @@ struct ServeEventStreamTests {
         #expect(await all.next()?.map(\.seq) == [1, 2, 3])
         #expect(await d1.next()?.map(\.seq) == [1, 3])
         // Four more for every device: `all` holds three, then its stream ends (the client
-        // resumes from the outbox) and it leaves the hub; d1 sees only the shared one.
+        // resumes from the outbox); d1 sees only the shared one. `all` keeps its slot until its
+        // connection is done with it (a client that stopped reading is still a connection).
         hub.publish([Self.event(4, nil), Self.event(5, "d2"), Self.event(6, "d2"), Self.event(7, "d2")])
-        #expect(hub.subscriberCount == 1)
+        #expect(hub.subscriberCount == 2)
         #expect(await all.next()?.map(\.seq) == [4, 5, 6])
         #expect(await all.next() == nil)
+        #expect(hub.subscribe(device: nil) == nil)
+        all.cancel()
+        #expect(hub.subscriberCount == 1)
         #expect(await d1.next()?.map(\.seq) == [4])
         // A waiting reader is woken by the next publish.
         async let waiting = d1.next()
@@ -46,6 +50,47 @@ struct ServeEventStreamTests {
         reader.cancel()
         #expect(await reader.value == nil)
         #expect(await d1.next() == nil)
+    }
+
+    /// A quiet stream's reader is woken with an empty batch (the route writes `: ping`), so a
+    /// peer gone without a word is found at that write and its slot freed.
+    @Test func aQuietStreamBeats() async throws {
+        let hub = EventHub(bufferLimit: 10, maxSubscribers: 2)
+        let s = try #require(hub.subscribe(device: nil))
+        let started = ContinuousClock.now
+        #expect(await s.next(heartbeat: .milliseconds(50))?.isEmpty == true)
+        #expect(ContinuousClock.now - started >= .milliseconds(50))
+        hub.publish([Self.event(1, nil)])
+        #expect(await s.next(heartbeat: .milliseconds(50))?.map(\.seq) == [1])
+        // Without a heartbeat, an iterator skips nothing and waits.
+        hub.publish([Self.event(2, nil)])
+        var it = s.makeAsyncIterator()
+        #expect(await it.next()?.seq == 2)
+    }
+
+    /// Two readers of one subscription: the second one's wait ends the first's (it waited for
+    /// ever). Connections subscribing at once never pass the bound (two could).
+    @Test func aSecondReaderEndsTheFirstAndTheBoundHoldsUnderRaces() async throws {
+        let hub = EventHub(bufferLimit: 10, maxSubscribers: 4)
+        let s = try #require(hub.subscribe(device: nil))
+        let first = Task { await s.next() }
+        try await Task.sleep(for: .milliseconds(50))
+        let second = Task { await s.next() }
+        #expect(await first.value == nil)
+        hub.publish([Self.event(1, nil)])
+        #expect(await second.value?.map(\.seq) == [1])
+        s.cancel()
+        for _ in 0..<50 {
+            let got = await withTaskGroup(of: EventHub.Subscription?.self) { group in
+                for _ in 0..<32 { group.addTask { hub.subscribe(device: nil) } }
+                var all: [EventHub.Subscription] = []
+                for await g in group { if let g { all.append(g) } }
+                return all
+            }
+            #expect(got.count == 4 && hub.subscriberCount == 4, "\(got.count) admitted")
+            for g in got { g.cancel() }
+            #expect(hub.subscriberCount == 0)
+        }
     }
 
     @Test func aReleasedSubscriptionLeavesTheHub() async throws {

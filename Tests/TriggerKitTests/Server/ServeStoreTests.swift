@@ -93,8 +93,8 @@ struct OutboxBoundTests {
     }
 }
 
-/// The dead-letter list keeps the newest 1,000 (it grew by one per given-up batch, for as
-/// long as a receiver stayed down: a helper's find).
+/// The dead-letter list keeps each webhook's newest 1,000 (it grew by one per given-up batch,
+/// for as long as a receiver stayed down: a helper's find).
 @Suite("serve: the dead-letter bound")
 struct DeadLetterBoundTests {
     @Test func theNewestThousandAreKept() throws {
@@ -108,10 +108,14 @@ struct DeadLetterBoundTests {
                 try store.recordPruned(url: "http://127.0.0.1:9/", from: Int64(k), to: Int64(k), reason: "pruned", at: 1)
             }
         }
+        // Another webhook's few are not pushed out by the first one's many.
+        try store.deadLetter(url: "http://127.0.0.1:8/", from: 1, to: 1, attempts: 3, reason: "refused", at: 1, body: Data("[]".utf8))
+        try store.deadLetter(url: "http://127.0.0.1:9/", from: 1_011, to: 1_011, attempts: 3, reason: "refused", at: 1, body: Data("[]".utf8))
         let kept = try store.queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook_dead") ?? 0 }
-        #expect(kept == 1_000)
-        let listed = try store.deadLetters(limit: 2_000)
-        #expect(listed.first?.fromSeq == 1_010 && listed.last?.fromSeq == 11, "\(listed.first.map(\.fromSeq) ?? -1) ... \(listed.last.map(\.fromSeq) ?? -1)")
+        #expect(kept == 1_001)
+        let listed = try store.deadLetters(limit: 2_000).filter { $0.url == "http://127.0.0.1:9/" }
+        #expect(listed.count == 1_000)
+        #expect(listed.first?.fromSeq == 1_011 && listed.last?.fromSeq == 12, "\(listed.first.map(\.fromSeq) ?? -1) ... \(listed.last.map(\.fromSeq) ?? -1)")
     }
 }
 
