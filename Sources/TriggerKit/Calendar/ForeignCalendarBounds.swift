@@ -14,9 +14,12 @@ import Synchronization
 
 /// What a calendar's own ranges say about which component sets can match (see the file's notes).
 struct ForeignCalendarBounds: Sendable {
-    /// The shortest and longest month (days).
+    /// The shortest and longest month (days): the longest as measured where Foundation reports
+    /// a longer one (``longestMonthMeasured``), except for a set with a `day` (see there).
     let shortestMonth: Int
-    let longestMonth: Int
+    private(set) var longestMonth: Int
+    /// The longest month Foundation reports.
+    let reportedLongestMonth: Int
     /// The fewest and most days in a year.
     let shortestYear: Int
     let longestYear: Int
@@ -70,6 +73,7 @@ struct ForeignCalendarBounds: Sendable {
         let last = calendar.dateComponents([.era, .year], from: Timestamp.date(millis: RequestLimits.latestMillis))
         guard let era = last.era, let y = last.year else { return nil }
         shortestMonth = shortest.upperBound - 1
+        reportedLongestMonth = longest.upperBound - 1
         longestMonth = min(longest.upperBound - 1, Self.longestMonthMeasured[calendar.identifier] ?? .max)
         shortestYear = year.upperBound - 1
         longestYear = years.upperBound - 1
@@ -85,7 +89,10 @@ struct ForeignCalendarBounds: Sendable {
     /// month's `dateInterval` and `range(of: .day, in: .month)`, and every day's `day`, counted
     /// through Foundation; ``ForeignCalendarBoundsTests`` counts the months again), while
     /// `maximumRange(of: .day)` says 31. With 31, `{weekOfMonth 6, weekday 2}` under week rules
-    /// 2 / 2 (days 31-37 of a month) passed, and Foundation searched 86-190 s for it.
+    /// 2 / 2 (days 31-37 of a month) passed, and Foundation searched 86-190 s for it, then
+    /// answered nil. A set with a `day` is judged with Foundation's 31: its policy rolls a day a
+    /// month lacks over to the next day (`{day 31}` fires on the day after each month's
+    /// last, as `{month 2, day 30}` fires on 1 March in the Gregorian calendar).
     static let longestMonthMeasured: [Calendar.Identifier: Int] = [
         .islamic: 30, .islamicCivil: 30, .islamicTabular: 30, .islamicUmmAlQura: 30,
     ]
@@ -99,6 +106,13 @@ struct ForeignCalendarBounds: Sendable {
 
     /// Why `c` can never match a supported date, or nil.
     func neverMatches(_ c: DateComponents) -> String? {
+        if c.day != nil, reportedLongestMonth != longestMonth {
+            // A day Foundation's range allows and no month has is rolled over (see
+            // ``longestMonthMeasured``): judged with the range Foundation reports.
+            var reported = self
+            reported.longestMonth = reportedLongestMonth
+            return reported.neverMatches(c)
+        }
         if let era = c.era, era > lastEra { return "era \(era) begins after the last supported date (year 9999)" }
         if let y = c.year, c.era == lastEra || (c.era == nil && singleEra), y > lastYear {
             return "year \(y) begins after the last supported date (year 9999)"
