@@ -103,8 +103,7 @@ public struct ServerConfiguration: Sendable, Codable {
             // west. The same on every machine (no zone file is asked).
             let signedNumber = name.range(of: "[+-][0-9]", options: .regularExpression) != nil
             guard !signedNumber, let zone = ZoneNames.zone(named: name) else {
-                let why = ZoneNames.legacyRefusal(name) ?? "unknown time zone \"\(name)\""
-                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: "\(why) (an IANA name such as Europe/Paris)")
+                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: "\(ZoneNames.why(name)) (an IANA name such as Europe/Paris)")
             }
             floatingTimeZone = zone
         }

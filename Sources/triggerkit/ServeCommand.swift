@@ -75,7 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The print-and-exit modes read nothing else.
         if printOpenAPI || hashToken != nil { return }
         if let start { _ = try parseDateArgument(start, option: "--start") }
-        if let timeZone, TimeZoneName.zone(timeZone) == nil { throw ValidationError("--time-zone: \(ZoneNames.legacyRefusal(timeZone) ?? "unknown time zone '\(timeZone)'")") }
+        if let timeZone, TimeZoneName.zone(timeZone) == nil { throw ValidationError("--time-zone: \(ZoneNames.why(timeZone, quote: "'"))") }
         for t in tenant where t.split(separator: "=", maxSplits: 1).count != 2 { throw ValidationError("--tenant: expected ID=SHA256, not '\(t)'") }
     }
 
@@ -105,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Read as `run` reads it. Not from TZ: a service's zone is its configuration (an
         // environment variable would move every tenant's floating triggers on a restart).
         if let timeZone {
-            guard let z = TimeZoneName.zone(timeZone) else { throw ValidationError("--time-zone: \(ZoneNames.legacyRefusal(timeZone) ?? "unknown time zone '\(timeZone)'")") }
+            guard let z = TimeZoneName.zone(timeZone) else { throw ValidationError("--time-zone: \(ZoneNames.why(timeZone, quote: "'"))") }
             c.floatingTimeZone = z
         }
         if let snapshotEvery { c.snapshotEvery = snapshotEvery }

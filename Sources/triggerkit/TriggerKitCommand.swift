@@ -42,13 +42,13 @@ struct RequestOptions: ParsableArguments {
     func floatingZone() throws -> TimeZone {
         if let timeZone {
             guard let z = TimeZoneName.zone(timeZone) else {
-                throw ValidationError("--time-zone: \(ZoneNames.legacyRefusal(timeZone) ?? "unknown time zone '\(timeZone)'") (expected an IANA name such as Europe/Paris)")
+                throw ValidationError("--time-zone: \(ZoneNames.why(timeZone, quote: "'")) (expected an IANA name such as Europe/Paris)")
             }
             return z
         }
         let tz = ProcessInfo.processInfo.environment["TZ"] ?? ""
         guard let z = TimeZoneName.zone(tz) else {
-            throw ValidationError("TZ: \(ZoneNames.legacyRefusal(tz) ?? "unknown time zone '\(tz)'") (expected an IANA name such as Europe/Paris, ':/etc/localtime', or a fixed offset such as UTC0 or EST5)")
+            throw ValidationError("TZ: \(ZoneNames.why(tz, quote: "'")) (expected an IANA name such as Europe/Paris, ':/etc/localtime', or a fixed offset such as UTC0 or EST5)")
         }
         return z
     }

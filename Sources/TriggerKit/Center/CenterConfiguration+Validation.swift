@@ -51,8 +51,7 @@ extension CenterConfiguration {
         try OptionRules.count(maxDevices, in: 1...OptionRules.maxDevices, field: "maxDevices")
         // As a request's zone: ICU's legacy IDs are refused (`BST` is Dhaka's).
         if ZoneNames.zone(named: floatingTimeZone.identifier) == nil {
-            throw .invalidConfiguration(field: "floatingTimeZone", reason: ZoneNames.legacyRefusal(floatingTimeZone.identifier)
-                                            ?? "unknown time zone \"\(floatingTimeZone.identifier)\"")
+            throw .invalidConfiguration(field: "floatingTimeZone", reason: ZoneNames.why(floatingTimeZone.identifier))
         }
         try OptionRules.count(maxRequests, in: 1...OptionRules.maxRequests, field: "maxRequests")
     }

@@ -89,7 +89,7 @@ extension TriggerCenter {
             do throws(RequestError) {
                 try add(snoozed)
                 outcome.applied = true
-                if replacing { outcome.warnings.append("\(snoozed.identifier): replaces the request with the same identifier") }
+                if replacing { outcome.warnings.append("\(snoozed.identifier): \(StreamSession.replacementNote)") }
             } catch {
                 outcome.warnings.append("snooze refused: \(error)")
             }

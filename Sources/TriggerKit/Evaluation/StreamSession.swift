@@ -19,6 +19,10 @@ import Foundation
 /// with the same identifier still reports the replacement, and a `respond` line still finds
 /// the request.
 package struct StreamSession {
+    /// What an add that replaces a pending request (or a snooze that replaces a snooze) says,
+    /// in `run` and in the center alike.
+    package static let replacementNote = "replaces the request with the same identifier"
+
     /// The registered categories, by exact identifier (a `categories` line replaces them).
     package var categories: [ExactKey: NotificationCategory] = [:]
     private let validation: ValidationOptions
@@ -44,7 +48,7 @@ package struct StreamSession {
             let engine = adopt(evaluator)
             // Reported as a requests file reports it (contract section 2; it was silent).
             if engine.live[ExactKey(r.identifier)] != nil {
-                notes.append("warning: line \(line): \(name): replaces the request with the same identifier")
+                notes.append("warning: line \(line): \(name): \(Self.replacementNote)")
             }
             engine.add(r)
             evaluator = engine.current

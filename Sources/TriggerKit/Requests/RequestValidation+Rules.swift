@@ -39,10 +39,7 @@ extension RequestValidation {
         if w.exitAtClosing && !region.notifyOnExit {
             throw RequestError(.invalidTrigger, "\"trigger.window.exitAtClosing\" needs \"region.notifyOnExit\": true")
         }
-        // As the JSON reader takes it (a restart reads the zone back from its name).
-        if let zone = w.timeZone, ZoneNames.zone(named: zone.identifier) == nil {
-            throw RequestError(.invalidTrigger, ZoneNames.refusal(zone.identifier, field: "trigger.window.timeZone"))
-        }
+        try checkZone(w.timeZone, field: "trigger.window.timeZone")
         switch w.schedule {
         case .weekly(let days, let opens, let closes):
             for (t, name) in [(opens, "opens"), (closes, "closes")] {

@@ -218,11 +218,7 @@ public enum RequestValidation: Sendable {
         if c.quarter != nil {
             throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it")
         }
-        // A zone made in code (`TimeZone(identifier: "BST")` is ICU's legacy ID for Dhaka) as
-        // the JSON reader takes its name: a snapshot or `pending` listing writes the name.
-        if let zone = c.timeZone, ZoneNames.zone(named: zone.identifier) == nil {
-            throw RequestError(.invalidTrigger, ZoneNames.refusal(zone.identifier, field: "trigger.dateMatching.timeZone"))
-        }
+        try checkZone(c.timeZone, field: "trigger.dateMatching.timeZone")
         let cal = c.calendar?.identifier ?? .gregorian
         if cal == .gregorian || cal == .iso8601 {
             for (field, v) in [("year", c.year), ("yearForWeekOfYear", c.yearForWeekOfYear)] {
@@ -230,6 +226,15 @@ public enum RequestValidation: Sendable {
                     throw RequestError(.invalidTrigger, "\"dateMatching.\(field)\" \(v) is after 9999, the last supported year")
                 }
             }
+        }
+    }
+
+    /// A zone made in code (`TimeZone(identifier: "BST")` is ICU's legacy ID for Dhaka) held
+    /// to the rule new input's names are (``ZoneNames/zone(named:)``): a snapshot or `pending`
+    /// listing writes its name.
+    static func checkZone(_ zone: TimeZone?, field: String) throws(RequestError) {
+        if let zone, ZoneNames.zone(named: zone.identifier) == nil {
+            throw RequestError(.invalidTrigger, ZoneNames.refusal(zone.identifier, field: field))
         }
     }
 

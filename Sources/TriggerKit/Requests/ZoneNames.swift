@@ -85,5 +85,11 @@ package enum ZoneNames {
         return "unknown time zone \"\(name)\" in \"\(field)\" (expected an IANA name such as \"Europe/Paris\")"
     }
 
+    /// Why ``zone(named:)`` refuses `name`, for an option or a setting: the legacy ID's story,
+    /// else `unknown time zone` and the name (quoted with `quote`).
+    package static func why(_ name: String, quote: String = "\"") -> String {
+        legacyRefusal(name) ?? "unknown time zone \(quote)\(name)\(quote)"
+    }
+
     private static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }
