@@ -9,7 +9,7 @@ import NIOCore
 let listedPerBatch = 1_000
 
 /// Fixes, the stream clock, counters, webhook dead letters and the event stream.
-func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
+func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>, stallLimit: Duration) {
     // MARK: fixes and time
     v1.post("fixes") { request, context -> Response in
         let tenant = try context.current
@@ -123,7 +123,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
             }
         }
         let resumeAfter = after
-        let store = tenant.store, thread = tenant.thread
+        let store = tenant.store, thread = tenant.thread, tenantID = tenant.id, logger = context.logger
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
@@ -131,54 +131,66 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>) {
             // Leaves the hub however the stream ends (a subscription released unused leaves
             // it too).
             defer { live?.cancel() }
-            var sent = 0
-            var last = resumeAfter
-            func send(_ seq: Int64, _ body: Data) async throws {
-                var b = ByteBuffer(string: "id: \(seq)\nevent: delivered\ndata: ")
-                b.writeBytes(body)
-                b.writeString("\n\n")
-                try await writer.write(b)
-                last = seq
-                sent += 1
-            }
-            try await writer.write(ByteBuffer(string: ": triggerkit events\n\n"))
-            try await StoredEvents.replay(after: resumeAfter, limit: limit, page: { after, count in
-                await thread.run { (try? store.eventsPage(after: after, device: device, limit: count)) ?? ([], 0) }
-            }, emit: { item in
-                switch item {
-                case .gap(let from, let to):
-                    try await writer.write(ByteBuffer(string: "event: gap\ndata: {\"from\":\(from),\"to\":\(to)}\n\n"))
-                    last = to
-                case .event(let seq, let body):
-                    try await send(seq, body)
-                }
-            })
-            if sent < limit, let live {
-                try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    // Everything queued at once, the frames made at publishing copied into
-                    // writes of up to 64 KiB: a write waits while the client does not read, so
-                    // a stalled connection holds one such write, and references to the rest.
-                    var out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
-                    while sent < limit, let batch = await live.next(heartbeat: EventHub.heartbeat) {
-                        if batch.isEmpty {
-                            try await writer.write(ByteBuffer(string: ": ping\n\n"))
-                            continue
+            // Every write is watched: one the client leaves untaken for `stallLimit` ends the
+            // stream, closes the connection and frees its slot (``StalledWrites``).
+            do {
+                try await StalledWrites.watching(limit: stallLimit) { watch in
+                    func put(_ b: ByteBuffer) async throws {
+                        try await watch.write { try await writer.write(b) }
+                    }
+                    var sent = 0
+                    var last = resumeAfter
+                    func send(_ seq: Int64, _ body: Data) async throws {
+                        var b = ByteBuffer(string: "id: \(seq)\nevent: delivered\ndata: ")
+                        b.writeBytes(body)
+                        b.writeString("\n\n")
+                        try await put(b)
+                        last = seq
+                        sent += 1
+                    }
+                    try await put(ByteBuffer(string: ": triggerkit events\n\n"))
+                    try await StoredEvents.replay(after: resumeAfter, limit: limit, page: { after, count in
+                        await thread.run { (try? store.eventsPage(after: after, device: device, limit: count)) ?? ([], 0) }
+                    }, emit: { item in
+                        switch item {
+                        case .gap(let from, let to):
+                            try await put(ByteBuffer(string: "event: gap\ndata: {\"from\":\(from),\"to\":\(to)}\n\n"))
+                            last = to
+                        case .event(let seq, let body):
+                            try await send(seq, body)
                         }
-                        for e in batch where e.seq > last && sent < limit {
-                            out.writeImmutableBuffer(e.frame)
-                            last = e.seq
-                            sent += 1
-                            if out.readableBytes >= EventHub.writeBytes {
-                                try await writer.write(out)
-                                out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+                    })
+                    if sent < limit, let live {
+                        try await request.body.consumeWithCancellationOnInboundClose { _ in
+                            // Everything queued at once, the frames made at publishing copied into
+                            // writes of up to 64 KiB: a write waits while the client does not read, so
+                            // a stalled connection holds one such write, and references to the rest.
+                            var out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+                            while sent < limit, let batch = await live.next(heartbeat: EventHub.heartbeat) {
+                                if batch.isEmpty {
+                                    try await put(ByteBuffer(string: ": ping\n\n"))
+                                    continue
+                                }
+                                for e in batch where e.seq > last && sent < limit {
+                                    out.writeImmutableBuffer(e.frame)
+                                    last = e.seq
+                                    sent += 1
+                                    if out.readableBytes >= EventHub.writeBytes {
+                                        try await put(out)
+                                        out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+                                    }
+                                }
+                                if out.readableBytes > 0 {
+                                    try await put(out)
+                                    out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+                                }
                             }
-                        }
-                        if out.readableBytes > 0 {
-                            try await writer.write(out)
-                            out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
                         }
                     }
                 }
+            } catch let stalled as StalledWrites.Stalled {
+                logger.notice("event stream closed", metadata: ["tenant": "\(tenantID)", "reason": "\(stalled)"])
+                throw stalled
             }
             try await writer.finish(nil)
         })

@@ -31,7 +31,7 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
 
     let v1 = router.group("v1").add(middleware: BearerAuth(tenantsByTokenHash: server.tenantsByTokenHash)).add(middleware: QueryRules())
     addRequestRoutes(to: v1)
-    addFixAndEventRoutes(to: v1)
+    addFixAndEventRoutes(to: v1, stallLimit: server.streamStallLimit)
     return router
 }
 

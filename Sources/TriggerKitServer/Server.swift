@@ -13,6 +13,9 @@ struct ServerState: Sendable {
     var tenantsByTokenHash: [String: Tenant]
     var tenants: [Tenant]
     var metrics: ServerMetrics
+    /// An event stream whose client leaves a write untaken this long is closed
+    /// (``StalledWrites``; ``TriggerKitServer/Tuning/streamStallLimit``).
+    var streamStallLimit: Duration = TriggerKitServer.Tuning().streamStallLimit
 }
 
 /// `triggerkit serve`: the engine as a multi-tenant HTTP service.
@@ -37,6 +40,9 @@ public enum TriggerKitServer: Sendable {
         /// complete) before it is closed: bare or trickling connections held file descriptors
         /// for ever (found by a helper). A request being answered (an event stream) is not idle.
         package var idleTimeout: Duration = .seconds(60)
+        /// How long an event stream's write may wait for its client to read before the stream
+        /// is closed and its slot freed (``StalledWrites``).
+        package var streamStallLimit: Duration = .seconds(30)
         package init() {}
     }
 
@@ -79,6 +85,7 @@ public enum TriggerKitServer: Sendable {
         let centerConfig = configuration.centerConfiguration
         let start = configuration.start
         var state = ServerState(tenantsByTokenHash: [:], tenants: [], metrics: metrics)
+        state.streamStallLimit = tuning.streamStallLimit
         let opening = configuration.tenants.map { t in
             TenantOpening(id: t.id, limits: t.limits ?? configuration.limits, webhooks: t.webhooks ?? [],
                           path: configuration.dataDirectory + "/\(t.id).sqlite")

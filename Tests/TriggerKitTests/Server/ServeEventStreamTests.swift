@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import Testing
 @_spi(Engine) import TriggerKit
@@ -127,6 +130,60 @@ struct ServeEventStreamTests {
             #expect(try await c.call(.get, "/v1/events?follow=false", token: Serve.tokenB).status == 200)
             for s in open { s?.cancel() }
             #expect(acme.hub.subscriberCount == 0)
+        }
+    }
+
+    /// A client that stopped reading held its stream's slot for as long as it lived: a write
+    /// to it waited for ever, and its handler with it. With `limits.maxEventStreams` such
+    /// clients shut the tenant's streams out for good (noticed in the thirty-sixth pass). A
+    /// write left untaken past the stall limit now closes the stream and frees the slot; a
+    /// quiet stream, which waits in no write, stays open however long it is quiet.
+    @Test(.timeLimit(.minutes(1)))
+    func aStreamWhoseClientStoppedReadingIsClosedAndAQuietOneStays() async throws {
+        var limits = TenantLimits()
+        limits.maxEventStreams = 1
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        var tuning = TriggerKitServer.Tuning()
+        tuning.streamStallLimit = .seconds(1)
+        try await serve.run(tuning: tuning) { c, state in
+            let port = try #require(c.port)
+            // 10,000 events of about 2 KB (20 MB): far more than the socket buffers hold
+            // (the server's send buffer grows to 4 MiB here, `net.ipv4.tcp_wmem`; the client's
+            // receive buffer is 4 KB), so the stream's writes back up. (With 3,000 they
+            // sometimes all fitted, and the stream then waited for events, not in a write.)
+            let id = "big-" + String(repeating: "i", count: 1_000), device = String(repeating: "d", count: 1_000)
+            let request = #"{"identifier":"\#(id)","device":"\#(device)","content":{"title":"t"},"addedAt":"\#(Serve.t0)","trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#
+            #expect(try await c.call(.post, "/v1/requests", body: request).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-30T06:40:00Z"}"#).status == 200)
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            let bolt = try #require(state.tenants.first { $0.id == "bolt" })
+            let stalled = try ServeStopTests.stalledRequest(port: port, "GET /v1/events?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Serve.tokenA)\r\n\r\n")
+            let quiet = try ServeStopTests.stalledRequest(port: port, "GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Serve.tokenB)\r\n\r\n")
+            defer { close(stalled); close(quiet) }
+            // Both streams open (their slots taken), then the stalled one let go.
+            for _ in 0..<100 where acme.hub.subscriberCount + bolt.hub.subscriberCount < 2 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(acme.hub.subscriberCount == 1 && bolt.hub.subscriberCount == 1)
+            for _ in 0..<400 where acme.hub.subscriberCount > 0 { try await Task.sleep(for: .milliseconds(25)) }
+            #expect(acme.hub.subscriberCount == 0, "the stalled stream still holds its slot")
+            // Its connection is closed: draining it ends in the peer's close.
+            var buffer = [UInt8](repeating: 0, count: 65_536), drained = 0, closed = false
+            var wait = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(stalled, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(stalled, $0.baseAddress, $0.count, 0) }
+                if n == 0 { closed = true }
+                if n <= 0 { break }
+                drained += n
+            }
+            #expect(closed && drained > 0, "drained \(drained) bytes without the server's close")
+            // The slot is free: a new stream is served (its first event, then it ends).
+            let next = try await c.call(.get, "/v1/events?after=0&limit=1")
+            #expect(next.status == 200 && sseEvents(next.body).map(\.id) == [1], "\(next.status)")
+            // The quiet stream waited in no write: still open, still holding its slot.
+            #expect(bolt.hub.subscriberCount == 1)
+            let open = buffer.withUnsafeMutableBytes { recv(quiet, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            #expect(open != 0, "the quiet stream was closed")
         }
     }
 
