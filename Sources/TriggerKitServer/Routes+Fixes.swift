@@ -20,37 +20,54 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>, stallLimit: Duration
             let batch = FixBatch(body, on: tenant.thread)
             let outcomes = batch.inputs.isEmpty ? [] : await tenant.applyHere(batch.inputs)
             var accepted = 0
-            var errors = batch.errors
-            var stale: [JSONValue] = []
+            // The lines the center refused (with its error, shared with `outcomes`), and the
+            // stale ones, by line number.
+            var refused: [(line: Int, error: APIError)] = []
+            var stale: [Int] = []
             for (i, o) in outcomes.enumerated() {
                 switch o {
                 case .rejected(let e):
                     if e.status == .serviceUnavailable { throw e }
-                    errors.append(.object(["line": .number(Double(batch.lines[i])), "code": .string(e.code), "message": .string(e.message)]))
+                    refused.append((batch.lines[i], e))
                 case .stale:
                     accepted += 1
-                    stale.append(.number(Double(batch.lines[i])))
+                    stale.append(batch.lines[i])
                 default:
                     accepted += 1
                 }
             }
             // Lines refused as written count among the refused fixes too (once the batch was
             // applied: a batch answered 503 counts nothing, so a client's retry counts once).
-            if !batch.errors.isEmpty { await tenant.centerHere { [n = batch.errors.count] in $0.countRejectedFixes(n) } }
-            stale.sort { ($0.numberValue ?? 0) < ($1.numberValue ?? 0) }
-            errors.sort { ($0.objectValue?["line"]?.numberValue ?? 0) < ($1.objectValue?["line"]?.numberValue ?? 0) }
-            tenant.metrics.fixes(tenant: tenant.id, accepted: accepted, rejected: errors.count)
+            if batch.errorCount > 0 { await tenant.centerHere { [n = batch.errorCount] in $0.countRejectedFixes(n) } }
+            let rejected = batch.errorCount + refused.count
+            tenant.metrics.fixes(tenant: tenant.id, accepted: accepted, rejected: rejected)
             let elapsed = ContinuousClock.now - started
             tenant.metrics.fixBatch(tenant: tenant.id, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             // The first ``listedPerBatch`` of each list, by line, and how many more: a body of
             // 2.8 million bad lines within the size limit was answered with 178 MB of errors
-            // (a helper's find). `rejected` counts them all.
-            var answer: [String: JSONValue] = ["accepted": .number(Double(accepted)), "rejected": .number(Double(errors.count)),
-                                               "errors": .array(Array(errors.prefix(listedPerBatch))),
-                                               "stale": .array(Array(stale.prefix(listedPerBatch)))]
-            if errors.count > listedPerBatch { answer["errorsOmitted"] = .number(Double(errors.count - listedPerBatch)) }
+            // (a helper's find). `rejected` counts them all. The lines refused as written are
+            // the first ones by line already (the batch keeps no more); the center's refusals
+            // are merged in.
+            refused.sort { $0.line < $1.line }
+            var listed: [JSONValue] = []
+            var p = 0, q = 0
+            while listed.count < listedPerBatch && (p < batch.errors.count || q < refused.count) {
+                if q == refused.count || (p < batch.errors.count && batch.errors[p].line < refused[q].line) {
+                    listed.append(batch.errors[p].json)
+                    p += 1
+                } else {
+                    let (line, e) = refused[q]
+                    listed.append(FixBatch.Refusal(line: line, code: e.code, message: e.message).json)
+                    q += 1
+                }
+            }
+            stale.sort()
+            var answer: [String: JSONValue] = ["accepted": .number(Double(accepted)), "rejected": .number(Double(rejected)),
+                                               "errors": .array(listed),
+                                               "stale": .array(stale.prefix(listedPerBatch).map { .number(Double($0)) })]
+            if rejected > listedPerBatch { answer["errorsOmitted"] = .number(Double(rejected - listedPerBatch)) }
             if stale.count > listedPerBatch { answer["staleOmitted"] = .number(Double(stale.count - listedPerBatch)) }
-            return jsonResponse(.object(answer), status: accepted == 0 && !errors.isEmpty ? .badRequest : .ok)
+            return jsonResponse(.object(answer), status: accepted == 0 && rejected > 0 ? .badRequest : .ok)
         }
     }
     v1.post("clock") { request, context -> Response in

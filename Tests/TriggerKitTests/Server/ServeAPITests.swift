@@ -234,6 +234,33 @@ struct ServeAPITests {
         }
     }
 
+    /// The lines refused as written and the ones the center refused are listed together by
+    /// line, the first 1,000 of both; only those are kept as they are read (every refused line
+    /// was kept as JSON before the cut: an 8 MiB body of bad lines peaked at 2 GB, a helper's
+    /// find; `Benchmarks/RESULTS.md`, thirty-seventh pass).
+    @Test func aFixBatchListsBothKindsOfRefusalByLine() async throws {
+        var limits = TenantLimits()
+        limits.maxDevices = 1
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            // Line 1 takes the tenant's one device; then a bad line and a new device's fix
+            // (refused by the center: `tooManyDevices`) in turn, 1,200 of each.
+            var body = #"{"device":"d1","t":"2026-11-23T08:00:00Z","lat":40,"lon":-74}"# + "\n"
+            for k in 0..<1_200 {
+                body += "{}\n" + #"{"device":"n\#(k)","t":"2026-11-23T08:00:01Z","lat":40,"lon":-74}"# + "\n"
+            }
+            let a = try await c.call(.post, "/v1/fixes", body: body)
+            let o = try #require(a.json?.objectValue, "\(a.body.prefix(200))")
+            #expect(a.status == 200 && o["accepted"] == .number(1))
+            #expect(o["rejected"] == .number(2_400) && o["errorsOmitted"] == .number(1_400))
+            let listed = try #require(o["errors"]?.arrayValue)
+            #expect(listed.compactMap { $0.objectValue?["line"]?.numberValue } == (2...1_001).map(Double.init))
+            #expect(listed.prefix(4).compactMap { $0.objectValue?["code"]?.stringValue }
+                        == ["invalidLine", "tooManyDevices", "invalidLine", "tooManyDevices"])
+        }
+    }
+
     @Test func sseResumesFromLastEventID() async throws {
         let serve = Serve()
         defer { serve.remove() }
