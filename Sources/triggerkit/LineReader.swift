@@ -18,6 +18,16 @@ struct InputLine {
     }
 }
 
+/// How the input ended: its end, or a failed read (``ReadFailure/io(_:)``).
+enum InputEnd {
+    case eof
+    case failed(ReadFailure)
+
+    var failure: ReadFailure? { if case .failed(let f) = self { f } else { nil } }
+    /// What read(2) returned.
+    var readResult: Int { if case .eof = self { 0 } else { -1 } }
+}
+
 /// Why reading the input stopped before its end: after it, the lines before were processed
 /// and nothing more is read.
 enum ReadFailure: Error, CustomStringConvertible {
@@ -46,6 +56,12 @@ enum LineReader {
     /// ``ReadFailure/lineTooLong`` after the lines before it. A buffer holds at most about
     /// twice this much, plus a chunk.
     static let maxLineBytes = 64 << 20
+    /// The most lines a chunk holds (1 MiB of 16-byte lines): each line costs about 100 bytes
+    /// beside its text (its place, its scan, its geometry), so a chunk of a million blank lines
+    /// held 100 MB, and `run` peaked at 522 MB on 4 MiB of them (a helper's find). The lines
+    /// past it stay in the buffer for the next chunk; ordinary lines (30-100 bytes) never reach
+    /// it.
+    static let maxChunkLines = 65_536
 
     /// Calls `body` with the complete lines of each chunk as soon as it arrives (so a live
     /// pipe is processed promptly); `body` returns false to stop. `threaded`: read on a second
@@ -66,37 +82,56 @@ enum LineReader {
     }
 
     @discardableResult
-    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, maxLine: Int = maxLineBytes,
+    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, maxLine: Int = maxLineBytes, maxLines: Int = maxChunkLines,
                              _ body: (_ lines: [InputLine], _ cut: Bool) -> Bool) -> ReadFailure? {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
-        var carry = 0  // bytes of an unfinished line at the start of `buffer`
+        var carry = 0  // bytes at the start of `buffer` carried from the last chunk
+        // The carried bytes are complete lines past ``maxChunkLines`` (then they are split
+        // before anything more is read), not an unfinished line; and the input's end, when it
+        // came with lines still carried (nil: not yet).
+        var carriedLines = false
+        var ended: InputEnd?
         var lines: [InputLine] = []
         while true {
-            if carry == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
-            let n = buffer.withUnsafeMutableBytes { raw in
-                read(fd, raw.baseAddress! + carry, raw.count - carry)
+            // Back to a chunk's size once a long line has gone (the buffer grew to hold it, and
+            // every read after it filled the grown buffer).
+            if !carriedLines && buffer.count > chunkSize && carry < chunkSize / 2 {
+                buffer = Array(buffer[0..<carry]) + [UInt8](repeating: 0, count: chunkSize - carry)
             }
-            if n < 0 && errno == EINTR { continue }
-            let failure: ReadFailure? = n < 0 ? .io(errno) : nil
+            if carry == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
+            var n = 0
+            if let ended {
+                n = ended.readResult
+            } else if !carriedLines {
+                n = buffer.withUnsafeMutableBytes { raw in
+                    read(fd, raw.baseAddress! + carry, raw.count - carry)
+                }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { ended = n < 0 ? .failed(.io(errno)) : .eof }
+            }
+            let failure = ended?.failure
             let end = carry + Swift.max(n, 0)
-            let atEOF = n <= 0
+            let atEOF = ended != nil
             var keepGoing = true
             var tooLong = false
+            var full = false
             let consumed: Int = buffer.withUnsafeBufferPointer { buf in
                 lines.removeAll(keepingCapacity: true)
                 // After a failed read the unfinished line is not a line.
-                // The carried bytes hold no newline: searched from the new ones.
-                let (start, long) = split(buf, end: end, atEOF: atEOF && failure == nil, maxLine: maxLine, searchedTo: carry, into: &lines)
-                tooLong = long
-                if !lines.isEmpty || atEOF || long {
-                    keepGoing = body(lines, !long && failure == nil && atEOF && end > 0 && buf[end - 1] != 0x0A)
+                // Carried bytes of an unfinished line hold no newline: searched from the new ones.
+                let split = split(buf, end: end, atEOF: atEOF && failure == nil, maxLine: maxLine, maxLines: maxLines,
+                                  searchedTo: carriedLines ? 0 : carry, into: &lines)
+                tooLong = split.tooLong
+                full = split.full
+                if !lines.isEmpty || atEOF || tooLong {
+                    keepGoing = body(lines, !full && !tooLong && failure == nil && atEOF && end > 0 && buf[end - 1] != 0x0A)
                 }
-                return start
+                return split.consumed
             }
             if !keepGoing { return nil }
             if tooLong { return .lineTooLong }
-            if atEOF { return failure }
-            // Move the unfinished line to the front.
+            if atEOF && !full { return failure }
+            // Move what is left (lines past the limit, or an unfinished line) to the front.
             let remaining = end - consumed
             if remaining > 0 && consumed > 0 {
                 buffer.withUnsafeMutableBytes { raw in
@@ -104,6 +139,7 @@ enum LineReader {
                 }
             }
             carry = remaining
+            carriedLines = full
         }
     }
 
@@ -118,24 +154,28 @@ enum LineReader {
     /// `searchedTo`: `buf[0..<searchedTo]` is known to hold no newline (an unfinished line
     /// carried from the last read), so the search starts after it. Searched again at every
     /// read, a line arriving through a pipe 64 KB at a time cost O(n²): 2.6 s for 64 MiB.
-    static func split(_ buf: UnsafeBufferPointer<UInt8>, end: Int, atEOF: Bool, maxLine: Int = maxLineBytes, searchedTo: Int = 0,
-                      into lines: inout [InputLine]) -> (consumed: Int, tooLong: Bool) {
+    static func split(_ buf: UnsafeBufferPointer<UInt8>, end: Int, atEOF: Bool, maxLine: Int = maxLineBytes,
+                      maxLines: Int = maxChunkLines, searchedTo: Int = 0,
+                      into lines: inout [InputLine]) -> (consumed: Int, tooLong: Bool, full: Bool) {
         var start = 0
+        let limit = lines.count + maxLines
         while start < end {
             let from = start == 0 ? Swift.min(searchedTo, end) : start
             let rest = UnsafeRawPointer(buf.baseAddress! + from)
             guard let nl = memchr(rest, 0x0A, end - from) else { break }
             let stop = from + (UnsafeRawPointer(nl) - rest)
-            if stop - start > maxLine { return (start, true) }
+            if stop - start > maxLine { return (start, true, false) }
+            if lines.count == limit { return (start, false, true) }
             lines.append(InputLine(bytes: trimmed(buf, start, stop)))
             start = stop + 1
         }
-        if end - start > maxLine { return (start, true) }
+        if end - start > maxLine { return (start, true, false) }
         if atEOF && start < end {
+            if lines.count == limit { return (start, false, true) }
             lines.append(InputLine(bytes: trimmed(buf, start, end)))
             start = end
         }
-        return (start, false)
+        return (start, false, false)
     }
 
     private static func trimmed(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ stop: Int) -> UnsafeBufferPointer<UInt8> {

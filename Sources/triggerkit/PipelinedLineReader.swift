@@ -67,8 +67,9 @@ enum PipelinedLineReader {
         func prepareScans() {
             if scans.count < lines.count {
                 // Doubling: chunks of slightly more lines each time (a pipe) reallocate rarely.
-                // At most twice the most lines a chunk had.
-                let capacity = Swift.max(lines.count, 2 * scans.count)
+                // At most twice the most lines a chunk had, and never past the most a chunk
+                // holds (``LineReader/maxChunkLines``).
+                let capacity = Swift.max(lines.count, Swift.min(2 * scans.count, LineReader.maxChunkLines))
                 scans.deallocate()
                 scans = .allocate(capacity: capacity)
                 scans.initialize(repeating: .unscanned)
@@ -170,10 +171,11 @@ enum PipelinedLineReader {
         }
     }
 
-    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, maxLine: Int = LineReader.maxLineBytes, lookahead: FixLookahead? = nil,
+    static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, maxLine: Int = LineReader.maxLineBytes,
+                             maxLines: Int = LineReader.maxChunkLines, lookahead: FixLookahead? = nil,
                              _ body: (_ lines: [InputLine], UnsafeBufferPointer<ScannedLine>, DecidedAhead?, _ cut: Bool) -> Bool) -> ReadFailure? {
         let exchange = Exchange(chunks: chunkCount, size: chunkSize)
-        let reader = Thread { read(fd: fd, maxLine: maxLine, exchange, lookahead: lookahead) }
+        let reader = Thread { read(fd: fd, maxLine: maxLine, maxLines: maxLines, chunkSize: chunkSize, exchange, lookahead: lookahead) }
         reader.stackSize = 1 << 20
         reader.start()
         var scanner = LineScanner()
@@ -202,7 +204,7 @@ enum PipelinedLineReader {
     }
 
     /// The reader thread: fills free chunks until end of input (or a stop).
-    private static func read(fd: Int32, maxLine: Int, _ exchange: Exchange, lookahead: FixLookahead?) {
+    private static func read(fd: Int32, maxLine: Int, maxLines: Int, chunkSize: Int, _ exchange: Exchange, lookahead: FixLookahead?) {
         var scanner = LineScanner()
         var lookahead = lookahead
         // Every device's geometry decided here to begin with (one owner: one set of
@@ -210,7 +212,7 @@ enum PipelinedLineReader {
         // (see ``FixLookahead/startingShare``); the share moves only when the caller's thread
         // has nothing to do, not even scanning.
         if let start = lookahead?.startingShare { lookahead?.share = start }
-        var carry: [UInt8] = []  // an unfinished line, moved to the next chunk
+        var carried = Carried()  // what a chunk leaves to the next
         var balance = ShareBalance()
         var pending: Chunk?  // read and offered, not yet decided
         var atEOF = false
@@ -218,9 +220,9 @@ enum PipelinedLineReader {
             var next: Chunk?
             // The next chunk is read first when that cannot block (so the caller's thread can
             // scan it while this one decides the pending one), or when none is pending.
-            if !atEOF && (pending == nil || readable(fd)) {
+            if !atEOF && (pending == nil || carried.lines || carried.ended != nil || readable(fd)) {
                 guard let chunk = exchange.takeFree() else { return }
-                fill(chunk, fd: fd, maxLine: maxLine, carry: &carry, mayWait: pending == nil)
+                fill(chunk, fd: fd, maxLine: maxLine, maxLines: maxLines, chunkSize: chunkSize, carried: &carried, mayWait: pending == nil)
                 atEOF = chunk.atEOF
                 chunk.prepareScans()
                 exchange.offer(chunk)
@@ -255,53 +257,80 @@ enum PipelinedLineReader {
         }
     }
 
-    /// Reads the next piece of input into `chunk` after the carried unfinished line, and
-    /// splits its lines; the new unfinished line is carried on.
+    /// What one chunk leaves to the next: an unfinished line, or complete lines past
+    /// ``LineReader/maxChunkLines`` (split before anything more is read), and the input's end
+    /// when it came with such lines still carried.
+    struct Carried {
+        var bytes: [UInt8] = []
+        var lines = false
+        var ended: InputEnd?
+    }
+
+    /// Reads the next piece of input into `chunk` after the carried bytes, and splits its
+    /// lines (at most ``LineReader/maxChunkLines``); what is left is carried on. A chunk grown
+    /// for a long line goes back to `chunkSize` once the line has gone.
     /// `mayWait`: no chunk waits to be handed over, so a read may block for the rest of a line.
-    private static func fill(_ chunk: Chunk, fd: Int32, maxLine: Int, carry: inout [UInt8], mayWait: Bool) {
+    private static func fill(_ chunk: Chunk, fd: Int32, maxLine: Int, maxLines: Int, chunkSize: Int, carried: inout Carried,
+                             mayWait: Bool) {
         chunk.failure = nil
         chunk.lines.removeAll(keepingCapacity: true)
-        if carry.count >= chunk.buffer.count { chunk.grow(to: 2 * carry.count) }
+        let carry = carried.bytes.count
+        if carry >= chunk.buffer.count {
+            chunk.grow(to: 2 * carry)
+        } else if chunk.buffer.count > chunkSize && carry < chunkSize / 2 {
+            chunk.grow(to: chunkSize)
+        }
         var buf = chunk.buffer
-        carry.withUnsafeBufferPointer { c in
+        carried.bytes.withUnsafeBufferPointer { c in
             if let base = c.baseAddress { buf.baseAddress!.update(from: base, count: c.count) }
         }
-        var n: Int
-        var end = carry.count
-        while true {
-            repeat {
-                n = Glibc.read(fd, buf.baseAddress! + end, buf.count - end)
-            } while n < 0 && errno == EINTR
-            let from = end
-            end += Swift.max(n, 0)
-            // A chunk without a complete line reads on, growing as it fills: handed over, its
-            // unfinished line was copied into the next chunk at every read, and a 64 MiB line
-            // arriving through a pipe 64 KB at a time took about a minute (O(n²)). While a
-            // chunk waits to be handed over, only input ready now is read (its lines are not
-            // held back by a producer pausing mid-line).
-            guard n > 0, end <= maxLine, mayWait || Self.readable(fd),
-                  memchr(buf.baseAddress! + from, 0x0A, end - from) == nil else { break }
-            if end == buf.count {
-                chunk.grow(to: 2 * buf.count, keeping: end)
-                buf = chunk.buffer
+        var end = carry
+        if carried.ended == nil && !carried.lines {
+            var n: Int
+            while true {
+                repeat {
+                    n = Glibc.read(fd, buf.baseAddress! + end, buf.count - end)
+                } while n < 0 && errno == EINTR
+                let from = end
+                end += Swift.max(n, 0)
+                // A chunk without a complete line reads on, growing as it fills: handed over, its
+                // unfinished line was copied into the next chunk at every read, and a 64 MiB line
+                // arriving through a pipe 64 KB at a time took about a minute (O(n²)). While a
+                // chunk waits to be handed over, only input ready now is read (its lines are not
+                // held back by a producer pausing mid-line).
+                guard n > 0, end <= maxLine, mayWait || Self.readable(fd),
+                      memchr(buf.baseAddress! + from, 0x0A, end - from) == nil else { break }
+                if end == buf.count {
+                    chunk.grow(to: 2 * buf.count, keeping: end)
+                    buf = chunk.buffer
+                }
             }
+            if n <= 0 { carried.ended = n < 0 ? .failed(.io(errno)) : .eof }
         }
-        if n < 0 { chunk.failure = .io(errno) }
-        chunk.atEOF = n <= 0
+        chunk.failure = carried.ended?.failure
+        chunk.atEOF = carried.ended != nil
         chunk.cut = chunk.failure == nil && chunk.atEOF && end > 0 && buf[end - 1] != 0x0A
-        // After a failed read the unfinished line is not a line. (The carried bytes hold no
-        // newline: searched from the new ones.)
-        let (consumed, tooLong) = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF && chunk.failure == nil,
-                                                   maxLine: maxLine, searchedTo: carry.count, into: &chunk.lines)
+        // After a failed read the unfinished line is not a line. (Carried bytes of an
+        // unfinished line hold no newline: searched from the new ones.)
+        let (consumed, tooLong, full) = LineReader.split(UnsafeBufferPointer(buf), end: end, atEOF: chunk.atEOF && chunk.failure == nil,
+                                                         maxLine: maxLine, maxLines: maxLines,
+                                                         searchedTo: carried.lines ? 0 : carry, into: &chunk.lines)
         if tooLong {
             // The input stops at this line (``ReadFailure``), after the lines before it.
             chunk.failure = .lineTooLong
             chunk.atEOF = true
             chunk.cut = false
-            carry = []
+            carried = Carried()
             return
         }
-        carry = Array(buf[consumed..<end])
+        if full {
+            // Lines left for the next chunk: this one is not the last.
+            chunk.failure = nil
+            chunk.atEOF = false
+            chunk.cut = false
+        }
+        carried.bytes = Array(buf[consumed..<end])
+        carried.lines = full
     }
 }
 
