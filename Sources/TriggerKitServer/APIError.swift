@@ -12,6 +12,8 @@ struct APIError: Error, HTTPResponseError, Sendable {
     var status: HTTPResponse.Status
     var code: String
     var message: String
+    /// Answered with `Connection: close` (``ServeContext/closing(_:)``).
+    var closesConnection = false
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
         self.status = status
@@ -37,7 +39,9 @@ struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        jsonResponse(json, status: status)
+        var response = jsonResponse(json, status: status)
+        if closesConnection { response.headers[.connection] = "close" }
+        return response
     }
 }
 

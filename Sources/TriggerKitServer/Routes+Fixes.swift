@@ -14,7 +14,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>, stallLimit: Duration
     v1.post("fixes") { request, context -> Response in
         let tenant = try context.current
         let started = ContinuousClock.now
-        let body = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+        let body = try await readBody(request, context: context, tenant: tenant)
         // Parsed, applied and answered on the tenant's thread (``Tenant/work(_:)``).
         return try await tenant.work { () async throws -> Response in
             let batch = FixBatch(body, on: tenant.thread)
@@ -72,7 +72,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>, stallLimit: Duration
     }
     v1.post("clock") { request, context -> Response in
         let tenant = try context.current
-        return try await withJSONBody(request, tenant: tenant) { json in
+        return try await withJSONBody(request, context: context, tenant: tenant) { json in
             guard case .object(let o) = json, o["t"] != nil else { throw APIError(.unprocessableContent, "invalidClock", "send {\"t\": date}") }
             // (The stream's reader of `t`: one rule for a clock line and this body.)
             let ms: Int64

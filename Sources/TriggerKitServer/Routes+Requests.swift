@@ -106,7 +106,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: requests
     v1.post("requests") { request, context -> Response in
         let tenant = try context.current
-        return try await withJSONBody(request, tenant: tenant) { json in
+        return try await withJSONBody(request, context: context, tenant: tenant) { json in
             if case .array(let items) = json { return try await addRequests(items, tenant: tenant) }
             var warnings: [String] = []
             let r: NotificationRequest
@@ -244,7 +244,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
         try await getSettings(tenant: context.current, device: parameter(context, "device"))
     }
     v1.put("devices/:device/settings") { request, context -> Response in
-        try await putSettings(request, tenant: context.current, device: parameter(context, "device"))
+        try await putSettings(request, context: context, tenant: context.current, device: parameter(context, "device"))
     }
     // The same by a query parameter: the device id no path can carry, the empty one (the
     // device of fixes without `device`), whose settings could not be set (a helper's find).
@@ -252,7 +252,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
         try await getSettings(tenant: context.current, device: settingsDevice(request))
     }
     v1.put("settings") { request, context -> Response in
-        try await putSettings(request, tenant: context.current, device: settingsDevice(request))
+        try await putSettings(request, context: context, tenant: context.current, device: settingsDevice(request))
     }
     v1.get("categories") { _, context -> Response in
         let tenant = try context.current
@@ -261,7 +261,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.put("categories") { request, context -> Response in
         let tenant = try context.current
-        return try await withJSONBody(request, tenant: tenant) { json in
+        return try await withJSONBody(request, context: context, tenant: tenant) { json in
             let list: [NotificationCategory]
             do throws(SettingsError) {
                 list = try NotificationCategory.list(json: json)
@@ -274,7 +274,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     }
     v1.post("responses") { request, context -> Response in
         let tenant = try context.current
-        return try await withJSONBody(request, tenant: tenant) { json in
+        return try await withJSONBody(request, context: context, tenant: tenant) { json in
             let response: NotificationResponse
             do throws(SettingsError) {
                 response = try NotificationResponse(json: json)
@@ -307,8 +307,8 @@ private func getSettings(tenant: Tenant, device: String) async throws -> Respons
 }
 
 /// Sets a device's settings from the request's JSON body.
-private func putSettings(_ request: Request, tenant: Tenant, device: String) async throws -> Response {
-    try await withJSONBody(request, tenant: tenant) { json in
+private func putSettings(_ request: Request, context: ServeContext, tenant: Tenant, device: String) async throws -> Response {
+    try await withJSONBody(request, context: context, tenant: tenant) { json in
         let settings: NotificationSettings
         do throws(SettingsError) {
             settings = try NotificationSettings(json: json)

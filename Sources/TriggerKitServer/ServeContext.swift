@@ -8,10 +8,22 @@ import NIOCore
 struct ServeContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     var tenant: Tenant?
+    /// The connection (closed for reading when a body is refused: ``closing(_:)``).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         tenant = nil
+        channel = source.channel
+    }
+
+    /// `error`, answered with `Connection: close` and the connection closed for reading: the
+    /// rest of a refused body is not read (it was, to its end, however long it was or took).
+    func closing(_ error: APIError) -> APIError {
+        channel.close(mode: .input, promise: nil)
+        var error = error
+        error.closesConnection = true
+        return error
     }
 
     /// The authenticated tenant (every `/v1` route has one).
@@ -32,7 +44,13 @@ struct BearerAuth: RouterMiddleware {
     func handle(_ request: Request, context: ServeContext, next: (Request, ServeContext) async throws -> Response) async throws -> Response {
         // A 401 names the scheme it wants (RFC 9110 section 11.6.1).
         func refuse(_ why: String) throws -> Response {
-            var r = try APIError(.unauthorized, "unauthorized", why).response(from: request, context: context)
+            // A body sent with it is not read: the connection is closed after the answer (it
+            // was read to its end, however long it was or took; a helper's find).
+            var error = APIError(.unauthorized, "unauthorized", why)
+            if request.headers[.contentLength].map({ $0 != "0" }) ?? (request.headers[.transferEncoding] != nil) {
+                error = context.closing(error)
+            }
+            var r = try error.response(from: request, context: context)
             r.headers[.wwwAuthenticate] = "Bearer"
             return r
         }
@@ -58,14 +76,15 @@ struct BearerAuth: RouterMiddleware {
 
 let lastEventIDField = HTTPField.Name("Last-Event-ID")!
 
-/// Reads a request's JSON body (``readBody(_:limit:)``, on the pool) and runs `route` with it
-/// on the tenant's thread: decoding, applying and answering in one trip (``Tenant/work(_:)``).
-func withJSONBody(_ request: Request, tenant: Tenant, _ route: (JSONValue) async throws -> Response) async throws -> Response {
-    let bytes = try await readBody(request, limit: tenant.limits.maxBodyBytes)
+/// Reads a request's JSON body (``readBody(_:context:tenant:)``, on the pool) and runs `route`
+/// with it on the tenant's thread: decoding, applying and answering in one trip
+/// (``Tenant/work(_:)``).
+func withJSONBody(_ request: Request, context: ServeContext, tenant: Tenant, _ route: (JSONValue) async throws -> Response) async throws -> Response {
+    let bytes = try await readBody(request, context: context, tenant: tenant)
     return try await tenant.work { try await route(try decodeJSON(bytes, on: tenant.thread)) }
 }
 
-/// A body (``readBody(_:limit:)``) as a JSON value (400 for invalid UTF-8 or JSON), decoded on
+/// A body (``readBody(_:context:tenant:)``) as a JSON value (400 for invalid UTF-8 or JSON), decoded on
 /// `thread`, the tenant's, inside ``Tenant/work(_:)`` (checked in debug builds).
 func decodeJSON(_ bytes: [UInt8], on thread: TenantThread) throws(APIError) -> JSONValue {
     assert(thread.isCurrent, "a body decoded off its tenant's thread")
@@ -79,15 +98,11 @@ func decodeJSON(_ bytes: [UInt8], on thread: TenantThread) throws(APIError) -> J
     }
 }
 
-/// Reads the whole body within the tenant's limit (413 beyond it), on the cooperative pool
-/// (it only moves bytes; decoding them is the tenant's work).
-func readBody(_ request: Request, limit: Int) async throws -> [UInt8] {
-    do {
-        let buffer = try await request.body.collect(upTo: limit)
-        return Array(buffer.readableBytesView)
-    } catch is NIOTooManyBytesError {
-        throw APIError(.contentTooLarge, "payloadTooLarge", "the body is larger than this tenant's limit of \(limit) bytes")
-    }
+/// Reads the whole body within the tenant's limits (``Uploads``), on the cooperative pool (it
+/// only moves bytes; decoding them is the tenant's work).
+func readBody(_ request: Request, context: ServeContext, tenant: Tenant) async throws -> [UInt8] {
+    let buffer = try await tenant.uploads.read(request, context: context, maxBodyBytes: tenant.limits.maxBodyBytes)
+    return Array(buffer.readableBytesView)
 }
 
 /// An integer query parameter in `range`; `fallback` when absent. Anything else (not an

@@ -43,6 +43,8 @@ public enum TriggerKitServer: Sendable {
         /// How long an event stream's write may wait for its client to read before the stream
         /// is closed and its slot freed (``StalledWrites``).
         package var streamStallLimit: Duration = .seconds(30)
+        /// How long a request body may take to arrive (``Uploads``).
+        package var bodyTimeout: Duration = Tenant.bodyTimeout
         package init() {}
     }
 
@@ -159,7 +161,8 @@ extension TriggerKitServer {
                                 tenant: o.id, webhooks: o.webhooks, store: store, thread: thread, metrics: metrics,
                                 baseDelay: tuning.webhookBaseDelay, maxAttempts: tuning.webhookMaxAttempts, timeout: tuning.webhookTimeout)
                             let tenant = try await Tenant.open(id: o.id, limits: o.limits, configuration: configuration, store: store,
-                                                               thread: thread, mode: mode, start: start, metrics: metrics, webhooks: hooks)
+                                                               thread: thread, mode: mode, start: start, metrics: metrics, webhooks: hooks,
+                                                               bodyTimeout: tuning.bodyTimeout)
                             return (i, tenant, hooks)
                         } catch {
                             throw TenantOpenError(tenant: o.id, underlying: error)

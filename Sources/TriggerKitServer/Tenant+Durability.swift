@@ -42,7 +42,8 @@ extension Tenant {
     /// Restores the tenant from its store: the snapshot, then the journal after it, replayed
     /// at its recorded times (its events, recorded with it, are not recorded or sent again).
     static func open(id: String, limits: TenantLimits, configuration: CenterConfiguration, store: TenantStore, thread: TenantThread,
-                     mode: ClockMode, start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?) async throws -> Tenant {
+                     mode: ClockMode, start: Date?, metrics: ServerMetrics, webhooks: WebhookDispatcher?,
+                     bodyTimeout: Duration = Tenant.bodyTimeout) async throws -> Tenant {
         // On the stream clock, catch-up delivers fires one by one back as far as `run` does:
         // the tenant's clock jump limit, or 7 days without one (it was the wall clock's hour:
         // a two-hour step gave one coalesced delivery where `run` gave 120, found by a helper).
@@ -69,7 +70,8 @@ extension Tenant {
         // The snapshot is given up to the center (its request list moves there uncopied).
         let center = try restored.take().map { try TriggerCenter(restoring: $0, configuration: configuration, clock: clock) }
             ?? TriggerCenter(configuration: configuration, clock: clock)
-        let tenant = Tenant(id: id, limits: limits, center: center, thread: thread, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks)
+        let tenant = Tenant(id: id, limits: limits, center: center, thread: thread, clock: clock, store: store, mode: mode, metrics: metrics, webhooks: webhooks,
+                            bodyTimeout: bodyTimeout)
         tenant.devices.withLock { $0.formUnion(devices) }
         // The jump limit applies once input has moved the clock, as before the restart: the
         // snapshot's center took a fix or a clock step, or the journal's replay applies one

@@ -29,6 +29,10 @@ final class Tenant: Sendable {
     let clock: ServerClock
     let store: TenantStore
     let hub: EventHub
+    /// Its request bodies being received (``Uploads``).
+    let uploads: Uploads
+    /// How long one request body may take to arrive (a test's tuning may shorten it).
+    static let bodyTimeout: Duration = .seconds(60)
     let mode: ClockMode
     let metrics: ServerMetrics
     let webhooks: WebhookDispatcher?
@@ -54,7 +58,7 @@ final class Tenant: Sendable {
     static let journalKindAdd = 3
 
     init(id: String, limits: TenantLimits, center: TriggerCenter, thread: TenantThread, clock: ServerClock, store: TenantStore,
-         mode: ClockMode, metrics: ServerMetrics, webhooks: WebhookDispatcher?) {
+         mode: ClockMode, metrics: ServerMetrics, webhooks: WebhookDispatcher?, bodyTimeout: Duration = Tenant.bodyTimeout) {
         self.id = id
         self.limits = limits
         self.center = center
@@ -63,6 +67,7 @@ final class Tenant: Sendable {
         self.clock = clock
         self.store = store
         self.hub = EventHub(bufferLimit: limits.sseBufferEvents, maxSubscribers: limits.maxEventStreams)
+        self.uploads = Uploads(maxBodyBytes: limits.maxBodyBytes, timeout: bodyTimeout)
         self.mode = mode
         self.metrics = metrics
         self.webhooks = webhooks

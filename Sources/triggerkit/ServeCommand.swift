@@ -128,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "triggerkit.serve")
         logger.logLevel = .info
         let host = c.host
+        Self.raiseOpenFileLimit()
         do {
             try await TriggerKitServer.run(configuration: c, metrics: registry, logger: logger) { port in
                 printError("listening on http://\(host):\(port)")
@@ -136,6 +137,21 @@ struct ServeCommand: AsyncParsableCommand {
             printError("error: \(error)")
             throw ExitCode(1)
         }
+    }
+}
+
+extension ServeCommand {
+    /// Raises the soft limit of open files to the hard one (at most 1,048,576): every
+    /// connection holds one, and a server kept at a login shell's or a service manager's
+    /// usual 1,024 ran out at about a thousand clients (then, a helper found, its accept loop
+    /// spun a core until they left).
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = min(limit.rlim_max, 1 << 20)
+        guard limit.rlim_cur < wanted else { return }
+        limit.rlim_cur = wanted
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 }
 

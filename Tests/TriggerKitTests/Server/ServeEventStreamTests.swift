@@ -167,14 +167,16 @@ struct ServeEventStreamTests {
             for _ in 0..<400 where acme.hub.subscriberCount > 0 { try await Task.sleep(for: .milliseconds(25)) }
             #expect(acme.hub.subscriberCount == 0, "the stalled stream still holds its slot")
             // Its connection is closed: draining it ends in the peer's close.
-            var buffer = [UInt8](repeating: 0, count: 65_536), drained = 0, closed = false
-            var wait = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(stalled, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-            while true {
-                let n = buffer.withUnsafeMutableBytes { recv(stalled, $0.baseAddress, $0.count, 0) }
-                if n == 0 { closed = true }
-                if n <= 0 { break }
-                drained += n
+            // (Off the cooperative pool: the in-process server answers on it.)
+            let (drained, closed) = await ServeUploadTests.offPool { () -> (Int, Bool) in
+                var buffer = [UInt8](repeating: 0, count: 65_536), drained = 0
+                var wait = timeval(tv_sec: 5, tv_usec: 0)
+                setsockopt(stalled, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { recv(stalled, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { return (drained, n == 0) }
+                    drained += n
+                }
             }
             #expect(closed && drained > 0, "drained \(drained) bytes without the server's close")
             // The slot is free: a new stream is served (its first event, then it ends).
@@ -182,6 +184,7 @@ struct ServeEventStreamTests {
             #expect(next.status == 200 && sseEvents(next.body).map(\.id) == [1], "\(next.status)")
             // The quiet stream waited in no write: still open, still holding its slot.
             #expect(bolt.hub.subscriberCount == 1)
+            var buffer = [UInt8](repeating: 0, count: 65_536)
             let open = buffer.withUnsafeMutableBytes { recv(quiet, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             #expect(open != 0, "the quiet stream was closed")
         }

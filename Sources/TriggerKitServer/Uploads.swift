@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// What a tenant's request bodies may hold while they are received: each body at most
+/// `limits.maxBodyBytes` and within ``timeout``, all of them together at most ``limit`` bytes.
+///
+/// A body was read for as long as its client took: one byte a minute kept a connection, and
+/// its buffer, for ever; a hundred bodies held one byte short of the limit kept 830 MB, and
+/// one token could so take the process's memory from every tenant. Unauthenticated bodies,
+/// and bodies past the limit, were read to their end after the answer (a declared length of
+/// 2^62 never ended). A helper's finds.
+final class Uploads: Sendable {
+    /// The bytes of bodies being received, all of a tenant's together.
+    let limit: Int
+    /// How long one body may take to arrive.
+    let timeout: Duration
+    private let held = Atomic<Int>(0)
+
+    /// Bodies together hold at most this many times `limits.maxBodyBytes`.
+    static let bodiesAtOnce = 16
+
+    init(maxBodyBytes: Int, timeout: Duration) {
+        limit = Self.bodiesAtOnce * Swift.max(1, maxBodyBytes)
+        self.timeout = timeout
+    }
+
+    /// The bytes of bodies being received now.
+    var inFlight: Int { held.load(ordering: .relaxed) }
+
+    /// Takes `n` bytes of the budget; false (nothing taken) when that would pass it.
+    func take(_ n: Int) -> Bool {
+        var current = held.load(ordering: .relaxed)
+        while true {
+            guard current + n <= limit else { return false }
+            let (exchanged, original) = held.compareExchange(expected: current, desired: current + n, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+    }
+
+    func give(_ n: Int) {
+        held.subtract(n, ordering: .relaxed)
+    }
+
+    /// A body that did not arrive within ``timeout``.
+    struct TimedOut: Error {}
+
+    /// Reads `request`'s whole body for a tenant whose limit is `maxBodyBytes`: refused at once
+    /// when its declared length is past it, and while it arrives past it (413), past
+    /// ``limit`` (429 `tooManyUploads`) or past ``timeout`` (408 `bodyTimeout`). A refusal
+    /// closes the connection (its answer says `Connection: close`): the rest of the body is
+    /// not read.
+    func read(_ request: Request, context: ServeContext, maxBodyBytes: Int) async throws -> ByteBuffer {
+        let tooLarge = APIError(.contentTooLarge, "payloadTooLarge", "the body is larger than this tenant's limit of \(maxBodyBytes) bytes")
+        if let declared = request.headers[.contentLength], let n = Int(declared), n > maxBodyBytes {
+            throw context.closing(tooLarge)
+        }
+        enum Refusal: Error { case tooLarge, overBudget }
+        let body = request.body
+        do {
+            return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { [self] in
+                    // The budget is held while the body is received, however that ends.
+                    var out = ByteBuffer()
+                    defer { give(out.readableBytes) }
+                    for try await part in body {
+                        guard out.readableBytes + part.readableBytes <= maxBodyBytes else { throw Refusal.tooLarge }
+                        guard take(part.readableBytes) else { throw Refusal.overBudget }
+                        var part = part
+                        out.writeBuffer(&part)
+                    }
+                    return out
+                }
+                group.addTask { [timeout] in
+                    try await Task.sleep(for: timeout)
+                    throw TimedOut()
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let bytes = first else { throw CancellationError() }
+                return bytes
+            }
+        } catch Refusal.tooLarge {
+            throw context.closing(tooLarge)
+        } catch Refusal.overBudget {
+            throw context.closing(APIError(.tooManyRequests, "tooManyUploads",
+                                           "this tenant's bodies being received hold \(limit) bytes, its limit (\(Self.bodiesAtOnce) times limits.maxBodyBytes): retry"))
+        } catch is TimedOut {
+            throw context.closing(APIError(.requestTimeout, "bodyTimeout", "the body did not arrive within \(timeout)"))
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@_spi(Engine) import TriggerKit
+@testable import TriggerKitServer
+
+/// Request bodies are bounded in size, time and, all of a tenant's together, memory; a refused
+/// body is not read on (``Uploads``). A helper found a body trickled one byte a minute held
+/// its connection for ever, a hundred bodies held one byte short of the limit 830 MB, a
+/// declared length past the limit answered only after 8 MB had come and then read on to the
+/// declared 2^62, and an unauthenticated body read to its end.
+@Suite("serve: request bodies")
+struct ServeUploadTests {
+    static func send(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Blocking socket reads, on a thread of their own: on the cooperative pool they held
+    /// its threads (two here), and the in-process server, which answers on them, with them.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { c in Thread { c.resume(returning: work()) }.start() }
+    }
+
+    static func answer(_ fd: Int32, within seconds: Int = 5) async -> (status: Int, head: String, body: String)? {
+        await offPool { readAnswer(fd, within: seconds) }
+    }
+
+    static func closed(_ fd: Int32, within seconds: Int = 5) async -> Bool {
+        await offPool { readToClose(fd, within: seconds) }
+    }
+
+    /// The answer's head (status line and fields, lower-cased) and body, read within
+    /// `seconds`; nil if none came.
+    static func readAnswer(_ fd: Int32, within seconds: Int) -> (status: Int, head: String, body: String)? {
+        var wait = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var got: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let text = String(decoding: got, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let head = String(text[..<end.lowerBound]).lowercased()
+                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                let body = text[end.upperBound...]
+                if body.utf8.count >= length {
+                    let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+                    return (status, head, String(body))
+                }
+            }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return nil }
+            got += buffer[0..<n]
+        }
+    }
+
+    /// Whether the server closes the connection within `seconds` (what it still sends is
+    /// read and dropped).
+    static func readToClose(_ fd: Int32, within seconds: Int) -> Bool {
+        var wait = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    static func post(_ path: String, length: Int, token: String? = Serve.tokenA) -> String {
+        "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n"
+            + (token.map { "Authorization: Bearer \($0)\r\n" } ?? "") + "\r\n"
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aDeclaredLengthPastTheLimitIsRefusedAtOnceAndTheBodyNotRead() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            let port = try #require(c.port)
+            let fd = try ServeStopTests.stalledRequest(port: port, Self.post("/v1/fixes", length: 1 << 62))
+            defer { close(fd) }
+            let a = try #require(await Self.answer(fd), "no answer before the body")
+            #expect(a.status == 413 && a.body.contains("payloadTooLarge"), "\(a)")
+            #expect(a.head.contains("connection: close"), "\(a.head)")
+            #expect(await Self.closed(fd), "the connection stays open to read the declared 2^62 bytes")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anUnauthenticatedBodyIsNotRead() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            let port = try #require(c.port)
+            let fd = try ServeStopTests.stalledRequest(port: port, Self.post("/v1/requests", length: 10_000_000, token: nil))
+            defer { close(fd) }
+            let a = try #require(await Self.answer(fd))
+            #expect(a.status == 401 && a.head.contains("connection: close"), "\(a)")
+            #expect(await Self.closed(fd), "the connection stays open to read 10 MB for nobody")
+            // Without a body, a refused call keeps its connection (nothing is left to read).
+            #expect(try await c.call(.get, "/v1/stats", token: nil).status == 401)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aBodyThatDoesNotArriveInTimeIsRefused() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        var tuning = TriggerKitServer.Tuning()
+        tuning.bodyTimeout = .seconds(1)
+        try await serve.run(tuning: tuning) { c, state in
+            let port = try #require(c.port)
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            let fd = try ServeStopTests.stalledRequest(port: port, Self.post("/v1/requests", length: 100) + "[{\"ident")
+            defer { close(fd) }
+            let a = try #require(await Self.answer(fd), "no answer to a body that stopped coming")
+            #expect(a.status == 408 && a.body.contains("bodyTimeout"), "\(a)")
+            #expect(await Self.closed(fd))
+            #expect(acme.uploads.inFlight == 0)
+            // A body that comes in time is read as before.
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+        }
+    }
+
+    /// A tenant's bodies being received hold at most 16 times its `maxBodyBytes`: past that
+    /// a body is refused (429 `tooManyUploads`); the budget comes back as bodies end, however
+    /// they end.
+    @Test(.timeLimit(.minutes(1)))
+    func theBodiesOfATenantTogetherAreBounded() async throws {
+        var limits = TenantLimits()
+        limits.maxBodyBytes = 1_000
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, state in
+            let port = try #require(c.port)
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            #expect(acme.uploads.limit == 16_000)
+            // Twenty bodies of 1,000 bytes, each held one byte short.
+            var fds: [Int32] = []
+            defer { fds.forEach { close($0) } }
+            for _ in 0..<20 {
+                let fd = try ServeStopTests.stalledRequest(port: port, Self.post("/v1/fixes", length: 1_000) + String(repeating: " ", count: 999))
+                fds.append(fd)
+                // One at a time, so that each arrives whole before the next.
+                for _ in 0..<200 where acme.uploads.inFlight % 999 != 0 || acme.uploads.inFlight / 999 < min(fds.count, 16) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            #expect(acme.uploads.inFlight == 16 * 999)
+            var refused = 0
+            for fd in fds[16...] {
+                if let a = await Self.answer(fd), a.status == 429, a.body.contains("tooManyUploads"), a.head.contains("connection: close") { refused += 1 }
+            }
+            #expect(refused == 4)
+            // The other tenant has its own budget.
+            #expect(try await c.call(.post, "/v1/fixes", token: Serve.tokenB, body: #"{"t":"2026-11-23T08:00:01Z"}"#).status == 200)
+            // Clients gone, the budget is back.
+            for fd in fds { close(fd) }
+            fds = []
+            for _ in 0..<300 where acme.uploads.inFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(acme.uploads.inFlight == 0)
+            #expect(try await c.call(.post, "/v1/fixes", body: #"{"t":"2026-11-23T08:00:01Z"}"#).status == 200)
+        }
+    }
+}
