@@ -26,7 +26,7 @@ struct APIError: Error, HTTPResponseError, Sendable {
     init(request e: RequestError) {
         let status: HTTPResponse.Status = switch e.code {
         case .notificationsNotAllowed: .forbidden
-        case .tooManyRequests: .tooManyRequests
+        case .tooManyRequests, .tooManyDevices: .tooManyRequests
         default: .unprocessableContent
         }
         self.init(status, e.code.rawValue, e.message)

@@ -55,7 +55,7 @@ extension RunCommand {
         let evaluator = StreamEvaluator(requests: set.requests, options: streamOptions, polygonsValidated: true)
         var sessionValidation = ValidationOptions(now: nowDate, floatingTimeZone: zone, deviceSettings: table, defaultSettings: others)
         sessionValidation.margin = margin
-        var session = StreamSession(validation: sessionValidation)
+        var session = StreamSession(validation: sessionValidation, maxRequests: maxRequests)
         if let categories {
             do {
                 let json = try JSONValue.parse(document: try InputFile.contents(of: categories).get())

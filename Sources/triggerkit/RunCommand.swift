@@ -56,6 +56,9 @@ struct RunCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Devices whose state is kept (each a fix, a settings line or a device's own request named); past this many, a fix or settings line naming another device is an error line and is not applied. 1 to 100000000.", valueName: "N"))
     var maxDevices = 1_000_000
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Requests the stream holds (those of --requests and those `add` lines added, finished ones too); past this many, an `add` line with a new identifier is an error line and is not applied. 1 to 100000000.", valueName: "N"))
+    var maxRequests = 10_000_000
+
     @Flag(help: "Read, parse and evaluate on one thread. By default a second thread reads and parses the input and decides the fixes' regions (and the moves of fences with rules) ahead of evaluation; the output is the same either way.")
     var singleThread = false
 
@@ -78,6 +81,7 @@ struct RunCommand: ParsableCommand {
             try OptionRules.seconds(dwell, field: "--dwell")
             if let a = maxAccuracy { try OptionRules.accuracy(a, field: "--max-accuracy") }
             try OptionRules.count(maxDevices, in: 1...OptionRules.maxDevices, field: "--max-devices")
+            try OptionRules.count(maxRequests, in: 1...OptionRules.maxRequests, field: "--max-requests")
         } catch {
             throw ValidationError(error.description)
         }

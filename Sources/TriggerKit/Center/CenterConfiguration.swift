@@ -43,9 +43,12 @@ public struct CenterConfiguration: Sendable, Hashable {
     /// center never forgets a device. Once it keeps this many, a fix or a settings change
     /// naming another device is refused (``FixError/tooManyDevices(limit:)``, a
     /// ``SettingsError``), so a stream of made-up device ids cannot grow it without end;
-    /// devices it keeps go on as before. Requests are not refused for their device (they are
-    /// bounded by ``maxRequests``). A center restored from a snapshot with more devices
-    /// keeps them all.
+    /// devices it keeps go on as before. A request naming a device it does not know is
+    /// refused then too (``RequestErrorCode/tooManyDevices``): its device is kept only once
+    /// the request fires (a location request's at once), so the devices kept are at most this
+    /// many plus the requests held naming new ones (``maxRequests``). (Requests were not
+    /// checked: one-shots for ever new devices grew the devices and their histories without
+    /// bound.) A center restored from a snapshot with more devices keeps them all.
     public var maxDevices = 1_000_000
     /// Requests the center holds at once (pending ones, see
     /// ``TriggerCenter/request(withIdentifier:)``; about half a kilobyte each for a circle or a

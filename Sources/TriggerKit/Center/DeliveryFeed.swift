@@ -14,9 +14,17 @@ struct DeliveryFeed: Sendable {
     private(set) var dropped = 0
 
     var subscriberCount: Int { subscribers.count }
+    /// Subscribers whose consumers stopped are let go at the next send, and at a subscription
+    /// once the list has doubled since it was last pruned: a center that delivered nothing
+    /// kept every feed ever opened (a helper's find), now at most about twice those open.
+    private var pruneAt = 64
 
     /// A new subscription with room for `limit` undelivered values.
     mutating func subscribe(limit: Int) -> DeliveryStream {
+        if subscribers.count >= pruneAt {
+            subscribers.removeAll { $0.isTerminated }
+            pruneAt = Swift.max(64, 2 * subscribers.count)
+        }
         let channel = DeliveryChannel(limit: Swift.max(1, limit))
         if isFinished { channel.finish() } else { subscribers.append(channel) }
         return DeliveryStream(subscription: DeliveryStream.Subscription(channel: channel))

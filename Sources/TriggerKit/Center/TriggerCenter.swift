@@ -156,6 +156,10 @@ public actor TriggerCenter {
         if engine.requestCount >= configuration.maxRequests, engine.request(identifier: admitted.identifier) == nil {
             throw RequestError(.tooManyRequests, "the center holds \(configuration.maxRequests) request\(configuration.maxRequests == 1 ? "" : "s"), its limit (maxRequests): \(admitted.identifier) is new")
         }
+        if let device = admitted.device, let why = StreamSession.newDeviceRefusal(device, evaluator: evaluator, limit: configuration.maxDevices,
+                                                                                  option: "maxDevices") {
+            throw why
+        }
         engine.add(admitted)
         wake()
         return warnings

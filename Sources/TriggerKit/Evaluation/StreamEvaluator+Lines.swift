@@ -15,7 +15,7 @@ import Foundation
         case .settings(let name, _, _): name
         default: nil
         }
-        if let named, isNewDevice(named, pastLimit: options.maxDevices) { throw Self.tooManyDevices(options.maxDevices) }
+        if let named, isNewDevice(named, pastLimit: options.maxDevices) { throw Self.tooManyDevices(options.maxDevices, kept: deviceNames.count) }
         begin(line.time, into: &events)
         switch line {
         case .fix(let fix): process(fix, into: &events)
@@ -72,7 +72,7 @@ import Foundation
         if deviceNames.count >= options.maxDevices, !s.isClock, (s.accuracy ?? 0) >= 0,
            !(a >= 0 && a < lookaheadDevices.count && lookaheadDevices[a] >= 0) {
             let name = s.device.map { UnsafeBufferPointer(rebasing: b[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-            if deviceBytesIndex.find(name) == nil { throw Self.tooManyDevices(options.maxDevices) }
+            if deviceBytesIndex.find(name) == nil { throw Self.tooManyDevices(options.maxDevices, kept: deviceNames.count) }
         }
         begin(s.t, into: &events)
         if s.isClock { return }
@@ -96,8 +96,10 @@ import Foundation
     }
 
     /// A fix or settings line naming a new device once ``StreamOptions/maxDevices`` are kept.
-    static func tooManyDevices(_ limit: Int) -> StreamLineError {
-        StreamLineError("\"device\" is new and \(limit) device\(limit == 1 ? " is" : "s are") kept, the limit (--max-devices): the line is not applied")
+    /// (More than the limit are kept when requests named devices past it.)
+    static func tooManyDevices(_ limit: Int, kept: Int) -> StreamLineError {
+        let count = kept > limit ? "\(kept) devices are kept, past the limit of \(limit)" : "\(limit) device\(limit == 1 ? " is" : "s are") kept, the limit"
+        return StreamLineError("\"device\" is new and \(count) (--max-devices): the line is not applied")
     }
 
     /// Refuses a line time outside the supported dates or past the clock-jump limit.

@@ -202,6 +202,9 @@ import Foundation
     /// Whether naming this device would pass a bound of `limit` devices kept: the bound is
     /// reached and the device is not one of them (``StreamOptions/maxDevices``,
     /// ``CenterConfiguration/maxDevices``). Hashes the name only once the bound is reached.
+    /// The devices kept.
+    package var deviceCount: Int { deviceNames.count }
+
     package func isNewDevice(_ name: String, pastLimit limit: Int) -> Bool {
         deviceNames.count >= limit && deviceIndex[ExactKey(name)] == nil
     }

@@ -26,13 +26,26 @@ package struct StreamSession {
     /// The registered categories, by exact identifier (a `categories` line replaces them).
     package var categories: [ExactKey: NotificationCategory] = [:]
     private let validation: ValidationOptions
+    /// The most requests the stream holds (finished ones too): past it an `add` line with a
+    /// new identifier is refused (`run --max-requests`).
+    private let maxRequests: Int
     /// Nil until the first change that touches requests.
     private var engine: LiveEngine?
 
     /// `validation`: the options an `add` line's request is checked with (`now` is set to
     /// the line's instant).
-    package init(validation: ValidationOptions) {
+    package init(validation: ValidationOptions, maxRequests: Int = 10_000_000) {
         self.validation = validation
+        self.maxRequests = maxRequests
+    }
+
+    /// The refusal of a request naming `device` when the evaluator keeps `limit` devices and
+    /// `device` is not one of them; nil when it may be added. (A device named by a request is
+    /// kept once the request fires: the devices are at most the limit plus the requests
+    /// naming new ones, which their own bound holds.)
+    package static func newDeviceRefusal(_ device: String, evaluator: StreamEvaluator, limit: Int, option: String) -> RequestError? {
+        guard evaluator.isNewDevice(device, pastLimit: limit) else { return nil }
+        return RequestError(.tooManyDevices, "device \"\(DiagnosticText.clipped(device))\" is new and \(evaluator.deviceCount) device\(evaluator.deviceCount == 1 ? " is" : "s are") kept, past the limit of \(limit) (\(option))")
     }
 
     /// Applies one control line at stream time `t` (`line`: its number, for messages) to
@@ -46,8 +59,18 @@ package struct StreamSession {
             let name = DiagnosticText.clipped(r.identifier)
             var notes = messages
             let engine = adopt(evaluator)
+            let replaces = engine.live[ExactKey(r.identifier)] != nil
+            // The bounds: added requests (finished ones stay) and the devices they name grew
+            // without one (a helper's find: 200,000 `add` lines took 450 MB).
+            if !replaces && engine.live.count >= maxRequests {
+                return ["error: line \(line): \(name): \(RequestErrorCode.tooManyRequests.rawValue): the stream holds \(maxRequests) request\(maxRequests == 1 ? "" : "s"), its limit (--max-requests): \(name) is new"]
+            }
+            if let device = r.device,
+               let why = Self.newDeviceRefusal(device, evaluator: evaluator, limit: evaluator.options.maxDevices, option: "--max-devices") {
+                return ["error: line \(line): \(name): \(why.code.rawValue): \(why.message)"]
+            }
             // Reported as a requests file reports it (contract section 2; it was silent).
-            if engine.live[ExactKey(r.identifier)] != nil {
+            if replaces {
                 notes.append("warning: line \(line): \(name): \(Self.replacementNote)")
             }
             engine.add(r)

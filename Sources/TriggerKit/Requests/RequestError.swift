@@ -17,6 +17,12 @@ public enum RequestErrorCode: String, Sendable, Hashable, CaseIterable {
     /// `UNError.Code`: a phone keeps its 64 soonest requests and drops the others silently,
     /// which a server holding many devices' requests must not do.
     case tooManyRequests
+    /// A device-scoped request naming a device the center does not know, refused because the
+    /// center keeps ``CenterConfiguration/maxDevices`` devices already (`run`: an `add` line,
+    /// past `--max-devices`). Devices named by requests were taken without a check, so a
+    /// stream of one-shot requests for new devices grew the devices, and their delivered
+    /// histories, without bound.
+    case tooManyDevices
 }
 
 /// A request that was refused, with the code and a message a person understands.

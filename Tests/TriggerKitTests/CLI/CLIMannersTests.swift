@@ -233,6 +233,35 @@ struct CLIMannersTests {
         #expect(warnings == ["warning: line 1: a: replaces the request with the same identifier"], "\(run.err)")
     }
 
+    /// `add` lines were bounded by nothing: 200,000 of them held 450 MB (finished requests stay
+    /// in a stream), and with `--max-devices 1` their devices grew to 200,000 (a helper's
+    /// find). Past `--max-requests` an `add` with a new identifier is an error line (a
+    /// replacement still applies); past `--max-devices` one naming a new device is, and the
+    /// error of a fix says how many devices are kept.
+    @Test func addLinesAreBoundedInRequestsAndDevices() throws {
+        let every = #"{"identifier": "a", "content": {"title": "x"}, "trigger": {"type": "timeInterval", "timeInterval": 60, "repeats": true}}"#
+        let requests = try Self.file(every + "\n")
+        func add(_ id: String, _ s: Int, device: String? = nil) -> String {
+            let d = device.map { #", "device": "\#($0)""# } ?? ""
+            return #"{"t": "2026-11-23T08:00:0\#(s)Z", "add": {"identifier": "\#(id)"\#(d), "content": {"title": "y"}}}"# + "\n"
+        }
+        let stream = add("b", 1) + add("c", 2) + add("b", 3) + add("d", 4)
+        let run = try Self.run(["run", "--requests", requests, "--max-requests", "3", "--format", "ids"], input: Self.file(stream))
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.err.contains("warning: line 3: b: replaces the request with the same identifier"), "\(run.err)")
+        #expect(run.err.contains("error: line 4: d: tooManyRequests: the stream holds 3 requests, its limit (--max-requests): d is new"), "\(run.err)")
+        #expect(run.out.split(separator: "\n") == ["b", "c", "b"], "\(run.out)")
+        // Devices: d1 fires (and is kept), d2 is refused, d1 again is not.
+        let devices = add("one", 1, device: "d1") + add("two", 2, device: "d2") + add("three", 3, device: "d1")
+            + #"{"t": "2026-11-23T08:00:05Z", "device": "d9", "lat": 40, "lon": -74}"# + "\n" + #"{"t": "2026-11-23T08:00:06Z"}"# + "\n"
+        let bounded = try Self.run(["run", "--requests", requests, "--max-devices", "1", "--format", "ids"], input: Self.file(devices))
+        #expect(bounded.status == 0, "\(bounded.err)")
+        #expect(bounded.err.contains(#"error: line 2: two: tooManyDevices: device "d2" is new and 1 device is kept, past the limit of 1 (--max-devices)"#), "\(bounded.err)")
+        #expect(bounded.out.split(separator: "\n") == ["one", "three"], "\(bounded.out)")
+        #expect(bounded.err.contains(#"error: line 4: "device" is new and 1 device is kept, the limit (--max-devices): the line is not applied"#), "\(bounded.err)")
+        #expect(try Self.run(["run", "--requests", requests, "--max-requests", "0"]).status != 0)
+    }
+
     /// Standard input that cannot be read (a directory) was taken as empty input, status 0;
     /// a line without a newline grew the buffer without bound (a 1 GB line took 2.8 GB).
     /// Both stop the run with status 2 after everything before was processed. A line of

@@ -44,6 +44,30 @@ struct DeviceBoundTests {
         #expect(await center.statistics.rejectedFixes == 2)
     }
 
+    /// Devices named by requests were kept without a check: one-shot requests for ever new
+    /// devices, each fired and gone, grew the devices and their delivered histories without
+    /// bound while the center never held more than one request (a helper's find). A request
+    /// naming a new device is refused once the bound is reached; known devices and shared
+    /// requests still come in.
+    @Test func aRequestNamingANewDeviceIsRefusedAtTheBound() async throws {
+        let (center, clock) = try Self.center(maxDevices: 2)
+        for (k, d) in ["d1", "d2"].enumerated() {
+            try await center.add(TriggerCenterTests.interval("r\(k)", 1, device: d))
+            clock.advance(to: Self.t0.addingTimeInterval(Double(2 * k + 2)))
+            #expect(await center.deliverDue().map(\.request.identifier) == ["r\(k)"])
+        }
+        #expect(await center.snapshot().evaluator.devices.count == 2)
+        let error = await #expect(throws: RequestError.self) { try await center.add(TriggerCenterTests.interval("r2", 1, device: "d3")) }
+        #expect(error?.code == .tooManyDevices)
+        #expect(error?.message == #"device "d3" is new and 2 devices are kept, past the limit of 2 (maxDevices)"#)
+        #expect(await center.pendingRequests().isEmpty)
+        try await center.add(TriggerCenterTests.interval("again", 1, device: "d1"))
+        try await center.add(TriggerCenterTests.interval("shared", 1))
+        clock.advance(to: Self.t0.addingTimeInterval(10))
+        #expect(await center.deliverDue().map(\.request.identifier).sorted() == ["again", "shared"])
+        #expect(await center.snapshot().evaluator.devices.count == 2)
+    }
+
     @Test func settingsForANewDeviceAreRefusedAtTheBound() async throws {
         let (center, clock) = try Self.center(maxDevices: 2)
         clock.advance(to: Self.t0.addingTimeInterval(1))

@@ -98,6 +98,18 @@ struct ReleasedFeedTests {
         // The released ones are gone at the first delivery after their release; the kept one stays.
         #expect(await center.atomically { $0.feed.subscriberCount } == 1)
     }
+
+    /// A center that delivers nothing let go of no released feed: a feed opened per call
+    /// (per HTTP request, say) grew the list without bound (a helper's find). They are let go
+    /// as the list doubles.
+    @Test func releasedFeedsAreLetGoWithoutADelivery() async throws {
+        let center = try TriggerCenter(clock: ManualClock(Date(timeIntervalSince1970: 1_795_770_000)))
+        let kept = await center.deliveries()
+        for _ in 0..<10_000 { _ = await center.deliveries() }
+        let count = await center.atomically { $0.feed.subscriberCount }
+        #expect(count <= 128, "\(count) subscribers held")
+        withExtendedLifetime(kept) {}
+    }
 }
 
 /// A clock that goes back (the system's, stepped by NTP): a request added then without
