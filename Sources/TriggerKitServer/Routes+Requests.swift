@@ -101,6 +101,36 @@ struct ListingCursor: CustomStringConvertible {
     var description: String { "\(run)-\(seq)" }
 }
 
+/// A JSON answer `opening`, the items rendered by `render` and separated by commas, `closing`:
+/// rendered on the tenant's thread about ``listingPartBytes`` at a time and sent as it is made,
+/// so the answer is never held whole.
+func streamedArray<T: Sendable>(_ opening: String, _ items: [T], _ closing: String, tenant: Tenant,
+                                render: @escaping @Sendable (inout JSONWriter, T) -> Void) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        try await writer.write(ByteBuffer(string: opening))
+        var next = 0
+        while next < items.count {
+            let from = next
+            let (part, end) = try await tenant.work { () -> (ByteBuffer, Int) in
+                var w = JSONWriter()
+                var k = from
+                while k < items.count && w.bytes.count < listingPartBytes {
+                    if k > 0 { w.raw(",") }
+                    render(&w, items[k])
+                    k += 1
+                }
+                return (ByteBuffer(bytes: w.bytes), k)
+            }
+            try await writer.write(part)
+            next = end
+        }
+        try await writer.write(ByteBuffer(string: closing))
+        try await writer.finish(nil)
+    })
+}
+
 /// Requests, delivered notifications, settings, categories and responses.
 func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     // MARK: requests
@@ -147,29 +177,7 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
                 : (c.pendingRequests(device: device), nil)
         }
         let closing = paged ? #"],"next":"# + (next.map { "\"" + ListingCursor(seq: $0, tenant: tenant).description + "\"" } ?? "null") + "}" : "]}"
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: #"{"requests":["#))
-            var next = 0
-            while next < list.count {
-                let from = next
-                let (part, end) = try await tenant.work { () -> (ByteBuffer, Int) in
-                    var w = JSONWriter()
-                    var k = from
-                    while k < list.count && w.bytes.count < listingPartBytes {
-                        if k > 0 { w.raw(",") }
-                        w.request(list[k])
-                        k += 1
-                    }
-                    return (ByteBuffer(bytes: w.bytes), k)
-                }
-                try await writer.write(part)
-                next = end
-            }
-            try await writer.write(ByteBuffer(string: closing))
-            try await writer.finish(nil)
-        })
+        return streamedArray(#"{"requests":["#, list, closing, tenant: tenant) { w, r in w.request(r) }
     }
     v1.get("requests/:id") { _, context -> Response in
         let tenant = try context.current
@@ -217,13 +225,12 @@ func addRequestRoutes(to v1: RouterGroup<ServeContext>) {
     v1.get("delivered") { request, context -> Response in
         let tenant = try context.current
         let device: String? = try queryString(request, "device")
-        return await tenant.withCenter { c in
-            rawArrayResponse(key: "delivered", items: c.deliveredNotifications(device: device).map { d in
-                var w = JSONWriter()
-                d.write(to: &w)
-                w.bytes.removeLast()
-                return w.bytes
-            })
+        // Rendered and sent a part at a time, as the requests are: the whole history (up to
+        // `deliveredLimitPerDevice` for every device) was made into one buffer first.
+        let list = await tenant.withCenter { $0.deliveredNotifications(device: device) }
+        return streamedArray(#"{"delivered":["#, list, "]}", tenant: tenant) { w, d in
+            d.write(to: &w)
+            w.bytes.removeLast()  // its newline
         }
     }
     v1.delete("delivered/:id") { _, context -> Response in

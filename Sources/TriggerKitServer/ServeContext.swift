@@ -148,19 +148,6 @@ func parameter(_ context: ServeContext, _ name: String) throws -> String {
 
 func dateString(_ d: Date) -> JSONValue { .string(Timestamp.string(millis: Timestamp.millis(d))) }
 
-/// A JSON response whose `key` holds already rendered JSON values.
-func rawArrayResponse(key: String, items: [[UInt8]]) -> Response {
-    var bytes = Array("{\"\(key)\":[".utf8)
-    for (i, item) in items.enumerated() {
-        if i > 0 { bytes.append(0x2C) }
-        bytes.append(contentsOf: item)
-    }
-    bytes.append(contentsOf: Array("]}".utf8))
-    var headers = HTTPFields()
-    headers[.contentType] = "application/json"
-    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-}
-
 func outcomeError(_ outcomes: [TenantOutcome]) -> APIError? {
     for o in outcomes { if case .rejected(let e) = o { return e } }
     return nil
