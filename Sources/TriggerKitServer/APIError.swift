@@ -39,9 +39,21 @@ struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = jsonResponse(json, status: status)
-        if closesConnection { response.headers[.connection] = "close" }
-        return response
+        guard closesConnection, let channel = (context as? ServeContext)?.channel else { return jsonResponse(json, status: status) }
+        // Closed once the answer is written, not before: a connection closed for reading
+        // while a body was still coming made the HTTP layer answer a second time (a stray
+        // `400 Bad Request` after the 413; a helper's find).
+        var w = JSONWriter()
+        w.value(json)
+        let bytes = ByteBuffer(bytes: w.bytes)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.connection] = "close"
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: bytes.readableBytes) { writer in
+            try await writer.write(bytes)
+            try await writer.finish(nil)
+            channel.close(promise: nil)
+        })
     }
 }
 

@@ -8,7 +8,7 @@ import NIOCore
 struct ServeContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     var tenant: Tenant?
-    /// The connection (closed for reading when a body is refused: ``closing(_:)``).
+    /// The connection (closed after the answer when a body is refused: ``closing(_:)``).
     let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
@@ -17,10 +17,10 @@ struct ServeContext: RequestContext {
         channel = source.channel
     }
 
-    /// `error`, answered with `Connection: close` and the connection closed for reading: the
-    /// rest of a refused body is not read (it was, to its end, however long it was or took).
+    /// `error`, answered with `Connection: close` and the connection closed once the answer is
+    /// written (``APIError/response(from:context:)``): the rest of a refused body is not read
+    /// (it was, to its end, however long it was or took).
     func closing(_ error: APIError) -> APIError {
-        channel.close(mode: .input, promise: nil)
         var error = error
         error.closesConnection = true
         return error

@@ -45,6 +45,8 @@ public enum TriggerKitServer: Sendable {
         package var streamStallLimit: Duration = .seconds(30)
         /// How long a request body may take to arrive (``Uploads``).
         package var bodyTimeout: Duration = Tenant.bodyTimeout
+        /// The most connections held at once (``ConnectionCap``); nil: from the open-file limit.
+        package var maxConnections: Int?
         package init() {}
     }
 
@@ -102,11 +104,14 @@ public enum TriggerKitServer: Sendable {
             let held = await tenant.withCenter { $0.requestCount }
             logger.info("tenant ready", metadata: ["tenant": "\(t.id)", "requests": "\(held)"])
         }
+        let connectionLimit = tuning.maxConnections
+            ?? ConnectionCap.limit(tenants: configuration.tenants.count, webhooks: opening.reduce(0) { $0 + $1.webhooks.count })
         let background = BackgroundService(tenants: state.tenants, dispatchers: dispatchers, snapshotEvery: configuration.snapshotEvery, logger: logger)
         let app = Application(
             router: HeadAsGet(router: buildRouter(server: state)),
             server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(tuning.idleTimeout / .nanoseconds(1))))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "triggerkit"),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "triggerkit",
+                                 availableConnectionsDelegate: ConnectionCap(limit: connectionLimit, logger: logger)),
             services: backgroundInApplication ? [background] : [],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

@@ -24,26 +24,37 @@ struct ServeKillNineTests {
     final class Server: Sendable {
         let process: Process
         let port: Int
+        /// Its log so far.
+        private final class Log: Sendable { let text = Mutex("") }
+        private let seen = Log()
+        var log: String { seen.text.withLock { $0 } }
 
-        init(binary: String, directory: String) throws {
+        /// `openFiles`: run under that limit of open files (soft and hard).
+        init(binary: String, directory: String, openFiles: Int? = nil) throws {
             let p = Process()
-            p.executableURL = URL(fileURLWithPath: binary)
-            p.arguments = ["serve", "--port", "0", "--data-dir", directory, "--clock", "stream", "--start", Serve.t0,
-                           "--tenant", "acme=\(tokenHash(Serve.tokenA))", "--snapshot-every", "2000"]
+            let arguments = ["serve", "--port", "0", "--data-dir", directory, "--clock", "stream", "--start", Serve.t0,
+                             "--tenant", "acme=\(tokenHash(Serve.tokenA))", "--snapshot-every", "2000"]
+            if let openFiles {
+                p.executableURL = URL(fileURLWithPath: "/bin/sh")
+                p.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", binary] + arguments
+            } else {
+                p.executableURL = URL(fileURLWithPath: binary)
+                p.arguments = arguments
+            }
             let err = Pipe()
             p.standardError = err
             p.standardOutput = FileHandle.nullDevice
-            let seen = Mutex("")
+            let seen = self.seen
             err.fileHandleForReading.readabilityHandler = { h in
                 let d = h.availableData
-                seen.withLock { $0 += String(decoding: d, as: UTF8.self) }
+                seen.text.withLock { $0 += String(decoding: d, as: UTF8.self) }
             }
             try p.run()
             process = p
             var port: Int?
             for _ in 0..<600 where port == nil {
                 Thread.sleep(forTimeInterval: 0.05)
-                let text = seen.withLock { $0 }
+                let text = seen.text.withLock { $0 }
                 if let r = text.range(of: "listening on http://127.0.0.1:") {
                     port = Int(text[r.upperBound...].prefix { $0.isNumber })
                 }

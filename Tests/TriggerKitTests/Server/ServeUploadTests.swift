@@ -11,7 +11,7 @@ import Testing
 /// its connection for ever, a hundred bodies held one byte short of the limit 830 MB, a
 /// declared length past the limit answered only after 8 MB had come and then read on to the
 /// declared 2^62, and an unauthenticated body read to its end.
-@Suite("serve: request bodies")
+@Suite("serve: request bodies and connections")
 struct ServeUploadTests {
     static func send(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)
@@ -24,17 +24,20 @@ struct ServeUploadTests {
         await withCheckedContinuation { c in Thread { c.resume(returning: work()) }.start() }
     }
 
-    static func answer(_ fd: Int32, within seconds: Int = 5) async -> (status: Int, head: String, body: String)? {
+    static func answer(_ fd: Int32, within seconds: Int = 5) async -> (status: Int, head: String, body: String, rest: String)? {
         await offPool { readAnswer(fd, within: seconds) }
     }
 
+    /// Whether the server closes the connection within `seconds` with nothing more said
+    /// (a stray second answer followed a 413 when the connection was closed for reading
+    /// while the body came: a helper's find).
     static func closed(_ fd: Int32, within seconds: Int = 5) async -> Bool {
         await offPool { readToClose(fd, within: seconds) }
     }
 
-    /// The answer's head (status line and fields, lower-cased) and body, read within
-    /// `seconds`; nil if none came.
-    static func readAnswer(_ fd: Int32, within seconds: Int) -> (status: Int, head: String, body: String)? {
+    /// The answer's head (status line and fields, lower-cased) and body, and what came after
+    /// it in the same reads, read within `seconds`; nil if none came.
+    static func readAnswer(_ fd: Int32, within seconds: Int) -> (status: Int, head: String, body: String, rest: String)? {
         var wait = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         var got: [UInt8] = []
@@ -45,10 +48,10 @@ struct ServeUploadTests {
                 let head = String(text[..<end.lowerBound]).lowercased()
                 let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                let body = text[end.upperBound...]
-                if body.utf8.count >= length {
+                let body = Array(text[end.upperBound...].utf8)
+                if body.count >= length {
                     let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-                    return (status, head, String(body))
+                    return (status, head, String(decoding: body[..<length], as: UTF8.self), String(decoding: body[length...], as: UTF8.self))
                 }
             }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -57,17 +60,12 @@ struct ServeUploadTests {
         }
     }
 
-    /// Whether the server closes the connection within `seconds` (what it still sends is
-    /// read and dropped).
     static func readToClose(_ fd: Int32, within seconds: Int) -> Bool {
         var wait = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { return true }
-            if n < 0 { return errno == ECONNRESET }
-        }
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return n == 0 || (n < 0 && errno == ECONNRESET)
     }
 
     static func post(_ path: String, length: Int, token: String? = Serve.tokenA) -> String {
@@ -86,6 +84,7 @@ struct ServeUploadTests {
             let a = try #require(await Self.answer(fd), "no answer before the body")
             #expect(a.status == 413 && a.body.contains("payloadTooLarge"), "\(a)")
             #expect(a.head.contains("connection: close"), "\(a.head)")
+            #expect(a.rest.isEmpty, "after the answer: \(a.rest)")
             #expect(await Self.closed(fd), "the connection stays open to read the declared 2^62 bytes")
         }
     }
@@ -100,6 +99,7 @@ struct ServeUploadTests {
             defer { close(fd) }
             let a = try #require(await Self.answer(fd))
             #expect(a.status == 401 && a.head.contains("connection: close"), "\(a)")
+            #expect(a.rest.isEmpty, "after the answer: \(a.rest)")
             #expect(await Self.closed(fd), "the connection stays open to read 10 MB for nobody")
             // Without a body, a refused call keeps its connection (nothing is left to read).
             #expect(try await c.call(.get, "/v1/stats", token: nil).status == 401)
@@ -124,6 +124,34 @@ struct ServeUploadTests {
             // A body that comes in time is read as before.
             #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
         }
+    }
+
+    /// At most the open-file limit less a reserve (128, and 8 per tenant) of connections are
+    /// held: one more waits in the backlog until one closes. Connections took every file
+    /// descriptor, and then the accept loop spun a core, `/healthz` went unanswered, and a
+    /// runtime thread that could not open a file crashed the process (two helpers' finds).
+    /// (The binary, under `ulimit -n 200`: the in-process test server drops the cap.)
+    @Test(.timeLimit(.minutes(1)))
+    func connectionsPastTheCapWaitUntilOneCloses() async throws {
+        let binary = try #require(ServeKillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cap-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServeKillNineTests.Server(binary: binary, directory: dir, openFiles: 200)
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        // 200 - (128 + 8) = 64 connections; 70 opened.
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<70 { idle.append(try ServeStopTests.stalledRequest(port: server.port, "")) }
+        try await Task.sleep(for: .milliseconds(500))
+        let waiting = try ServeStopTests.stalledRequest(port: server.port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        defer { close(waiting) }
+        #expect(await Self.answer(waiting, within: 1) == nil, "a connection past the cap was served")
+        #expect(server.process.isRunning)
+        #expect(server.log.contains("connections at the limit"), "\(server.log)")
+        for fd in idle.prefix(20) { close(fd) }
+        idle.removeFirst(20)
+        let served = await Self.answer(waiting, within: 10)
+        #expect(served?.status == 200, "the waiting connection was not served once others closed")
     }
 
     /// A tenant's bodies being received hold at most 16 times its `maxBodyBytes`: past that

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HummingbirdCore
+import Logging
+
+/// The most connections `serve` holds at once: its open-file limit less a reserve for its own
+/// files (each tenant's SQLite files, webhooks' connections, the event loops'). At the cap it
+/// stops accepting; further clients wait in the listening socket's backlog (or are refused by
+/// the kernel when that is full) until a connection closes.
+///
+/// Without it the connections took every file descriptor: the accept loop then spun a core
+/// on `EMFILE`, `/healthz` went unanswered, and a runtime thread that could not open a file
+/// crashed the process (`SIGILL` in libdispatch, every tenant down), found by two helpers.
+struct ConnectionCap: AvailableConnectionsDelegate {
+    let limit: Int
+    private var open = 0
+    private var full = false
+    private let logger: Logger
+
+    init(limit: Int, logger: Logger) {
+        self.limit = Swift.max(1, limit)
+        self.logger = logger
+    }
+
+    /// Files kept for the server's own use: 128, and 8 more per tenant and per webhook.
+    static func reserve(tenants: Int, webhooks: Int) -> Int { 128 + 8 * (tenants + webhooks) }
+
+    /// The cap for the process's open-file limit (its soft limit, at most 1,048,576): that
+    /// less ``reserve(tenants:webhooks:)``, at least 16.
+    static func limit(tenants: Int, webhooks: Int) -> Int {
+        var l = rlimit()
+        var files = 1024
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &l) == 0 {
+            files = Int(Swift.min(l.rlim_cur, 1 << 20))  // (RLIM_INFINITY is the largest value)
+        }
+        return Swift.max(16, files - reserve(tenants: tenants, webhooks: webhooks))
+    }
+
+    mutating func connectionOpened() {
+        open += 1
+        if open >= limit && !full {
+            full = true
+            logger.notice("connections at the limit: new ones wait until one closes",
+                          metadata: ["connections": "\(open)", "limit": "\(limit)"])
+        }
+    }
+
+    mutating func connectionClosed() {
+        open -= 1
+        if full && open < limit * 3 / 4 { full = false }
+    }
+
+    func isAcceptingNewConnections() -> Bool { open < limit }
+}
