@@ -14,9 +14,9 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>, stallLimit: Duration
     v1.post("fixes") { request, context -> Response in
         let tenant = try context.current
         let started = ContinuousClock.now
-        let body = try await readBody(request, context: context, tenant: tenant)
         // Parsed, applied and answered on the tenant's thread (``Tenant/work(_:)``).
-        return try await tenant.work { () async throws -> Response in
+        return try await withBody(request, context: context, tenant: tenant) { body in
+        try await tenant.work { () async throws -> Response in
             let batch = FixBatch(body, on: tenant.thread)
             let outcomes = batch.inputs.isEmpty ? [] : await tenant.applyHere(batch.inputs)
             var accepted = 0
@@ -68,6 +68,7 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>, stallLimit: Duration
             if rejected > listedPerBatch { answer["errorsOmitted"] = .number(Double(rejected - listedPerBatch)) }
             if stale.count > listedPerBatch { answer["staleOmitted"] = .number(Double(stale.count - listedPerBatch)) }
             return jsonResponse(.object(answer), status: accepted == 0 && rejected > 0 ? .badRequest : .ok)
+        }
         }
     }
     v1.post("clock") { request, context -> Response in

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 @_spi(Engine) import TriggerKit
 
 /// The request context: Hummingbird's, plus the tenant the bearer token named.
@@ -21,6 +22,7 @@ struct ServeContext: RequestContext {
     /// written (``APIError/response(from:context:)``): the rest of a refused body is not read
     /// (it was, to its end, however long it was or took).
     func closing(_ error: APIError) -> APIError {
+        ClosingChannels.mark(channel)
         var error = error
         error.closesConnection = true
         return error
@@ -35,6 +37,24 @@ struct ServeContext: RequestContext {
     }
 }
 
+/// Connections answered with `Connection: close` (``ServeContext/closing(_:)``): a request
+/// that came behind the refused one on such a connection is not served (it was, after the
+/// answer that said `close`, which a client may take as not served and send again; a
+/// helper's find). Each leaves the set when its connection closes.
+enum ClosingChannels {
+    private static let set = Mutex<Set<ObjectIdentifier>>([])
+
+    static func mark(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        guard set.withLock({ $0.insert(id).inserted }) else { return }
+        channel.closeFuture.whenComplete { _ in _ = set.withLock { $0.remove(id) } }
+    }
+
+    static func isClosing(_ channel: any Channel) -> Bool {
+        set.withLock { $0.contains(ObjectIdentifier(channel)) }
+    }
+}
+
 /// `Authorization: Bearer <token>`: the token's SHA-256 names the tenant; anything else is a
 /// 401 with a JSON error (the same answer for a missing, malformed or unknown token).
 struct BearerAuth: RouterMiddleware {
@@ -42,6 +62,7 @@ struct BearerAuth: RouterMiddleware {
     let tenantsByTokenHash: [String: Tenant]
 
     func handle(_ request: Request, context: ServeContext, next: (Request, ServeContext) async throws -> Response) async throws -> Response {
+        guard !ClosingChannels.isClosing(context.channel) else { throw CancellationError() }
         // A 401 names the scheme it wants (RFC 9110 section 11.6.1).
         func refuse(_ why: String) throws -> Response {
             // A body sent with it is not read: the connection is closed after the answer (it
@@ -68,6 +89,14 @@ struct BearerAuth: RouterMiddleware {
             return try APIError(.serviceUnavailable, "storeFailed", "the tenant's store failed (\(why)); restart the server")
                 .response(from: request, context: context)
         }
+        // A declared body past the tenant's limit is refused at once on every route (on a
+        // route that reads no body it was read to its declared end: 2^62 bytes; a reviewer's
+        // find).
+        if let declared = request.headers[.contentLength], let n = Int(declared), n > tenant.limits.maxBodyBytes {
+            return try context.closing(APIError(.contentTooLarge, "payloadTooLarge",
+                                                "the body is larger than this tenant's limit of \(tenant.limits.maxBodyBytes) bytes"))
+                .response(from: request, context: context)
+        }
         var context = context
         context.tenant = tenant
         return try await next(request, context)
@@ -76,15 +105,16 @@ struct BearerAuth: RouterMiddleware {
 
 let lastEventIDField = HTTPField.Name("Last-Event-ID")!
 
-/// Reads a request's JSON body (``readBody(_:context:tenant:)``, on the pool) and runs `route`
-/// with it on the tenant's thread: decoding, applying and answering in one trip
+/// Reads a request's JSON body (``withBody(_:context:tenant:_:)``, on the pool) and runs
+/// `route` with it on the tenant's thread: decoding, applying and answering in one trip
 /// (``Tenant/work(_:)``).
 func withJSONBody(_ request: Request, context: ServeContext, tenant: Tenant, _ route: (JSONValue) async throws -> Response) async throws -> Response {
-    let bytes = try await readBody(request, context: context, tenant: tenant)
-    return try await tenant.work { try await route(try decodeJSON(bytes, on: tenant.thread)) }
+    try await withBody(request, context: context, tenant: tenant) { bytes in
+        try await tenant.work { try await route(try decodeJSON(bytes, on: tenant.thread)) }
+    }
 }
 
-/// A body (``readBody(_:context:tenant:)``) as a JSON value (400 for invalid UTF-8 or JSON), decoded on
+/// A body (``withBody(_:context:tenant:_:)``) as a JSON value (400 for invalid UTF-8 or JSON), decoded on
 /// `thread`, the tenant's, inside ``Tenant/work(_:)`` (checked in debug builds).
 func decodeJSON(_ bytes: [UInt8], on thread: TenantThread) throws(APIError) -> JSONValue {
     assert(thread.isCurrent, "a body decoded off its tenant's thread")
@@ -99,10 +129,10 @@ func decodeJSON(_ bytes: [UInt8], on thread: TenantThread) throws(APIError) -> J
 }
 
 /// Reads the whole body within the tenant's limits (``Uploads``), on the cooperative pool (it
-/// only moves bytes; decoding them is the tenant's work).
-func readBody(_ request: Request, context: ServeContext, tenant: Tenant) async throws -> [UInt8] {
-    let buffer = try await tenant.uploads.read(request, context: context, maxBodyBytes: tenant.limits.maxBodyBytes)
-    return Array(buffer.readableBytesView)
+/// only moves bytes; decoding them is the tenant's work), and runs `use` with it; the body
+/// counts against the tenant's budget until `use` is done.
+func withBody<T>(_ request: Request, context: ServeContext, tenant: Tenant, _ use: ([UInt8]) async throws -> T) async throws -> T {
+    try await tenant.uploads.withBody(request, context: context, maxBodyBytes: tenant.limits.maxBodyBytes, use)
 }
 
 /// An integer query parameter in `range`; `fallback` when absent. Anything else (not an

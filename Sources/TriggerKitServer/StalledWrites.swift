@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A watch on one response's writes: a write that has waited longer than a limit (the client
-/// has read nothing for that long, and the buffers between are full) ends the response.
+/// A watch on one response's writes: a write that has waited longer than a limit (the buffers
+/// between are full and the client read too little of them for that long: nothing, or a slow
+/// trickle) ends the response.
 ///
 /// A write to a client that stops reading waits until the client reads; an event stream's
 /// handler waiting there held its slot (`limits.maxEventStreams`) for as long as the client
@@ -21,7 +22,7 @@ final class StalledWrites: Sendable {
     /// A write the client did not take within the limit.
     struct Stalled: Error, CustomStringConvertible {
         var limit: Duration
-        var description: String { "the client read nothing for \(limit): the stream is closed" }
+        var description: String { "a write waited \(limit) for the client to read (it read too little): the stream is closed" }
     }
 
     private init() {}
@@ -46,7 +47,7 @@ final class StalledWrites: Sendable {
     /// watcher can cancel it), and is done before this returns.
     static func watching<T: Sendable>(limit: Duration, _ body: (StalledWrites) async throws -> T) async throws -> T {
         let watch = StalledWrites()
-        let every = min(limit / 4, .seconds(5))
+        let every = max(min(limit / 4, .seconds(5)), .milliseconds(10))
         return try await withoutActuallyEscaping(body) { body in
             // The child task runs `body` while this task waits for the group: the group ends
             // only after its children, so `body` does not outlive this call.

@@ -106,6 +106,51 @@ struct ServeUploadTests {
         }
     }
 
+    /// A request sent behind a refused body on the same connection is not served: it was,
+    /// after an answer that said `Connection: close` (a helper moved a tenant's clock so).
+    @Test(.timeLimit(.minutes(1)))
+    func aRequestBehindARefusedBodyIsNotServed() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            let port = try #require(c.port)
+            let later = #"{"t":"2027-01-01T00:00:00Z"}"#
+            let fd = try ServeStopTests.stalledRequest(port: port, Self.post("/v1/clock", length: 2, token: nil) + "{}"
+                                                       + Self.post("/v1/clock", length: later.utf8.count) + later)
+            defer { close(fd) }
+            let a = try #require(await Self.answer(fd))
+            #expect(a.status == 401 && a.head.contains("connection: close"), "\(a)")
+            #expect(a.rest.isEmpty, "after the answer: \(a.rest)")
+            #expect(await Self.closed(fd))
+            let stats = try await c.call(.get, "/v1/stats")
+            #expect(stats.json?.objectValue?["clock"] == .string(Serve.t0), "\(stats.body)")
+        }
+    }
+
+    /// A declared body past the limit is refused at once on a route that reads none too: it
+    /// was read to its declared end (a reviewer's find).
+    @Test(.timeLimit(.minutes(1)))
+    func aDeclaredBodyPastTheLimitIsRefusedOnEveryRoute() async throws {
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            let port = try #require(c.port)
+            let fd = try ServeStopTests.stalledRequest(
+                port: port, "GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(1 << 62)\r\nAuthorization: Bearer \(Serve.tokenA)\r\n\r\n")
+            defer { close(fd) }
+            let a = try #require(await Self.answer(fd))
+            #expect(a.status == 413 && a.body.contains("payloadTooLarge") && a.head.contains("connection: close"), "\(a)")
+            #expect(await Self.closed(fd))
+        }
+    }
+
+    /// A body that stops coming gets its 408 before the connection is closed as idle: the two
+    /// timeouts were equal, and the idle one, started earlier, closed it without an answer (a
+    /// reviewer's find).
+    @Test func theBodyTimeoutIsShorterThanTheIdleOne() {
+        #expect(TriggerKitServer.Tuning().bodyTimeout < TriggerKitServer.Tuning().idleTimeout)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aBodyThatDoesNotArriveInTimeIsRefused() async throws {
         let serve = Serve()
@@ -152,6 +197,37 @@ struct ServeUploadTests {
         idle.removeFirst(20)
         let served = await Self.answer(waiting, within: 10)
         #expect(served?.status == 200, "the waiting connection was not served once others closed")
+    }
+
+    /// Bodies that have arrived count until their work is done: given back on arrival, bodies
+    /// waiting for a busy tenant's thread were bounded by nothing (128 bodies of 8 MiB took
+    /// 5.3 GB; a reviewer's find).
+    @Test(.timeLimit(.minutes(1)))
+    func bodiesWaitingForTheirTenantCountToo() async throws {
+        var limits = TenantLimits()
+        limits.maxBodyBytes = 1_000
+        let serve = Serve(limits: limits)
+        defer { serve.remove() }
+        try await serve.run { c, state in
+            let port = try #require(c.port)
+            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            // The tenant's thread busy for a while: every body waits for it.
+            let busy = Task { await acme.thread.run { usleep(3_000_000) } }
+            try await Task.sleep(for: .milliseconds(100))
+            var fds: [Int32] = []
+            defer { fds.forEach { close($0) } }
+            let whole = Self.post("/v1/fixes", length: 1_000) + String(repeating: " ", count: 999) + "\n"
+            for _ in 0..<20 { fds.append(try ServeStopTests.stalledRequest(port: port, whole)) }
+            for _ in 0..<200 where acme.uploads.inFlight < 16 * 1_000 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(acme.uploads.inFlight == 16 * 1_000)
+            await busy.value
+            var statuses: [Int] = []
+            for fd in fds { statuses.append(await Self.answer(fd)?.status ?? 0) }
+            #expect(statuses.filter { $0 == 429 }.count == 4, "\(statuses)")
+            #expect(statuses.filter { $0 == 200 }.count == 16, "\(statuses)")
+            for _ in 0..<300 where acme.uploads.inFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(acme.uploads.inFlight == 0)
+        }
     }
 
     /// A tenant's bodies being received hold at most 16 times its `maxBodyBytes`: past that
