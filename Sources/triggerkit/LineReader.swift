@@ -85,20 +85,31 @@ enum LineReader {
     static func forEachChunk(fd: Int32, chunkSize: Int = 1 << 20, maxLine: Int = maxLineBytes, maxLines: Int = maxChunkLines,
                              _ body: (_ lines: [InputLine], _ cut: Bool) -> Bool) -> ReadFailure? {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
-        var carry = 0  // bytes at the start of `buffer` carried from the last chunk
+        // Bytes carried from the last chunk: `carry` of them at `carryStart`.
+        var carry = 0, carryStart = 0
         // The carried bytes are complete lines past ``maxChunkLines`` (then they are split
-        // before anything more is read), not an unfinished line; and the input's end, when it
-        // came with lines still carried (nil: not yet).
+        // where they are, before anything more is read: moved to the front at every chunk,
+        // they cost time in the square of their length), not an unfinished line; and the
+        // input's end, when it came with lines still carried (nil: not yet).
         var carriedLines = false
         var ended: InputEnd?
         var lines: [InputLine] = []
         while true {
+            if !carriedLines && carryStart > 0 {
+                // An unfinished line: to the front, to read the rest after it.
+                if carry > 0 {
+                    buffer.withUnsafeMutableBytes { raw in
+                        _ = memmove(raw.baseAddress!, raw.baseAddress! + carryStart, carry)
+                    }
+                }
+                carryStart = 0
+            }
             // Back to a chunk's size once a long line has gone (the buffer grew to hold it, and
             // every read after it filled the grown buffer).
             if !carriedLines && buffer.count > chunkSize && carry < chunkSize / 2 {
                 buffer = Array(buffer[0..<carry]) + [UInt8](repeating: 0, count: chunkSize - carry)
             }
-            if carry == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
+            if !carriedLines && carry == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
             var n = 0
             if let ended {
                 n = ended.readResult
@@ -110,12 +121,13 @@ enum LineReader {
                 if n <= 0 { ended = n < 0 ? .failed(.io(errno)) : .eof }
             }
             let failure = ended?.failure
-            let end = carry + Swift.max(n, 0)
+            let end = carry + Swift.max(n, 0)  // from `carryStart`
             let atEOF = ended != nil
             var keepGoing = true
             var tooLong = false
             var full = false
-            let consumed: Int = buffer.withUnsafeBufferPointer { buf in
+            let consumed: Int = buffer.withUnsafeBufferPointer { whole in
+                let buf = UnsafeBufferPointer(rebasing: whole[carryStart..<(carryStart + end)])
                 lines.removeAll(keepingCapacity: true)
                 // After a failed read the unfinished line is not a line.
                 // Carried bytes of an unfinished line hold no newline: searched from the new ones.
@@ -131,14 +143,9 @@ enum LineReader {
             if !keepGoing { return nil }
             if tooLong { return .lineTooLong }
             if atEOF && !full { return failure }
-            // Move what is left (lines past the limit, or an unfinished line) to the front.
-            let remaining = end - consumed
-            if remaining > 0 && consumed > 0 {
-                buffer.withUnsafeMutableBytes { raw in
-                    _ = memmove(raw.baseAddress!, raw.baseAddress! + consumed, remaining)
-                }
-            }
-            carry = remaining
+            // What is left (lines past the limit, or an unfinished line) stays where it is.
+            carryStart += consumed
+            carry = end - consumed
             carriedLines = full
         }
     }

@@ -261,7 +261,9 @@ enum PipelinedLineReader {
     /// ``LineReader/maxChunkLines`` (split before anything more is read), and the input's end
     /// when it came with such lines still carried.
     struct Carried {
+        /// The carried bytes are `bytes[offset...]`.
         var bytes: [UInt8] = []
+        var offset = 0
         var lines = false
         var ended: InputEnd?
     }
@@ -274,15 +276,28 @@ enum PipelinedLineReader {
                              mayWait: Bool) {
         chunk.failure = nil
         chunk.lines.removeAll(keepingCapacity: true)
-        let carry = carried.bytes.count
+        // Carried complete lines come a chunk's worth at a time (at least their first line):
+        // copied whole into every chunk until they were all split, they cost time in the
+        // square of their length (32 MiB of blank lines after a long line: 6.3 s, a
+        // reviewer's find). An unfinished line comes whole, to be read on.
+        let pending = carried.bytes.count - carried.offset
+        var carry = pending
+        if carried.lines && pending > chunkSize {
+            let first = carried.bytes.withUnsafeBufferPointer { b -> Int in
+                let from = UnsafeRawPointer(b.baseAddress! + carried.offset)
+                return memchr(from, 0x0A, pending).map { UnsafeRawPointer($0) - from + 1 } ?? pending
+            }
+            carry = Swift.max(chunkSize, first)
+        }
+        let partial = carry < pending
         if carry >= chunk.buffer.count {
-            chunk.grow(to: 2 * carry)
+            chunk.grow(to: partial ? carry + 1 : 2 * carry)
         } else if chunk.buffer.count > chunkSize && carry < chunkSize / 2 {
             chunk.grow(to: chunkSize)
         }
         var buf = chunk.buffer
         carried.bytes.withUnsafeBufferPointer { c in
-            if let base = c.baseAddress { buf.baseAddress!.update(from: base, count: c.count) }
+            if carry > 0 { buf.baseAddress!.update(from: c.baseAddress! + carried.offset, count: carry) }
         }
         var end = carry
         if carried.ended == nil && !carried.lines {
@@ -307,8 +322,8 @@ enum PipelinedLineReader {
             }
             if n <= 0 { carried.ended = n < 0 ? .failed(.io(errno)) : .eof }
         }
-        chunk.failure = carried.ended?.failure
-        chunk.atEOF = carried.ended != nil
+        chunk.failure = partial ? nil : carried.ended?.failure
+        chunk.atEOF = !partial && carried.ended != nil
         chunk.cut = chunk.failure == nil && chunk.atEOF && end > 0 && buf[end - 1] != 0x0A
         // After a failed read the unfinished line is not a line. (Carried bytes of an
         // unfinished line hold no newline: searched from the new ones.)
@@ -323,6 +338,11 @@ enum PipelinedLineReader {
             carried = Carried()
             return
         }
+        if partial {
+            // The rest stays in the carried bytes, after this chunk's lines.
+            carried.offset += consumed
+            return
+        }
         if full {
             // Lines left for the next chunk: this one is not the last.
             chunk.failure = nil
@@ -330,6 +350,7 @@ enum PipelinedLineReader {
             chunk.cut = false
         }
         carried.bytes = Array(buf[consumed..<end])
+        carried.offset = 0
         carried.lines = full
     }
 }
