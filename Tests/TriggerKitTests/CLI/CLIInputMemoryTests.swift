@@ -86,17 +86,8 @@ struct CLIInputMemoryTests {
         let input = try CLIMannersTests.file(text)
         defer { try? FileManager.default.removeItem(atPath: input) }
         let options = singleThread ? " --single-thread" : ""
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", (pipe ? "cat \"$0\" | " : "") + "\"$1\" run --requests \"$2\" --format ids\(options)" + (pipe ? "" : " < \"$0\""),
-                       input, try #require(KillNineTests.binary), requests]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let r = (status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
+        let r = try CLIMannersTests.shell((pipe ? "cat \"$0\" | " : "") + "\"$1\" run --requests \"$2\" --format ids\(options)" + (pipe ? "" : " < \"$0\""),
+                                          [input, try #require(KillNineTests.binary), requests])
         #expect(r.status == 0)
         #expect(r.out.split(separator: "\n").count == 3, "\(r.out)")
         #expect(r.err.contains("error: line 300003: not valid JSON"), "\(r.err)")

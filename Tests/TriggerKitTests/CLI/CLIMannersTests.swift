@@ -24,6 +24,20 @@ struct CLIMannersTests {
         return (String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self), p.terminationStatus)
     }
 
+    /// Runs `/bin/sh -c script` with `arguments` as `$0`, `$1`, ...: its status, stdout, stderr.
+    static func shell(_ script: String, _ arguments: [String]) throws -> (out: String, err: String, status: Int32) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script] + arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self), p.terminationStatus)
+    }
+
     static func file(_ text: String) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).ndjson")
         try text.write(to: url, atomically: true, encoding: .utf8)
@@ -294,16 +308,7 @@ struct CLIMannersTests {
         let long: (out: String, err: String, status: Int32)
         if pipe {
             let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", "cat \"$0\" | \"$1\" run --requests \"$2\" --format ids \(options.joined(separator: " "))", url.path, binary, requests]
-            let out = Pipe(), err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            try p.run()
-            let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            long = (String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self), p.terminationStatus)
+            long = try Self.shell("cat \"$0\" | \"$1\" run --requests \"$2\" --format ids \(options.joined(separator: " "))", [url.path, binary, requests])
         } else {
             long = try Self.run(["run", "--requests", requests, "--format", "ids"] + options, input: url.path)
         }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HummingbirdTesting
 import Testing
 @_spi(Engine) import TriggerKit
 @testable import TriggerKitServer
@@ -199,18 +200,24 @@ struct ServeUploadTests {
         #expect(served?.status == 200, "the waiting connection was not served once others closed")
     }
 
-    /// Bodies that have arrived count until their work is done: given back on arrival, bodies
-    /// waiting for a busy tenant's thread were bounded by nothing (128 bodies of 8 MiB took
-    /// 5.3 GB; a reviewer's find).
-    @Test(.timeLimit(.minutes(1)))
-    func bodiesWaitingForTheirTenantCountToo() async throws {
+    /// A server whose tenants take bodies of at most 1,000 bytes (a budget of 16,000), with
+    /// the test client, the port and the tenant `acme`.
+    static func withSmallBodies(_ body: @Sendable (any TestClientProtocol, Int, Tenant) async throws -> Void) async throws {
         var limits = TenantLimits()
         limits.maxBodyBytes = 1_000
         let serve = Serve(limits: limits)
         defer { serve.remove() }
         try await serve.run { c, state in
-            let port = try #require(c.port)
-            let acme = try #require(state.tenants.first { $0.id == "acme" })
+            try await body(c, try #require(c.port), try #require(state.tenants.first { $0.id == "acme" }))
+        }
+    }
+
+    /// Bodies that have arrived count until their work is done: given back on arrival, bodies
+    /// waiting for a busy tenant's thread were bounded by nothing (128 bodies of 8 MiB took
+    /// 5.3 GB; a reviewer's find).
+    @Test(.timeLimit(.minutes(1)))
+    func bodiesWaitingForTheirTenantCountToo() async throws {
+        try await Self.withSmallBodies { _, port, acme in
             // The tenant's thread busy for a while: every body waits for it.
             let busy = Task { await acme.thread.run { usleep(3_000_000) } }
             try await Task.sleep(for: .milliseconds(100))
@@ -235,13 +242,7 @@ struct ServeUploadTests {
     /// they end.
     @Test(.timeLimit(.minutes(1)))
     func theBodiesOfATenantTogetherAreBounded() async throws {
-        var limits = TenantLimits()
-        limits.maxBodyBytes = 1_000
-        let serve = Serve(limits: limits)
-        defer { serve.remove() }
-        try await serve.run { c, state in
-            let port = try #require(c.port)
-            let acme = try #require(state.tenants.first { $0.id == "acme" })
+        try await Self.withSmallBodies { c, port, acme in
             #expect(acme.uploads.limit == 16_000)
             // Twenty bodies of 1,000 bytes, each held one byte short.
             var fds: [Int32] = []
