@@ -10,6 +10,7 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
     let router = Router(context: ServeContext.self)
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: JSONErrorsMiddleware())
+    router.add(middleware: PublicRoutesTakeNoBody())
 
     // 503 while a tenant's store has failed: that tenant answers everything 503 until a
     // restart, which nothing else prompted (it said "ok"; found by a reviewer).

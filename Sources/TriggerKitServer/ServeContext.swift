@@ -37,6 +37,25 @@ struct ServeContext: RequestContext {
     }
 }
 
+/// Whether a request says it has a body (a `Content-Length` other than 0, or a
+/// `Transfer-Encoding`).
+func declaresBody(_ request: Request) -> Bool {
+    request.headers[.contentLength].map { $0 != "0" } ?? (request.headers[.transferEncoding] != nil)
+}
+
+/// Outside `/v1` no route takes a body: one sent there is refused (413) and not read, the
+/// connection closed. (`GET /healthz` with `Content-Length: 2^62` read on at full speed for as
+/// long as the client sent, a helper's find.)
+struct PublicRoutesTakeNoBody: RouterMiddleware {
+    typealias Context = ServeContext
+
+    func handle(_ request: Request, context: ServeContext, next: (Request, ServeContext) async throws -> Response) async throws -> Response {
+        guard !request.uri.path.hasPrefix("/v1/"), declaresBody(request) else { return try await next(request, context) }
+        return try context.closing(APIError(.contentTooLarge, "payloadTooLarge", "\(request.uri.path) takes no body"))
+            .response(from: request, context: context)
+    }
+}
+
 /// Connections answered with `Connection: close` (``ServeContext/closing(_:)``): a request
 /// that came behind the refused one on such a connection is not served (it was, after the
 /// answer that said `close`, which a client may take as not served and send again; a
@@ -68,9 +87,7 @@ struct BearerAuth: RouterMiddleware {
             // A body sent with it is not read: the connection is closed after the answer (it
             // was read to its end, however long it was or took; a helper's find).
             var error = APIError(.unauthorized, "unauthorized", why)
-            if request.headers[.contentLength].map({ $0 != "0" }) ?? (request.headers[.transferEncoding] != nil) {
-                error = context.closing(error)
-            }
+            if declaresBody(request) { error = context.closing(error) }
             var r = try error.response(from: request, context: context)
             r.headers[.wwwAuthenticate] = "Bearer"
             return r

@@ -142,6 +142,14 @@ struct ServeUploadTests {
             let a = try #require(await Self.answer(fd))
             #expect(a.status == 413 && a.body.contains("payloadTooLarge") && a.head.contains("connection: close"), "\(a)")
             #expect(await Self.closed(fd))
+            // Outside /v1 no route takes a body: `GET /healthz` read one on at full speed.
+            let health = try ServeStopTests.stalledRequest(
+                port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(1 << 62)\r\n\r\n")
+            defer { close(health) }
+            let h = try #require(await Self.answer(health))
+            #expect(h.status == 413 && h.body.contains("takes no body") && h.head.contains("connection: close"), "\(h)")
+            #expect(await Self.closed(health))
+            #expect(try await c.call(.get, "/healthz", token: nil).status == 200)
         }
     }
 
