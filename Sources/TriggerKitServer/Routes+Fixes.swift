@@ -153,58 +153,11 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>, stallLimit: Duration
             // stream, closes the connection and frees its slot (``StalledWrites``).
             do {
                 try await StalledWrites.watching(limit: stallLimit) { watch in
-                    func put(_ b: ByteBuffer) async throws {
+                    try await writeEvents(after: resumeAfter, limit: limit, live: live, request: request, put: { b in
                         try await watch.write { try await writer.write(b) }
-                    }
-                    var sent = 0
-                    var last = resumeAfter
-                    func send(_ seq: Int64, _ body: Data) async throws {
-                        var b = ByteBuffer(string: "id: \(seq)\nevent: delivered\ndata: ")
-                        b.writeBytes(body)
-                        b.writeString("\n\n")
-                        try await put(b)
-                        last = seq
-                        sent += 1
-                    }
-                    try await put(ByteBuffer(string: ": triggerkit events\n\n"))
-                    try await StoredEvents.replay(after: resumeAfter, limit: limit, page: { after, count in
+                    }, page: { after, count in
                         await thread.run { (try? store.eventsPage(after: after, device: device, limit: count)) ?? ([], 0) }
-                    }, emit: { item in
-                        switch item {
-                        case .gap(let from, let to):
-                            try await put(ByteBuffer(string: "event: gap\ndata: {\"from\":\(from),\"to\":\(to)}\n\n"))
-                            last = to
-                        case .event(let seq, let body):
-                            try await send(seq, body)
-                        }
                     })
-                    if sent < limit, let live {
-                        try await request.body.consumeWithCancellationOnInboundClose { _ in
-                            // Everything queued at once, the frames made at publishing copied into
-                            // writes of up to 64 KiB: a write waits while the client does not read, so
-                            // a stalled connection holds one such write, and references to the rest.
-                            var out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
-                            while sent < limit, let batch = await live.next(heartbeat: EventHub.heartbeat) {
-                                if batch.isEmpty {
-                                    try await put(ByteBuffer(string: ": ping\n\n"))
-                                    continue
-                                }
-                                for e in batch where e.seq > last && sent < limit {
-                                    out.writeImmutableBuffer(e.frame)
-                                    last = e.seq
-                                    sent += 1
-                                    if out.readableBytes >= EventHub.writeBytes {
-                                        try await put(out)
-                                        out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
-                                    }
-                                }
-                                if out.readableBytes > 0 {
-                                    try await put(out)
-                                    out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
-                                }
-                            }
-                        }
-                    }
                 }
             } catch let stalled as StalledWrites.Stalled {
                 logger.notice("event stream closed", metadata: ["tenant": "\(tenantID)", "reason": "\(stalled)"])
@@ -212,6 +165,57 @@ func addFixAndEventRoutes(to v1: RouterGroup<ServeContext>, stallLimit: Duration
             }
             try await writer.finish(nil)
         })
+    }
+}
+
+/// An event stream's items after event `after`, at most `limit` events, each written through
+/// `put`: the stored ones (``StoredEvents``, pages from `page`), then, with a subscription
+/// `live`, the live ones until the client goes (`request`'s inbound closes) or the hub ends it.
+private func writeEvents(after resumeAfter: Int64, limit: Int, live: EventHub.Subscription?, request: Request,
+                         put: (ByteBuffer) async throws -> Void,
+                         page: (Int64, Int) async -> ([TenantStore.OutboxRow], Int64)) async throws {
+    var sent = 0
+    var last = resumeAfter
+    try await put(ByteBuffer(string: ": triggerkit events\n\n"))
+    try await StoredEvents.replay(after: resumeAfter, limit: limit, page: page, emit: { item in
+        switch item {
+        case .gap(let from, let to):
+            try await put(ByteBuffer(string: "event: gap\ndata: {\"from\":\(from),\"to\":\(to)}\n\n"))
+            last = to
+        case .event(let seq, let body):
+            var b = ByteBuffer(string: "id: \(seq)\nevent: delivered\ndata: ")
+            b.writeBytes(body)
+            b.writeString("\n\n")
+            try await put(b)
+            last = seq
+            sent += 1
+        }
+    })
+    guard sent < limit, let live else { return }
+    try await request.body.consumeWithCancellationOnInboundClose { _ in
+        // Everything queued at once, the frames made at publishing copied into writes of up to
+        // 64 KiB: a write waits while the client does not read, so a stalled connection holds
+        // one such write, and references to the rest.
+        var out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+        while sent < limit, let batch = await live.next(heartbeat: EventHub.heartbeat) {
+            if batch.isEmpty {
+                try await put(ByteBuffer(string: ": ping\n\n"))
+                continue
+            }
+            for e in batch where e.seq > last && sent < limit {
+                out.writeImmutableBuffer(e.frame)
+                last = e.seq
+                sent += 1
+                if out.readableBytes >= EventHub.writeBytes {
+                    try await put(out)
+                    out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+                }
+            }
+            if out.readableBytes > 0 {
+                try await put(out)
+                out = ByteBufferAllocator().buffer(capacity: EventHub.writeBytes)
+            }
+        }
     }
 }
 
