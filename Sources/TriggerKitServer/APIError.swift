@@ -34,6 +34,11 @@ struct APIError: Error, HTTPResponseError, Sendable {
 
     static func badJSON(_ why: String) -> APIError { APIError(.badRequest, "invalidJSON", why) }
 
+    /// A body past the tenant's `limit` (bytes).
+    static func tooLarge(_ limit: Int) -> APIError {
+        APIError(.contentTooLarge, "payloadTooLarge", "the body is larger than this tenant's limit of \(limit) bytes")
+    }
+
     var json: JSONValue {
         .object(["error": .object(["code": .string(code), "message": .string(message)])])
     }

@@ -110,9 +110,7 @@ struct BearerAuth: RouterMiddleware {
         // route that reads no body it was read to its declared end: 2^62 bytes; a reviewer's
         // find).
         if let declared = request.headers[.contentLength], let n = Int(declared), n > tenant.limits.maxBodyBytes {
-            return try context.closing(APIError(.contentTooLarge, "payloadTooLarge",
-                                                "the body is larger than this tenant's limit of \(tenant.limits.maxBodyBytes) bytes"))
-                .response(from: request, context: context)
+            return try context.closing(.tooLarge(tenant.limits.maxBodyBytes)).response(from: request, context: context)
         }
         var context = context
         context.tenant = tenant

@@ -58,18 +58,16 @@ final class Uploads: Sendable {
     }
 
     /// Reads `request`'s whole body for a tenant whose limit is `maxBodyBytes` and runs `use`
-    /// with it: refused at once when its declared length is past the limit, and while it
-    /// arrives past it (413), past ``limit`` (429 `tooManyUploads`) or past ``timeout`` (408
+    /// with it: refused while it arrives past the limit (413; a declared length past it is
+    /// refused before, by ``BearerAuth``), past ``limit`` (429 `tooManyUploads`) or past ``timeout`` (408
     /// `bodyTimeout`). The body holds its part of the budget until `use` is done: given back
     /// as soon as it had arrived, bodies waiting for their tenant's thread were bounded by
     /// nothing (128 bodies of 8 MiB took 5.3 GB; a reviewer's find). A refusal closes the
     /// connection (its answer says `Connection: close`): the rest of the body is not read.
     func withBody<T>(_ request: Request, context: ServeContext, maxBodyBytes: Int,
                      _ use: ([UInt8]) async throws -> T) async throws -> T {
-        let tooLarge = APIError(.contentTooLarge, "payloadTooLarge", "the body is larger than this tenant's limit of \(maxBodyBytes) bytes")
-        if let declared = request.headers[.contentLength], let n = Int(declared), n > maxBodyBytes {
-            throw context.closing(tooLarge)
-        }
+        // (A declared length past the limit was refused before the route: ``BearerAuth``.)
+        let tooLarge = APIError.tooLarge(maxBodyBytes)
         let body = request.body
         let taken = Taken()
         // Given back however the body ends: after `use`, or at a refusal. (Read once the

@@ -154,10 +154,9 @@ public actor TriggerCenter {
         // Checked after the validator, so a bad request at the bound is named for what is wrong
         // with it; a replacement never grows the table.
         if engine.requestCount >= configuration.maxRequests, engine.request(identifier: admitted.identifier) == nil {
-            throw RequestError(.tooManyRequests, "the center holds \(configuration.maxRequests) request\(configuration.maxRequests == 1 ? "" : "s"), its limit (maxRequests): \(admitted.identifier) is new")
+            throw RequestError.overRequestLimit("the center", limit: configuration.maxRequests, option: "maxRequests", identifier: admitted.identifier)
         }
-        if let device = admitted.device, let why = StreamSession.newDeviceRefusal(device, evaluator: evaluator, limit: configuration.maxDevices,
-                                                                                  option: "maxDevices") {
+        if let device = admitted.device, let why = evaluator.newDeviceRefusal(device, limit: configuration.maxDevices, option: "maxDevices") {
             throw why
         }
         engine.add(admitted)

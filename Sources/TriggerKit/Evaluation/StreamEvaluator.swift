@@ -205,6 +205,15 @@ import Foundation
     /// The devices kept.
     package var deviceCount: Int { deviceNames.count }
 
+    /// The refusal of a request naming `device` when `limit` devices are kept and `device` is
+    /// not one of them (`option` names the limit); nil when it may be added. (A device named
+    /// by a request is kept once the request fires: the devices are at most the limit plus
+    /// the requests naming new ones, which their own bound holds.)
+    package func newDeviceRefusal(_ device: String, limit: Int, option: String) -> RequestError? {
+        guard isNewDevice(device, pastLimit: limit) else { return nil }
+        return RequestError(.tooManyDevices, "device \"\(DiagnosticText.clipped(device))\" is new and \(deviceCount) device\(deviceCount == 1 ? " is" : "s are") kept, past the limit of \(limit) (\(option))")
+    }
+
     package func isNewDevice(_ name: String, pastLimit limit: Int) -> Bool {
         deviceNames.count >= limit && deviceIndex[ExactKey(name)] == nil
     }

@@ -39,15 +39,6 @@ package struct StreamSession {
         self.maxRequests = maxRequests
     }
 
-    /// The refusal of a request naming `device` when the evaluator keeps `limit` devices and
-    /// `device` is not one of them; nil when it may be added. (A device named by a request is
-    /// kept once the request fires: the devices are at most the limit plus the requests
-    /// naming new ones, which their own bound holds.)
-    package static func newDeviceRefusal(_ device: String, evaluator: StreamEvaluator, limit: Int, option: String) -> RequestError? {
-        guard evaluator.isNewDevice(device, pastLimit: limit) else { return nil }
-        return RequestError(.tooManyDevices, "device \"\(DiagnosticText.clipped(device))\" is new and \(evaluator.deviceCount) device\(evaluator.deviceCount == 1 ? " is" : "s are") kept, past the limit of \(limit) (\(option))")
-    }
-
     /// Applies one control line at stream time `t` (`line`: its number, for messages) to
     /// `evaluator`, which it may replace (a rebuild). Returns the messages for stderr.
     package mutating func apply(_ control: ControlLine, at t: Int64, line: Int, evaluator: inout StreamEvaluator) -> [String] {
@@ -62,12 +53,11 @@ package struct StreamSession {
             let replaces = engine.live[ExactKey(r.identifier)] != nil
             // The bounds: added requests (finished ones stay) and the devices they name grew
             // without one (a helper's find: 200,000 `add` lines took 450 MB).
-            if !replaces && engine.live.count >= maxRequests {
-                return ["error: line \(line): \(name): \(RequestErrorCode.tooManyRequests.rawValue): the stream holds \(maxRequests) request\(maxRequests == 1 ? "" : "s"), its limit (--max-requests): \(name) is new"]
-            }
-            if let device = r.device,
-               let why = Self.newDeviceRefusal(device, evaluator: evaluator, limit: evaluator.options.maxDevices, option: "--max-devices") {
-                return ["error: line \(line): \(name): \(why.code.rawValue): \(why.message)"]
+            let refusal = !replaces && engine.live.count >= maxRequests
+                ? RequestError.overRequestLimit("the stream", limit: maxRequests, option: "--max-requests", identifier: name)
+                : r.device.flatMap { evaluator.newDeviceRefusal($0, limit: evaluator.options.maxDevices, option: "--max-devices") }
+            if let refusal {
+                return ["error: line \(line): \(name): \(refusal.code.rawValue): \(refusal.message)"]
             }
             // Reported as a requests file reports it (contract section 2; it was silent).
             if replaces {

@@ -40,4 +40,10 @@ public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// `holder` (the center, the stream) holds `limit` requests, its limit named by `option`,
+    /// and `identifier` is new: one phrase for the center and `run`.
+    package static func overRequestLimit(_ holder: String, limit: Int, option: String, identifier: String) -> RequestError {
+        RequestError(.tooManyRequests, "\(holder) holds \(limit) request\(limit == 1 ? "" : "s"), its limit (\(option)): \(identifier) is new")
+    }
 }
