@@ -14,6 +14,9 @@ struct APIError: Error, HTTPResponseError, Sendable {
     var message: String
     /// Answered with `Connection: close` (``ServeContext/closing(_:)``).
     var closesConnection = false
+    /// Seconds sent as `Retry-After`, for a refusal that passes by itself (a tenant's bodies
+    /// in flight); nil for one that retrying does not cure.
+    var retryAfter: Int?
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
         self.status = status
@@ -44,7 +47,11 @@ struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        guard closesConnection, let channel = (context as? ServeContext)?.channel else { return jsonResponse(json, status: status) }
+        guard closesConnection, let channel = (context as? ServeContext)?.channel else {
+            var response = jsonResponse(json, status: status)
+            if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+            return response
+        }
         // Closed once the answer is written, not before: a connection closed for reading
         // while a body was still coming made the HTTP layer answer a second time (a stray
         // `400 Bad Request` after the 413; a helper's find).
@@ -54,6 +61,7 @@ struct APIError: Error, HTTPResponseError, Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.connection] = "close"
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: ResponseBody(contentLength: bytes.readableBytes) { writer in
             try await writer.write(bytes)
             try await writer.finish(nil)

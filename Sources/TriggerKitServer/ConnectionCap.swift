@@ -17,24 +17,28 @@ struct ConnectionCap: AvailableConnectionsDelegate {
     private var open = 0
     private var full = false
     private let logger: Logger
+    /// Which port's connections (named in the log).
+    private let listener: String
 
-    init(limit: Int, logger: Logger) {
+    init(limit: Int, logger: Logger, listener: String = "main") {
         self.limit = Swift.max(1, limit)
         self.logger = logger
+        self.listener = listener
     }
 
-    /// Files kept for the server's own use: 128, and 8 more per tenant and per webhook.
-    static func reserve(tenants: Int, webhooks: Int) -> Int { 128 + 8 * (tenants + webhooks) }
+    /// Files kept for the server's own use: 128, 8 more per tenant and per webhook, and the
+    /// admin port's connections (`admin`).
+    static func reserve(tenants: Int, webhooks: Int, admin: Int = 0) -> Int { 128 + 8 * (tenants + webhooks) + admin }
 
     /// The cap for the process's open-file limit (its soft limit, at most 1,048,576): that
-    /// less ``reserve(tenants:webhooks:)``, at least 16.
-    static func limit(tenants: Int, webhooks: Int) -> Int {
+    /// less ``reserve(tenants:webhooks:admin:)``, at least 16.
+    static func limit(tenants: Int, webhooks: Int, admin: Int = 0) -> Int {
         var l = rlimit()
         var files = 1024
         if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &l) == 0 {
             files = Int(Swift.min(l.rlim_cur, 1 << 20))  // (RLIM_INFINITY is the largest value)
         }
-        return Swift.max(16, files - reserve(tenants: tenants, webhooks: webhooks))
+        return Swift.max(16, files - reserve(tenants: tenants, webhooks: webhooks, admin: admin))
     }
 
     mutating func connectionOpened() {
@@ -42,7 +46,7 @@ struct ConnectionCap: AvailableConnectionsDelegate {
         if open >= limit && !full {
             full = true
             logger.notice("connections at the limit: new ones wait until one closes",
-                          metadata: ["connections": "\(open)", "limit": "\(limit)"])
+                          metadata: ["listener": "\(listener)", "connections": "\(open)", "limit": "\(limit)"])
         }
     }
 

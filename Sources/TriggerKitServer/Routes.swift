@@ -12,6 +12,31 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
     router.add(middleware: JSONErrorsMiddleware())
     router.add(middleware: PublicRoutesTakeNoBody())
 
+    addHealthRoutes(to: router, server: server)
+    router.get("openapi.json") { _, _ -> Response in
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+    }
+
+    let v1 = router.group("v1").add(middleware: BearerAuth(tenantsByTokenHash: server.tenantsByTokenHash)).add(middleware: QueryRules())
+    addRequestRoutes(to: v1)
+    addFixAndEventRoutes(to: v1, stallLimit: server.streamStallLimit)
+    return router
+}
+
+/// The admin port's routes (``ServerConfiguration/adminPort``): `/healthz` and `/metrics`
+/// alone, as the main port answers them.
+func buildAdminRouter(server: ServerState) -> Router<ServeContext> {
+    let router = Router(context: ServeContext.self)
+    router.add(middleware: JSONErrorsMiddleware())
+    router.add(middleware: PublicRoutesTakeNoBody())
+    addHealthRoutes(to: router, server: server)
+    return router
+}
+
+/// `GET /healthz` and `GET /metrics`.
+private func addHealthRoutes(to router: Router<ServeContext>, server: ServerState) {
     // 503 while a tenant's store has failed: that tenant answers everything 503 until a
     // restart, which nothing else prompted (it said "ok"; found by a reviewer).
     router.get("healthz") { _, _ -> Response in
@@ -24,16 +49,6 @@ func buildRouter(server: ServerState) -> Router<ServeContext> {
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: server.metrics.registry.emitToBuffer())))
     }
-    router.get("openapi.json") { _, _ -> Response in
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
-    }
-
-    let v1 = router.group("v1").add(middleware: BearerAuth(tenantsByTokenHash: server.tenantsByTokenHash)).add(middleware: QueryRules())
-    addRequestRoutes(to: v1)
-    addFixAndEventRoutes(to: v1, stallLimit: server.streamStallLimit)
-    return router
 }
 
 /// `HEAD` is answered as `GET` is, without the body (RFC 9110): the same status and headers,

@@ -55,23 +55,40 @@ public enum TriggerKitServer: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` for a configuration that does not validate, the
     ///   stores' and the HTTP server's errors.
+    /// `onAdminListening` gets the admin port's (``ServerConfiguration/adminPort``), when
+    /// there is one.
     public static func run(configuration: ServerConfiguration, metrics registry: ServerMetricsRegistry = .init(),
                            logger: Logger = Logger(label: "triggerkit.serve"),
-                           onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await run(configuration: configuration, tuning: .init(), metrics: registry, logger: logger, onListening: onListening)
+                           onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+                           onAdminListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await run(configuration: configuration, tuning: .init(), metrics: registry, logger: logger, onListening: onListening,
+                      onAdminListening: onAdminListening)
     }
 
-    /// ``run(configuration:metrics:logger:onListening:)`` with the package's tuning.
+    /// ``run(configuration:metrics:logger:onListening:onAdminListening:)`` with the package's tuning.
     package static func run(configuration: ServerConfiguration, tuning: Tuning, metrics registry: ServerMetricsRegistry,
-                            logger: Logger, onListening: @escaping @Sendable (Int) async -> Void) async throws {
-        let (app, background, _) = try await make(configuration: configuration, tuning: tuning, metrics: registry.metrics,
-                                                  logger: logger, backgroundInApplication: false, onListening: onListening)
+                            logger: Logger, onListening: @escaping @Sendable (Int) async -> Void,
+                            onAdminListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let (app, background, state) = try await make(configuration: configuration, tuning: tuning, metrics: registry.metrics,
+                                                      logger: logger, backgroundInApplication: false, onListening: onListening)
+        var services: [any Service] = [app]
+        if let adminPort = configuration.adminPort {
+            services.append(Application(
+                router: HeadAsGet(router: buildAdminRouter(server: state)),
+                server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(tuning.idleTimeout / .nanoseconds(1))))),
+                configuration: .init(address: .hostname(configuration.host, port: adminPort), serverName: "triggerkit",
+                                     availableConnectionsDelegate: ConnectionCap(limit: ServerConfiguration.adminConnectionLimit,
+                                                                                 logger: logger, listener: "admin")),
+                onServerRunning: { channel in await onAdminListening(channel.localAddress?.port ?? adminPort) },
+                logger: logger))
+        }
+        services.append(background)
         // Shutdown runs in reverse order: the background service first (event streams end,
         // snapshots are saved), then the HTTP server drains.
         // A stop waits for in-flight requests and for event streams to flush at most
         // ``drainLimit``: then connections are closed (the snapshots are saved by then). A
         // client that stopped reading held the stop for ever (found by a helper).
-        var groupConfiguration = ServiceGroupConfiguration(services: [app, background], gracefulShutdownSignals: [.sigterm, .sigint],
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                            logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = tuning.drainLimit
         let group = ServiceGroup(configuration: groupConfiguration)
@@ -105,7 +122,8 @@ public enum TriggerKitServer: Sendable {
             logger.info("tenant ready", metadata: ["tenant": "\(t.id)", "requests": "\(held)"])
         }
         let connectionLimit = tuning.maxConnections
-            ?? ConnectionCap.limit(tenants: configuration.tenants.count, webhooks: opening.reduce(0) { $0 + $1.webhooks.count })
+            ?? ConnectionCap.limit(tenants: configuration.tenants.count, webhooks: opening.reduce(0) { $0 + $1.webhooks.count },
+                                   admin: configuration.adminPort == nil ? 0 : ServerConfiguration.adminConnectionLimit)
         let background = BackgroundService(tenants: state.tenants, dispatchers: dispatchers, snapshotEvery: configuration.snapshotEvery, logger: logger)
         let app = Application(
             router: HeadAsGet(router: buildRouter(server: state)),

@@ -13,6 +13,13 @@ public struct ServerConfiguration: Sendable, Codable {
     public var host: String = "127.0.0.1"
     /// Port (default 8080; 0 picks a free one, printed at start).
     public var port: Int = 8080
+    /// A second port on ``host`` serving only `GET`/`HEAD` `/healthz` and `/metrics`
+    /// (default none; 0 picks a free one, printed at start as `admin (healthz, metrics) on http://HOST:PORT`). Its
+    /// connections are counted apart (at most ``adminConnectionLimit``), so a probe is
+    /// answered while clients hold every connection of the main port.
+    public var adminPort: Int?
+    /// The most connections the admin port holds at once; more wait in its backlog.
+    public static let adminConnectionLimit = 16
     /// Where each tenant's SQLite file lives (created if missing).
     public var dataDirectory: String = "triggerkit-data"
     /// What moves time: the wall clock (default), or the data (`stream`: fixes' `t` and
@@ -59,7 +66,7 @@ public struct ServerConfiguration: Sendable, Codable {
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, dataDirectory, clock, start, tenants, limits, snapshotEvery, restoreBudgetMiB, margin, dwell, maxAccuracy, deliveredLimitPerDevice
+        case host, port, adminPort, dataDirectory, clock, start, tenants, limits, snapshotEvery, restoreBudgetMiB, margin, dwell, maxAccuracy, deliveredLimitPerDevice
         case timeZone
     }
 
@@ -68,6 +75,7 @@ public struct ServerConfiguration: Sendable, Codable {
         let d = ServerConfiguration()
         host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
         port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
+        adminPort = try c.decodeIfPresent(Int.self, forKey: .adminPort)
         dataDirectory = try c.decodeIfPresent(String.self, forKey: .dataDirectory) ?? d.dataDirectory
         clock = try c.decodeIfPresent(ClockMode.self, forKey: .clock) ?? d.clock
         // Read as `--start`, fixes and requests read a date (proleptic Gregorian, UTC or an
@@ -113,6 +121,7 @@ public struct ServerConfiguration: Sendable, Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(host, forKey: .host)
         try c.encode(port, forKey: .port)
+        try c.encodeIfPresent(adminPort, forKey: .adminPort)
         try c.encode(dataDirectory, forKey: .dataDirectory)
         try c.encode(clock, forKey: .clock)
         // As it is read, whatever the encoder's date strategy.
@@ -187,6 +196,10 @@ public struct ServerConfiguration: Sendable, Codable {
     /// Checks the configuration; the reason names the field.
     public func validate() throws(ConfigurationError) {
         guard (0...65535).contains(port) else { throw ConfigurationError("port must be in 0...65535, not \(port)") }
+        if let adminPort {
+            guard (0...65535).contains(adminPort) else { throw ConfigurationError("adminPort must be in 0...65535, not \(adminPort)") }
+            guard adminPort == 0 || adminPort != port else { throw ConfigurationError("adminPort must differ from port (\(port))") }
+        }
         guard !tenants.isEmpty else { throw ConfigurationError("no tenants: add one in the config file or with --tenant ID=SHA256") }
         guard !dataDirectory.isEmpty else { throw ConfigurationError("dataDirectory must not be empty") }
         if let start, !RequestLimits.isSupported(start) {

@@ -22,6 +22,9 @@ final class Uploads: Sendable {
 
     /// Bodies together hold at most this many times `limits.maxBodyBytes`.
     static let bodiesAtOnce = 16
+    /// The `Retry-After` (seconds) of a body refused over the budget: bodies in flight end
+    /// within the body timeout, most within a second.
+    static let retryAfterSeconds = 1
 
     init(maxBodyBytes: Int, timeout: Duration) {
         limit = Self.bodiesAtOnce * Swift.max(1, maxBodyBytes)
@@ -98,8 +101,10 @@ final class Uploads: Sendable {
         } catch Refusal.tooLarge {
             throw context.closing(tooLarge)
         } catch Refusal.overBudget {
-            throw context.closing(APIError(.tooManyRequests, "tooManyUploads",
-                                           "this tenant's bodies being received or applied hold \(limit) bytes, its limit (\(Self.bodiesAtOnce) times limits.maxBodyBytes): retry"))
+            var busy = APIError(.tooManyRequests, "tooManyUploads",
+                                "this tenant's bodies being received or applied hold \(limit) bytes, its limit (\(Self.bodiesAtOnce) times limits.maxBodyBytes): retry")
+            busy.retryAfter = Self.retryAfterSeconds
+            throw context.closing(busy)
         } catch is TimedOut {
             throw context.closing(APIError(.requestTimeout, "bodyTimeout", "the body did not arrive within \(timeout)"))
         }

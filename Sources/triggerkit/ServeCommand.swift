@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
         they sent and was accepted is journaled). The API is described at /openapi.json (and docs/openapi.json); \
         metrics at /metrics.
 
-        Config file: {"host": "127.0.0.1", "port": 8080, "dataDirectory": "triggerkit-data", \
+        Config file: {"host": "127.0.0.1", "port": 8080, "adminPort": 8081, "dataDirectory": "triggerkit-data", \
         "clock": "wall", "tenants": [{"id": "acme", "tokenHashes": ["<sha256 hex>"], \
         "limits": {"maxBodyBytes": 8388608, "maxRequests": 1000000, "maxDevices": 1000000, \
         "sseBufferEvents": 10000, "outboxEvents": 1000000}, \
@@ -35,6 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Port (default 8080; 0 picks a free port, printed at start).")
     var port: Int?
+
+    @Option(name: .customLong("admin-port"), help: ArgumentHelp("A second port serving only /healthz and /metrics, with connections of its own (at most 16), so probes are answered while clients hold every connection of --port. 0 picks a free port, printed at start ('admin (healthz, metrics) on http://HOST:PORT'). Default: none.", valueName: "PORT"))
+    var adminPort: Int?
 
     @Option(name: .customLong("data-dir"), help: ArgumentHelp("Directory of the tenants' SQLite files (default triggerkit-data).", valueName: "DIR"))
     var dataDirectory: String?
@@ -97,6 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let host { c.host = host }
         if let port { c.port = port }
+        if let adminPort { c.adminPort = adminPort }
         if let dataDirectory { c.dataDirectory = dataDirectory }
         if let clock { c.clock = clock }
         if let start { c.start = try parseDateArgument(start, option: "--start") }
@@ -130,9 +134,11 @@ struct ServeCommand: AsyncParsableCommand {
         let host = c.host
         Self.raiseOpenFileLimit()
         do {
-            try await TriggerKitServer.run(configuration: c, metrics: registry, logger: logger) { port in
+            try await TriggerKitServer.run(configuration: c, metrics: registry, logger: logger, onListening: { port in
                 printError("listening on http://\(host):\(port)")
-            }
+            }, onAdminListening: { port in
+                printError("admin (healthz, metrics) on http://\(host):\(port)")
+            })
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)

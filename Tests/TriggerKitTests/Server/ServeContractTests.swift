@@ -203,10 +203,11 @@ struct ServeConfigurationTests {
     @Test func aConfigFileIsReadAndEveryBadValueIsNamed() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("serve-config-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let good = #"{"port": 0, "clock": "stream", "start": "2026-11-23T08:00:00Z", "tenants": [{"id": "acme", "tokenHashes": ["\#(tokenHash("t"))"], "limits": {"maxRequests": 5}, "webhooks": [{"url": "http://127.0.0.1:9/hook", "secret": "s"}]}], "margin": 20, "timeZone": "America/New_York"}"#
+        let good = #"{"port": 0, "adminPort": 9090, "clock": "stream", "start": "2026-11-23T08:00:00Z", "tenants": [{"id": "acme", "tokenHashes": ["\#(tokenHash("t"))"], "limits": {"maxRequests": 5}, "webhooks": [{"url": "http://127.0.0.1:9/hook", "secret": "s"}]}], "margin": 20, "timeZone": "America/New_York"}"#
         try good.write(toFile: path, atomically: true, encoding: .utf8)
         let c = try ServerConfiguration.load(path: path)
         #expect(c.clock == .stream)
+        #expect(c.adminPort == 9090)
         #expect(c.tenants.first?.limits?.maxRequests == 5)
         #expect(c.tenants.first?.limits?.maxBodyBytes == TenantLimits().maxBodyBytes)
         #expect(c.margin == 20)
@@ -255,6 +256,8 @@ struct ServeConfigurationTests {
         try c.validate()
         let bad: [(String, (inout ServerConfiguration) -> Void)] = [
             ("port", { $0.port = 70_000 }),
+            ("adminPort must be in", { $0.adminPort = -1 }),
+            ("adminPort must differ", { $0.port = 9000; $0.adminPort = 9000 }),
             ("no tenants", { $0.tenants = [] }),
             ("tenant id", { $0.tenants[0].id = "a b" }),
             ("token hash", { $0.tenants[0].tokenHashes = ["xyz"] }),

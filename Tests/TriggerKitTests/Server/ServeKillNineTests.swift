@@ -29,11 +29,14 @@ struct ServeKillNineTests {
         private let seen = Log()
         var log: String { seen.text.withLock { $0 } }
 
-        /// `openFiles`: run under that limit of open files (soft and hard).
-        init(binary: String, directory: String, openFiles: Int? = nil) throws {
+        /// The admin port, when started with one (`--admin-port 0` among `extra`).
+        let adminPort: Int?
+
+        /// `openFiles`: run under that limit of open files (soft and hard); `extra`: more options.
+        init(binary: String, directory: String, openFiles: Int? = nil, extra: [String] = []) throws {
             let p = Process()
             let arguments = ["serve", "--port", "0", "--data-dir", directory, "--clock", "stream", "--start", Serve.t0,
-                             "--tenant", "acme=\(tokenHash(Serve.tokenA))", "--snapshot-every", "2000"]
+                             "--tenant", "acme=\(tokenHash(Serve.tokenA))", "--snapshot-every", "2000"] + extra
             if let openFiles {
                 p.executableURL = URL(fileURLWithPath: "/bin/sh")
                 p.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", binary] + arguments
@@ -51,19 +54,24 @@ struct ServeKillNineTests {
             }
             try p.run()
             process = p
-            var port: Int?
-            for _ in 0..<600 where port == nil {
+            var port: Int?, adminPort: Int?
+            let wantsAdmin = extra.contains("--admin-port")
+            for _ in 0..<600 where port == nil || (wantsAdmin && adminPort == nil) {
                 Thread.sleep(forTimeInterval: 0.05)
                 let text = seen.text.withLock { $0 }
                 if let r = text.range(of: "listening on http://127.0.0.1:") {
                     port = Int(text[r.upperBound...].prefix { $0.isNumber })
                 }
+                if let r = text.range(of: "admin (healthz, metrics) on http://127.0.0.1:") {
+                    adminPort = Int(text[r.upperBound...].prefix { $0.isNumber })
+                }
             }
-            guard let port else {
+            guard let port, !wantsAdmin || adminPort != nil else {
                 p.terminate()
                 throw CancellationError()
             }
             self.port = port
+            self.adminPort = adminPort
         }
 
         func kill9() {

@@ -208,6 +208,42 @@ struct ServeUploadTests {
         #expect(served?.status == 200, "the waiting connection was not served once others closed")
     }
 
+    /// With `--admin-port`, `/healthz` and `/metrics` are answered on a port of their own
+    /// while clients hold every connection of the main port (there a probe waited in the
+    /// backlog), and the admin port serves nothing else.
+    @Test(.timeLimit(.minutes(1)))
+    func theAdminPortAnswersWhileTheMainPortIsFull() async throws {
+        let binary = try #require(ServeKillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("serve-admin-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServeKillNineTests.Server(binary: binary, directory: dir, openFiles: 200, extra: ["--admin-port", "0"])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let admin = try #require(server.adminPort)
+        #expect(admin != server.port)
+        // 200 - (128 + 8 + 16) = 48 connections on the main port; 60 opened.
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<60 { idle.append(try ServeStopTests.stalledRequest(port: server.port, "")) }
+        try await Task.sleep(for: .milliseconds(500))
+        let probe = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let waiting = try ServeStopTests.stalledRequest(port: server.port, probe)
+        defer { close(waiting) }
+        #expect(await Self.answer(waiting, within: 1) == nil, "the main port was not full")
+        let health = try ServeStopTests.stalledRequest(port: admin, probe)
+        defer { close(health) }
+        let answer = await Self.answer(health, within: 5)
+        #expect(answer?.status == 200)
+        #expect(answer?.body.contains(#""status":"ok""#) == true, "\(String(describing: answer))")
+        let metrics = try ServeStopTests.stalledRequest(port: admin, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        defer { close(metrics) }
+        #expect(await Self.answer(metrics, within: 5)?.status == 200)
+        // Only those two: a tenant's route is not on the admin port.
+        let other = try ServeStopTests.stalledRequest(port: admin, "GET /v1/requests HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Serve.tokenA)\r\n\r\n")
+        defer { close(other) }
+        #expect(await Self.answer(other, within: 5)?.status == 404)
+        #expect(server.process.isRunning)
+    }
+
     /// A server whose tenants take bodies of at most 1,000 bytes (a budget of 16,000), with
     /// the test client, the port and the tenant `acme`.
     static func withSmallBodies(_ body: @Sendable (any TestClientProtocol, Int, Tenant) async throws -> Void) async throws {
@@ -235,7 +271,7 @@ struct ServeUploadTests {
             for _ in 0..<20 { fds.append(try ServeStopTests.stalledRequest(port: port, whole)) }
             for _ in 0..<200 where acme.uploads.inFlight < 16 * 1_000 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(acme.uploads.inFlight == 16 * 1_000)
-            await busy.value
+            _ = await busy.value
             var statuses: [Int] = []
             for fd in fds { statuses.append(await Self.answer(fd)?.status ?? 0) }
             #expect(statuses.filter { $0 == 429 }.count == 4, "\(statuses)")
@@ -266,7 +302,8 @@ struct ServeUploadTests {
             #expect(acme.uploads.inFlight == 16 * 999)
             var refused = 0
             for fd in fds[16...] {
-                if let a = await Self.answer(fd), a.status == 429, a.body.contains("tooManyUploads"), a.head.contains("connection: close") { refused += 1 }
+                if let a = await Self.answer(fd), a.status == 429, a.body.contains("tooManyUploads"), a.head.contains("connection: close"),
+                   a.head.contains("retry-after: 1") { refused += 1 }
             }
             #expect(refused == 4)
             // The other tenant has its own budget.
