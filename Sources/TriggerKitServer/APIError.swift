@@ -5,15 +5,19 @@ import NIOCore
 @_spi(Engine) import TriggerKit
 
 /// An error answer: the HTTP status that fits and a JSON body
-/// `{"error": {"code": "...", "message": "..."}}`, where `code` is the engine's code
-/// (`invalidTrigger`, `invalidRegion`, ...) or the server's (`unauthorized`,
-/// `payloadTooLarge`, ...).
+/// `{"error": {"code": "...", "message": "...", "field": "..."}}`, where `code` is the
+/// engine's code (`invalidTrigger`, `invalidRegion`, ...) or the server's (`unauthorized`,
+/// `payloadTooLarge`, ...), and `field` (a validator's refusal only, when it names one) the
+/// request field's path (``RequestError/field``).
 struct APIError: Error, HTTPResponseError, Sendable {
     var status: HTTPResponse.Status
     var code: String
     var message: String
     /// Answered with `Connection: close` (``ServeContext/closing(_:)``).
     var closesConnection = false
+    /// The request field a validator refusal is about (``RequestError/field``), sent as the
+    /// error's `field` when known.
+    var field: String?
     /// Seconds sent as `Retry-After`, for a refusal that passes by itself (a tenant's bodies
     /// in flight); nil for one that retrying does not cure.
     var retryAfter: Int?
@@ -33,6 +37,7 @@ struct APIError: Error, HTTPResponseError, Sendable {
         default: .unprocessableContent
         }
         self.init(status, e.code.rawValue, e.message)
+        field = e.field
     }
 
     static func badJSON(_ why: String) -> APIError { APIError(.badRequest, "invalidJSON", why) }
@@ -42,8 +47,13 @@ struct APIError: Error, HTTPResponseError, Sendable {
         APIError(.contentTooLarge, "payloadTooLarge", "the body is larger than this tenant's limit of \(limit) bytes")
     }
 
-    var json: JSONValue {
-        .object(["error": .object(["code": .string(code), "message": .string(message)])])
+    var json: JSONValue { .object(["error": errorJSON]) }
+
+    /// `{"code": ..., "message": ...}`, with `"field"` when the refusal names one.
+    var errorJSON: JSONValue {
+        var o: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
+        if let field { o["field"] = .string(field) }
+        return .object(o)
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {

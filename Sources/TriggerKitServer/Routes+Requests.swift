@@ -23,7 +23,7 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
         } catch {
             let e = APIError(request: error)
             results[i] = .object(["index": .number(Double(i)), "status": .number(Double(e.status.code)),
-                                  "error": .object(["code": .string(e.code), "message": .string(e.message)])])
+                                  "error": e.errorJSON])
         }
     }
     // Which identifiers the center held, seen in the step that applies the batch: an item
@@ -44,7 +44,7 @@ func addRequests(_ items: [JSONValue], tenant: Tenant) async throws -> Response 
         case .rejected(let e):
             if e.status == .serviceUnavailable { throw e }
             results[i] = .object(["index": .number(Double(i)), "identifier": .string(r.identifier), "status": .number(Double(e.status.code)),
-                                  "error": .object(["code": .string(e.code), "message": .string(e.message)])])
+                                  "error": e.errorJSON])
         case .ok(let w):
             accepted += 1
             let replaced = !held.insert(ExactKey(r.identifier)).inserted

@@ -14,7 +14,7 @@ extension TriggerCenter {
     ///   (as the next step would), which is O(n) after a restore.
     public func refusedRequests() -> [(identifier: String, error: RequestError)] {
         let e = engine.current
-        return engine.refused(e).map { (e.requests[Int($0.request)].identifier, RequestError(.invalidRegion, $0.reason)) }
+        return engine.refused(e).map { (e.requests[Int($0.request)].identifier, RequestError(.invalidRegion, $0.reason, field: "trigger.region")) }
     }
 
     /// Adds `request` as it was stored (a journal's add, accepted when it was recorded),

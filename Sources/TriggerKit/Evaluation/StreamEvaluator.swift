@@ -211,7 +211,7 @@ import Foundation
     /// the requests naming new ones, which their own bound holds.)
     package func newDeviceRefusal(_ device: String, limit: Int, option: String) -> RequestError? {
         guard isNewDevice(device, pastLimit: limit) else { return nil }
-        return RequestError(.tooManyDevices, "device \"\(DiagnosticText.clipped(device))\" is new and \(deviceCount) device\(deviceCount == 1 ? " is" : "s are") kept, past the limit of \(limit) (\(option))")
+        return RequestError(.tooManyDevices, "device \"\(DiagnosticText.clipped(device))\" is new and \(deviceCount) device\(deviceCount == 1 ? " is" : "s are") kept, past the limit of \(limit) (\(option))", field: "device")
     }
 
     package func isNewDevice(_ name: String, pastLimit limit: Int) -> Bool {

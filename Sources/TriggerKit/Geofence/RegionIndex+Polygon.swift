@@ -55,18 +55,18 @@ struct PlanarPolygons {
     var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
 
     init(_ p: PolygonRegion) throws(RequestError) {
-        guard !p.polygons.isEmpty else { throw RequestError(.invalidRegion, "a polygon region needs at least one polygon") }
+        guard !p.polygons.isEmpty else { throw RequestError(.invalidRegion, "a polygon region needs at least one polygon", field: "trigger.region.geometry.coordinates") }
         var shiftedPolygons: [Bool] = []
         for (k, polygon) in p.polygons.enumerated() {
             for ring in polygon {
                 for c in ring {
                     guard c.latitude.isFinite, c.longitude.isFinite, (-90...90).contains(c.latitude),
                           (-180...180).contains(c.longitude) else {
-                        throw RequestError(.invalidRegion, "position (\(c.longitude), \(c.latitude)) is not a valid longitude/latitude")
+                        throw RequestError(.invalidRegion, "position (\(c.longitude), \(c.latitude)) is not a valid longitude/latitude", field: Self.field(p, k))
                     }
                 }
             }
-            guard let reading = Self.longitudes(of: polygon) else { throw RequestError(.invalidRegion, "a polygon needs an outer ring") }
+            guard let reading = Self.longitudes(of: polygon) else { throw RequestError(.invalidRegion, "a polygon needs an outer ring", field: Self.field(p, k)) }
             if reading.span > 180 { throw Self.tooWide(polygon, reading, field: Self.field(p, k)) }
             shiftedPolygons.append(reading.shifted)
         }
@@ -123,9 +123,9 @@ struct PlanarPolygons {
     /// wind through 360 degrees) is named as such; either way no reading of it is a region.
     static func tooWide(_ polygon: [[Coordinate]], _ reading: Reading, field: String) -> RequestError {
         for (i, ring) in polygon.enumerated() where abs(winding(ring)) > 180 {
-            return RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" goes around the globe (taking each edge the short way, its longitudes wind through 360 degrees), so it would hold a pole: split it into polygons less than 180 degrees of longitude wide")
+            return RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" goes around the globe (taking each edge the short way, its longitudes wind through 360 degrees), so it would hold a pole: split it into polygons less than 180 degrees of longitude wide", field: "\(field)[\(i)]")
         }
-        return RequestError(.invalidRegion, "polygon \"\(field)\" is more than 180 degrees of longitude wide both as given (\(degrees(reading.givenWest)) to \(degrees(reading.givenEast))) and across the antimeridian (\(degrees(reading.west)) east to \(degrees(reading.east - 360))): split it into polygons less than 180 degrees wide")
+        return RequestError(.invalidRegion, "polygon \"\(field)\" is more than 180 degrees of longitude wide both as given (\(degrees(reading.givenWest)) to \(degrees(reading.givenEast))) and across the antimeridian (\(degrees(reading.west)) east to \(degrees(reading.east - 360))): split it into polygons less than 180 degrees wide", field: field)
     }
 
     /// The warning for a polygon read across the antimeridian (``Reading/shifted``), which

@@ -99,14 +99,14 @@ extension DateComponents {
             any = true
         }
         if quarter != nil {
-            throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it")
+            throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it", field: "trigger.dateMatching.quarter")
         }
         // Refused by name, as in code (``RequestValidation/leapMonthRefusal``), not as a field
         // that does not exist.
-        if r.take("isLeapMonth") != nil { throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal) }
+        if r.take("isLeapMonth") != nil { throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal, field: "trigger.dateMatching.isLeapMonth") }
         if let tz = try r.string("timeZone") {
             guard let zone = ZoneNames.storedZone(named: tz) else {
-                throw RequestError(.invalidTrigger, ZoneNames.refusal(tz, field: "trigger.dateMatching.timeZone"))
+                throw RequestError(.invalidTrigger, ZoneNames.refusal(tz, field: "trigger.dateMatching.timeZone"), field: "trigger.dateMatching.timeZone")
             }
             timeZone = zone
         }
@@ -118,10 +118,10 @@ extension DateComponents {
             // An unknown component would be silently ignored and change when the trigger
             // fires (a typo like "weekDay" would make it fire every day): refuse it. Named
             // before "no component": a typo alone was refused as an empty object, which hid it.
-            throw RequestError(.invalidTrigger, first.replacingOccurrences(of: " ignored", with: "") + " (not a DateComponents field)")
+            throw RequestError(.invalidTrigger, first.replacingOccurrences(of: " ignored", with: "") + " (not a DateComponents field)", field: r.firstUnknownField)
         }
         guard any else {
-            throw RequestError(.invalidTrigger, "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")")
+            throw RequestError(.invalidTrigger, "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")", field: "trigger.dateMatching")
         }
     }
 
@@ -130,29 +130,29 @@ extension DateComponents {
         switch json {
         case .string(let name):
             guard let id = CalendarNames.identifier(name) else {
-                throw RequestError(.invalidTrigger, "unknown calendar \"\(name)\" (expected one of \(known))")
+                throw RequestError(.invalidTrigger, "unknown calendar \"\(name)\" (expected one of \(known))", field: "trigger.dateMatching.calendar")
             }
             return CalendarNames.calendar(id)
         case .object(let o):
             var r = JSONFields(o, path: "trigger.dateMatching.calendar.", code: .invalidTrigger)
             let name = try r.string("identifier") ?? "gregorian"
             guard let id = CalendarNames.identifier(name) else {
-                throw RequestError(.invalidTrigger, "unknown calendar \"\(name)\" (expected one of \(known))")
+                throw RequestError(.invalidTrigger, "unknown calendar \"\(name)\" (expected one of \(known))", field: "trigger.dateMatching.calendar.identifier")
             }
             let fw = try r.integer("firstWeekday")
             let md = try r.integer("minimumDaysInFirstWeek")
             if let fw, !(1...7).contains(fw) {
-                throw RequestError(.invalidTrigger, "\"firstWeekday\" must be 1...7 (1 = Sunday), not \(fw)")
+                throw RequestError(.invalidTrigger, "\"firstWeekday\" must be 1...7 (1 = Sunday), not \(fw)", field: "trigger.dateMatching.calendar.firstWeekday")
             }
             if let md, !(1...7).contains(md) {
-                throw RequestError(.invalidTrigger, "\"minimumDaysInFirstWeek\" must be 1...7, not \(md)")
+                throw RequestError(.invalidTrigger, "\"minimumDaysInFirstWeek\" must be 1...7, not \(md)", field: "trigger.dateMatching.calendar.minimumDaysInFirstWeek")
             }
             if let extra = r.unknownKeys().first {
-                throw RequestError(.invalidTrigger, extra.replacingOccurrences(of: " ignored", with: ""))
+                throw RequestError(.invalidTrigger, extra.replacingOccurrences(of: " ignored", with: ""), field: r.firstUnknownField)
             }
             return CalendarNames.calendar(id, firstWeekday: fw, minimumDaysInFirstWeek: md)
         default:
-            throw RequestError(.invalidTrigger, "\"trigger.dateMatching.calendar\" must be a calendar name or an object, not \(json.typeName)")
+            throw RequestError(.invalidTrigger, "\"trigger.dateMatching.calendar\" must be a calendar name or an object, not \(json.typeName)", field: "trigger.dateMatching.calendar")
         }
     }
 

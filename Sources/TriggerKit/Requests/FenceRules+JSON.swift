@@ -19,14 +19,14 @@ extension FenceRules {
             case (let s?, nil): dwell = FenceDwell(side: .inside, duration: s)
             case (nil, let s?): dwell = FenceDwell(side: .outside, duration: s)
             default:
-                throw RequestError(.invalidTrigger, "\"trigger.dwell\" needs exactly one of \"inside\" or \"outside\" (seconds)")
+                throw RequestError(.invalidTrigger, "\"trigger.dwell\" needs exactly one of \"inside\" or \"outside\" (seconds)", field: "trigger.dwell")
             }
             warnings += d.unknownKeys()
         }
         if let o = try r.object("accuracy") {
             var a = JSONFields(o, path: "trigger.accuracy.", code: .invalidTrigger)
             guard let m = try a.number("maximum") else {
-                throw RequestError(.invalidTrigger, "\"trigger.accuracy\" needs \"maximum\" (metres)")
+                throw RequestError(.invalidTrigger, "\"trigger.accuracy\" needs \"maximum\" (metres)", field: "trigger.accuracy.maximum")
             }
             accuracy = FenceAccuracy(maximum: m)
             warnings += a.unknownKeys()
@@ -52,49 +52,49 @@ extension FenceWindow {
         var zone: TimeZone?
         if let tz = try w.string("timeZone") {
             guard let z = ZoneNames.storedZone(named: tz) else {
-                throw RequestError(.invalidTrigger, ZoneNames.refusal(tz, field: "trigger.window.timeZone"))
+                throw RequestError(.invalidTrigger, ZoneNames.refusal(tz, field: "trigger.window.timeZone"), field: "trigger.window.timeZone")
             }
             zone = z
         }
         let schedule: Schedule
         if let v = w.take("intervals"), v != .null {
             guard zone == nil else {
-                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" (absolute dates) and \"timeZone\": a zone applies to weekly hours only")
+                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" (absolute dates) and \"timeZone\": a zone applies to weekly hours only", field: "trigger.window.intervals")
             }
-            guard case .array(let list) = v else { throw RequestError(.invalidTrigger, "\"trigger.window.intervals\" must be an array") }
+            guard case .array(let list) = v else { throw RequestError(.invalidTrigger, "\"trigger.window.intervals\" must be an array", field: "trigger.window.intervals") }
             var intervals: [DateInterval] = []
             for (k, item) in list.enumerated() {
                 guard case .object(let io) = item else {
-                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" must be an object {\"start\": date, \"end\": date}")
+                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" must be an object {\"start\": date, \"end\": date}", field: "trigger.window.intervals[\(k)]")
                 }
                 var f = JSONFields(io, path: "trigger.window.intervals[\(k)].", code: .invalidTrigger)
                 guard let s = f.take("start").flatMap(JSONFields.dateMillis), let e = f.take("end").flatMap(JSONFields.dateMillis) else {
-                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" needs \"start\" and \"end\" (ISO 8601 dates)")
+                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" needs \"start\" and \"end\" (ISO 8601 dates)", field: "trigger.window.intervals[\(k)]")
                 }
                 guard s < e else {
-                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" ends at or before it starts")
+                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" ends at or before it starts", field: "trigger.window.intervals[\(k)]")
                 }
                 intervals.append(DateInterval(start: Timestamp.date(millis: s), end: Timestamp.date(millis: e)))
                 warnings += f.unknownKeys()
             }
             schedule = .intervals(intervals)
             if w.take("opens") != nil || w.take("closes") != nil || w.take("weekdays") != nil {
-                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" and weekly hours: give one or the other")
+                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" and weekly hours: give one or the other", field: "trigger.window")
             }
         } else {
             guard let opens = try w.string("opens"), let closes = try w.string("closes") else {
-                throw RequestError(.invalidTrigger, "\"trigger.window\" needs \"opens\" and \"closes\" (\"HH:MM\"), or \"intervals\"")
+                throw RequestError(.invalidTrigger, "\"trigger.window\" needs \"opens\" and \"closes\" (\"HH:MM\"), or \"intervals\"", field: "trigger.window")
             }
             var days: [Int] = []
             if let v = w.take("weekdays"), v != .null {
-                guard case .array(let list) = v else { throw RequestError(.invalidTrigger, "\"trigger.window.weekdays\" must be an array of 1-7 (1 = Sunday)") }
+                guard case .array(let list) = v else { throw RequestError(.invalidTrigger, "\"trigger.window.weekdays\" must be an array of 1-7 (1 = Sunday)", field: "trigger.window.weekdays") }
                 for item in list {
                     guard case .number(let n) = item, n == n.rounded(), (1...7).contains(n) else {
-                        throw RequestError(.invalidTrigger, "\"trigger.window.weekdays\" holds \(NotificationRequest.show(item)): weekdays are 1-7 (1 = Sunday)")
+                        throw RequestError(.invalidTrigger, "\"trigger.window.weekdays\" holds \(NotificationRequest.show(item)): weekdays are 1-7 (1 = Sunday)", field: "trigger.window.weekdays")
                     }
                     days.append(Int(n))
                 }
-                guard !days.isEmpty else { throw RequestError(.invalidTrigger, "\"trigger.window.weekdays\" is empty: the window would never open") }
+                guard !days.isEmpty else { throw RequestError(.invalidTrigger, "\"trigger.window.weekdays\" is empty: the window would never open", field: "trigger.window.weekdays") }
             }
             schedule = .weekly(weekdays: days, opens: try TimeOfDay(text: opens, field: "opens"),
                                closes: try TimeOfDay(text: closes, field: "closes"))
@@ -132,7 +132,7 @@ extension FenceWindow.TimeOfDay {
               let h = numbers[0], let m = numbers[1], (0...23).contains(h), (0...59).contains(m),
               parts.count == 2 || (0...59).contains(numbers[2] ?? -1)
         else {
-            throw RequestError(.invalidTrigger, "\"trigger.window.\(field)\" must be a time \"HH:MM\" or \"HH:MM:SS\" (24-hour), not \"\(text)\"")
+            throw RequestError(.invalidTrigger, "\"trigger.window.\(field)\" must be a time \"HH:MM\" or \"HH:MM:SS\" (24-hour), not \"\(text)\"", field: "trigger.window.\(field)")
         }
         self.init(hour: h, minute: m, second: parts.count == 3 ? numbers[2] ?? 0 : 0)
     }

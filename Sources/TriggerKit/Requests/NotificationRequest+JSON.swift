@@ -24,24 +24,24 @@ extension NotificationRequest {
         }
         var r = JSONFields(o, path: "", code: .invalidRequest)
         guard let identifier = try r.string("identifier") else {
-            throw RequestError(.invalidRequest, "missing required field \"identifier\"")
+            throw RequestError(.invalidRequest, "missing required field \"identifier\"", field: "identifier")
         }
         guard let contentJSON = try r.object("content") else {
-            throw RequestError(.notificationInvalidNoContent, "missing \"content\": a notification needs a title, subtitle, body, sound or badge")
+            throw RequestError(.notificationInvalidNoContent, "missing \"content\": a notification needs a title, subtitle, body, sound or badge", field: "content")
         }
         let content = try NotificationContent(fields: contentJSON, warnings: &warnings)
         let device = try r.string("device")
         var addedAt: Date?
         if let v = r.take("addedAt"), v != .null {
             guard let ms = JSONFields.dateMillis(v) else {
-                throw RequestError(.invalidRequest, "\"addedAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))")
+                throw RequestError(.invalidRequest, "\"addedAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))", field: "addedAt")
             }
             addedAt = Timestamp.date(millis: ms)
         }
         var expiresAt: Date?
         if let v = r.take("expiresAt"), v != .null {
             guard let ms = JSONFields.dateMillis(v) else {
-                throw RequestError(.invalidRequest, "\"expiresAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))")
+                throw RequestError(.invalidRequest, "\"expiresAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))", field: "expiresAt")
             }
             expiresAt = Timestamp.date(millis: ms)
         }
@@ -106,27 +106,27 @@ extension NotificationContent {
 extension NotificationTrigger {
     init(json: JSONValue, requestIdentifier: String, warnings: inout [String]) throws(RequestError) {
         guard case .object(let o) = json else {
-            throw RequestError(.invalidTrigger, "\"trigger\" must be an object, not \(json.typeName)")
+            throw RequestError(.invalidTrigger, "\"trigger\" must be an object, not \(json.typeName)", field: "trigger")
         }
         var r = JSONFields(o, path: "trigger.", code: .invalidTrigger)
         guard let type = try r.string("type") else {
-            throw RequestError(.invalidTrigger, "missing \"trigger.type\" (calendar, timeInterval or location)")
+            throw RequestError(.invalidTrigger, "missing \"trigger.type\" (calendar, timeInterval or location)", field: "trigger.type")
         }
         let repeats = try r.bool("repeats") ?? false
         switch type {
         case "calendar":
             guard let dm = try r.object("dateMatching") else {
-                throw RequestError(.invalidTrigger, "a calendar trigger needs \"dateMatching\"")
+                throw RequestError(.invalidTrigger, "a calendar trigger needs \"dateMatching\"", field: "trigger.dateMatching")
             }
             self = .calendar(CalendarTrigger(dateMatching: try DateComponents(dateMatching: dm, warnings: &warnings), repeats: repeats))
         case "timeInterval":
             guard let interval = try r.number("timeInterval") else {
-                throw RequestError(.invalidTrigger, "a timeInterval trigger needs \"timeInterval\" (seconds)")
+                throw RequestError(.invalidTrigger, "a timeInterval trigger needs \"timeInterval\" (seconds)", field: "trigger.timeInterval")
             }
             self = .timeInterval(TimeIntervalTrigger(timeInterval: interval, repeats: repeats))
         case "location":
             guard let region = r.take("region") else {
-                throw RequestError(.invalidRegion, "a location trigger needs \"region\"")
+                throw RequestError(.invalidRegion, "a location trigger needs \"region\"", field: "trigger.region")
             }
             let parsed = try Region(json: region, defaultIdentifier: requestIdentifier, warnings: &warnings)
             let rules = try FenceRules(fields: &r, warnings: &warnings)
@@ -134,7 +134,7 @@ extension NotificationTrigger {
             self = .location(trigger)
             if let silent = RequestValidation.silentRegionWarning(trigger) { warnings.append(silent) }
         default:
-            throw RequestError(.invalidTrigger, "unknown trigger type \"\(type)\" (expected calendar, timeInterval or location)")
+            throw RequestError(.invalidTrigger, "unknown trigger type \"\(type)\" (expected calendar, timeInterval or location)", field: "trigger.type")
         }
         warnings += r.unknownKeys()
     }
@@ -189,7 +189,7 @@ struct JSONFields {
     mutating func take(_ key: String) -> JSONValue? { members.removeValue(forKey: key) }
 
     private func wrong(_ key: String, _ expected: String, _ v: JSONValue) -> RequestError {
-        RequestError(code, "\"\(path)\(key)\" must be \(expected), not \(NotificationRequest.show(v))")
+        RequestError(code, "\"\(path)\(key)\" must be \(expected), not \(NotificationRequest.show(v))", field: "\(path)\(key)")
     }
 
     mutating func string(_ key: String) throws(RequestError) -> String? {
@@ -216,7 +216,7 @@ struct JSONFields {
         guard abs(n) < 9.0e15 else {
             // Near and past 2^53 a JSON number is not always read exactly: say so, rather than
             // quote a neighbouring number as if it were the one given.
-            throw RequestError(code, "\"\(path)\(key)\" must be an integer between -8999999999999999 and 8999999999999999 (larger JSON numbers are not always read exactly), not about \(n)")
+            throw RequestError(code, "\"\(path)\(key)\" must be an integer between -8999999999999999 and 8999999999999999 (larger JSON numbers are not always read exactly), not about \(n)", field: "\(path)\(key)")
         }
         return Int(n)
     }
@@ -231,6 +231,9 @@ struct JSONFields {
     func unknownKeys() -> [String] {
         members.keys.sorted().map { "unknown field \"\(path)\($0)\" ignored" }
     }
+
+    /// The path of the first of ``unknownKeys()`` (``RequestError/field``).
+    var firstUnknownField: String? { members.keys.min().map { path + $0 } }
 
     /// Epoch milliseconds of a contract date: an ISO 8601 string or seconds since 1970.
     static func dateMillis(_ v: JSONValue) -> Int64? {

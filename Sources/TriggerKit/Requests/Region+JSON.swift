@@ -3,7 +3,7 @@
 extension Region {
     init(json: JSONValue, defaultIdentifier: String, warnings: inout [String]) throws(RequestError) {
         guard case .object(let o) = json else {
-            throw RequestError(.invalidRegion, "\"trigger.region\" must be an object, not \(json.typeName)")
+            throw RequestError(.invalidRegion, "\"trigger.region\" must be an object, not \(json.typeName)", field: "trigger.region")
         }
         var r = JSONFields(o, path: "trigger.region.", code: .invalidRegion)
         let identifier = try r.string("identifier") ?? defaultIdentifier
@@ -14,7 +14,7 @@ extension Region {
         let geometry = try r.object("geometry")
         if let geometry {
             guard center == nil, radius == nil else {
-                throw RequestError(.invalidRegion, "a region has either \"center\"/\"radius\" or \"geometry\", not both")
+                throw RequestError(.invalidRegion, "a region has either \"center\"/\"radius\" or \"geometry\", not both", field: "trigger.region")
             }
             let (polygons, multi) = try Self.polygons(geoJSON: geometry)
             let region = PolygonRegion(identifier: identifier, polygons: polygons, isMultiPolygon: multi,
@@ -23,14 +23,14 @@ extension Region {
             self = .polygon(region)
         } else {
             guard let center else {
-                throw RequestError(.invalidRegion, "a region needs \"center\" and \"radius\", or a GeoJSON \"geometry\"")
+                throw RequestError(.invalidRegion, "a region needs \"center\" and \"radius\", or a GeoJSON \"geometry\"", field: "trigger.region")
             }
             var c = JSONFields(center, path: "trigger.region.center.", code: .invalidRegion)
             guard let lat = try c.number("latitude"), let lon = try c.number("longitude") else {
-                throw RequestError(.invalidRegion, "\"trigger.region.center\" needs \"latitude\" and \"longitude\"")
+                throw RequestError(.invalidRegion, "\"trigger.region.center\" needs \"latitude\" and \"longitude\"", field: "trigger.region.center")
             }
             let coordinate = Coordinate(latitude: lat, longitude: lon)
-            guard let radius else { throw RequestError(.invalidRegion, "a circular region needs \"radius\" (metres)") }
+            guard let radius else { throw RequestError(.invalidRegion, "a circular region needs \"radius\" (metres)", field: "trigger.region.radius") }
             warnings += c.unknownKeys()
             self = .circular(CircularRegion(identifier: identifier, center: coordinate, radius: radius,
                                             notifyOnEntry: onEntry, notifyOnExit: onExit))
@@ -44,31 +44,31 @@ extension Region {
     /// (``RequestValidation/checkValue(_:)``).
     static func polygons(geoJSON o: [String: JSONValue]) throws(RequestError) -> ([[[Coordinate]]], Bool) {
         guard case .string(let type)? = o["type"] else {
-            throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs a GeoJSON \"type\" (Polygon or MultiPolygon)")
+            throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs a GeoJSON \"type\" (Polygon or MultiPolygon)", field: "trigger.region.geometry.type")
         }
         // The type first: a GeometryCollection or a Feature (no "coordinates") is named as the
         // wrong type, as a Point is, not as a polygon missing its coordinates.
         guard type == "Polygon" || type == "MultiPolygon" else {
-            throw RequestError(.invalidRegion, "GeoJSON type \"\(type)\" is not a region (expected Polygon or MultiPolygon)")
+            throw RequestError(.invalidRegion, "GeoJSON type \"\(type)\" is not a region (expected Polygon or MultiPolygon)", field: "trigger.region.geometry.type")
         }
         guard case .array(let coords)? = o["coordinates"] else {
-            throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs \"coordinates\" (an array)")
+            throw RequestError(.invalidRegion, "\"trigger.region.geometry\" needs \"coordinates\" (an array)", field: "trigger.region.geometry.coordinates")
         }
         switch type {
         case "Polygon":
             return ([try polygon(coords, field: "geometry.coordinates")], false)
         case "MultiPolygon":
-            guard !coords.isEmpty else { throw RequestError(.invalidRegion, "a MultiPolygon needs at least one polygon") }
+            guard !coords.isEmpty else { throw RequestError(.invalidRegion, "a MultiPolygon needs at least one polygon", field: "trigger.region.geometry.coordinates") }
             var out: [[[Coordinate]]] = []
             for (k, p) in coords.enumerated() {
                 guard case .array(let rings) = p else {
-                    throw RequestError(.invalidRegion, "\"geometry.coordinates[\(k)]\" must be an array of rings")
+                    throw RequestError(.invalidRegion, "\"geometry.coordinates[\(k)]\" must be an array of rings", field: "trigger.region.geometry.coordinates[\(k)]")
                 }
                 out.append(try polygon(rings, field: "geometry.coordinates[\(k)]"))
             }
             return (out, true)
         default:
-            throw RequestError(.invalidRegion, "GeoJSON type \"\(type)\" is not a region (expected Polygon or MultiPolygon)")
+            throw RequestError(.invalidRegion, "GeoJSON type \"\(type)\" is not a region (expected Polygon or MultiPolygon)", field: "trigger.region.geometry.type")
         }
     }
 
@@ -76,12 +76,12 @@ extension Region {
         var out: [[Coordinate]] = []
         for (k, ring) in rings.enumerated() {
             let f = "\(field)[\(k)]"
-            guard case .array(let positions) = ring else { throw RequestError(.invalidRegion, "\"\(f)\" must be an array of positions") }
+            guard case .array(let positions) = ring else { throw RequestError(.invalidRegion, "\"\(f)\" must be an array of positions", field: "trigger.region.\(f)") }
             var pts: [Coordinate] = []
             pts.reserveCapacity(positions.count)
             for (j, pos) in positions.enumerated() {
                 guard case .array(let xy) = pos, xy.count >= 2, case .number(let lon) = xy[0], case .number(let lat) = xy[1] else {
-                    throw RequestError(.invalidRegion, "\"\(f)[\(j)]\" must be a position [longitude, latitude]")
+                    throw RequestError(.invalidRegion, "\"\(f)[\(j)]\" must be a position [longitude, latitude]", field: "trigger.region.\(f)[\(j)]")
                 }
                 pts.append(Coordinate(latitude: lat, longitude: lon))
             }

@@ -31,12 +31,20 @@ public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: RequestErrorCode
     /// What is wrong, naming the field (one line).
     public var message: String
+    /// The field the refusal is about, for a program to read: its path in the request's JSON
+    /// form, members joined by `.` and array positions in brackets from 0
+    /// (`trigger.region.radius`, `trigger.window.intervals[2]`,
+    /// `trigger.region.geometry.coordinates[0][3]`, `content.userInfo.tags[1]`). Nil when the
+    /// refusal is about no one field: a request that is not a JSON object, a bound of the
+    /// center or stream that holds it, a shut-down center.
+    public var field: String?
 
     /// A refusal; control characters in `message` (from the input it quotes) are escaped as
-    /// `\u{XX}`, so it stays one line wherever it is printed.
-    public init(_ code: RequestErrorCode, _ message: String) {
+    /// `\u{XX}`, so it stays one line wherever it is printed. `field`: see ``field``.
+    public init(_ code: RequestErrorCode, _ message: String, field: String? = nil) {
         self.code = code
         self.message = DiagnosticText.escaped(message)
+        self.field = field.map(DiagnosticText.escaped)
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

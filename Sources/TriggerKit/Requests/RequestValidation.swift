@@ -61,12 +61,12 @@ public enum RequestValidation: Sendable {
             try checkExpiry(request, added: added, after: "the instant it is added (\(describe(now)))")
         }
         if options.margin > 0, case .location(let t) = request.trigger, case .circular(let c) = t.region, c.radius <= options.margin {
-            throw RequestError(.invalidRegion, "radius \(c.radius) m is not above the margin \(options.margin) m: the region could never be entered (entering needs distance <= radius - margin)")
+            throw RequestError(.invalidRegion, "radius \(c.radius) m is not above the margin \(options.margin) m: the region could never be entered (entering needs distance <= radius - margin)", field: "trigger.region.radius")
         }
         if let device = request.device {
             let status = (options.deviceSettings[device] ?? options.defaultSettings).authorizationStatus
             guard status.allowsDelivery else {
-                throw RequestError(.notificationsNotAllowed, "device \"\(device)\" has not authorized notifications (authorizationStatus \(status.rawValue))")
+                throw RequestError(.notificationsNotAllowed, "device \"\(device)\" has not authorized notifications (authorizationStatus \(status.rawValue))", field: "device")
             }
         }
         guard case .calendar(let trigger) = request.trigger else { return }
@@ -76,14 +76,14 @@ public enum RequestValidation: Sendable {
         } else if options.deferTimeChecks {
             // Only what can be decided without a reference instant.
             if let why = CalendarSchedule(trigger, floatingTimeZone: options.floatingTimeZone).neverFiresReason {
-                throw RequestError(.notificationInvalidNoDate, "\(why): the trigger can never fire")
+                throw RequestError(.notificationInvalidNoDate, "\(why): the trigger can never fire", field: "trigger.dateMatching")
             }
             return
         } else {
             reference = Date()
         }
         if let reason = CalendarFeasibility.noDateReason(trigger, after: reference, floatingTimeZone: options.floatingTimeZone) {
-            throw RequestError(.notificationInvalidNoDate, reason)
+            throw RequestError(.notificationInvalidNoDate, reason, field: "trigger.dateMatching")
         }
     }
 
@@ -98,14 +98,14 @@ public enum RequestValidation: Sendable {
     public static func checkValue(_ r: NotificationRequest) throws(RequestError) {
         try checkIdentifier(r.identifier, field: "identifier", code: .invalidRequest)
         if let d = r.device, let v = FixRules.deviceViolation(utf8Count: d.utf8.count) {
-            throw RequestError(.invalidRequest, "\"device\" \(v.reason)")
+            throw RequestError(.invalidRequest, "\"device\" \(v.reason)", field: "device")
         }
         try checkContent(r.content)
         if let added = r.addedAt, RequestLimits.millis(added) == nil {
-            throw RequestError(.invalidRequest, "\"addedAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(added))")
+            throw RequestError(.invalidRequest, "\"addedAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(added))", field: "addedAt")
         }
         if let expires = r.expiresAt, RequestLimits.millis(expires) == nil {
-            throw RequestError(.invalidRequest, "\"expiresAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(expires))")
+            throw RequestError(.invalidRequest, "\"expiresAt\" must be between 0001-01-01 and 9999-12-31, not \(describe(expires))", field: "expiresAt")
         }
         let added = r.addedAt.flatMap(RequestLimits.millis)
         if let added, let a = r.addedAt { try checkExpiry(r, added: added, after: "\"addedAt\" (\(describe(a)))") }
@@ -124,9 +124,9 @@ public enum RequestValidation: Sendable {
     }
 
     static func checkIdentifier(_ s: String, field: String, code: RequestErrorCode) throws(RequestError) {
-        guard !s.isEmpty else { throw RequestError(code, "\"\(field)\" must not be empty") }
+        guard !s.isEmpty else { throw RequestError(code, "\"\(field)\" must not be empty", field: field) }
         guard s.utf8.count <= RequestLimits.maximumIdentifierBytes else {
-            throw RequestError(code, "\"\(field)\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+            throw RequestError(code, "\"\(field)\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes", field: field)
         }
     }
 
@@ -135,23 +135,23 @@ public enum RequestValidation: Sendable {
         // was taken: a helper embedding the library).
         for (field, value) in [("content.categoryIdentifier", c.categoryIdentifier), ("content.threadIdentifier", c.threadIdentifier)] {
             if let value, value.utf8.count > RequestLimits.maximumIdentifierBytes {
-                throw RequestError(.invalidRequest, "\"\(field)\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes")
+                throw RequestError(.invalidRequest, "\"\(field)\" is longer than \(RequestLimits.maximumIdentifierBytes) UTF-8 bytes", field: field)
             }
         }
         if let b = c.badge, b < 0 {
-            throw RequestError(.invalidRequest, "\"content.badge\" must be >= 0, not \(b)")
+            throw RequestError(.invalidRequest, "\"content.badge\" must be >= 0, not \(b)", field: "content.badge")
         }
         // A JSON number holds every integer up to 2^53 and only some above: a badge built in
         // code past that (Int.max) would be written as another number.
         if let b = c.badge, Int(exactly: Double(b)) != b {
-            throw RequestError(.invalidRequest, "\"content.badge\" \(b) is not an integer a JSON number holds exactly (every one up to 2^53 is)")
+            throw RequestError(.invalidRequest, "\"content.badge\" \(b) is not an integer a JSON number holds exactly (every one up to 2^53 is)", field: "content.badge")
         }
         guard c.hasPresentableContent else {
-            throw RequestError(.notificationInvalidNoContent, "content needs at least one of title, subtitle, body, sound, badge")
+            throw RequestError(.notificationInvalidNoContent, "content needs at least one of title, subtitle, body, sound, badge", field: "content")
         }
         if let info = c.userInfo, let bad = badJSON(.object(info), depth: 1) {
             let path = "content.userInfo" + bad.path.reversed().joined()
-            throw RequestError(.invalidRequest, "\"\(path)\" \(bad.reason)")
+            throw RequestError(.invalidRequest, "\"\(path)\" \(bad.reason)", field: path)
         }
     }
 
@@ -191,16 +191,16 @@ public enum RequestValidation: Sendable {
     static func checkInterval(_ t: TimeIntervalTrigger) throws(RequestError) {
         let v = t.timeInterval
         guard v.isFinite else {
-            throw RequestError(.invalidTrigger, "\"trigger.timeInterval\" must be a finite number of seconds, not \(v)")
+            throw RequestError(.invalidTrigger, "\"trigger.timeInterval\" must be a finite number of seconds, not \(v)", field: "trigger.timeInterval")
         }
         guard v > 0 else {
-            throw RequestError(.invalidTrigger, "time interval must be greater than 0, not \(NotificationRequest.show(.number(v)))")
+            throw RequestError(.invalidTrigger, "time interval must be greater than 0, not \(NotificationRequest.show(.number(v)))", field: "trigger.timeInterval")
         }
         guard v <= RequestLimits.maximumTimeInterval else {
-            throw RequestError(.invalidTrigger, "time interval must be at most 100 years (3155760000 s), not \(NotificationRequest.show(.number(v)))")
+            throw RequestError(.invalidTrigger, "time interval must be at most 100 years (3155760000 s), not \(NotificationRequest.show(.number(v)))", field: "trigger.timeInterval")
         }
         guard !t.repeats || v >= RequestLimits.minimumRepeatingInterval else {
-            throw RequestError(.invalidTrigger, "time interval must be at least 60 if repeating (got \(NotificationRequest.show(.number(v))))")
+            throw RequestError(.invalidTrigger, "time interval must be at least 60 if repeating (got \(NotificationRequest.show(.number(v))))", field: "trigger.timeInterval")
         }
     }
 
@@ -210,20 +210,20 @@ public enum RequestValidation: Sendable {
         // trigger built in code must not hold what no file could (its snapshot, `pending`
         // listing and fingerprint are that JSON).
         guard DateMatchingField.allCases.contains(where: { $0.value(in: c) != nil }) else {
-            throw RequestError(.invalidTrigger, "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")")
+            throw RequestError(.invalidTrigger, "\"trigger.dateMatching\" needs at least one date component (e.g. \"hour\")", field: "trigger.dateMatching")
         }
         if c.isLeapMonth != nil {
-            throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal)
+            throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal, field: "trigger.dateMatching.isLeapMonth")
         }
         if c.quarter != nil {
-            throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it")
+            throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it", field: "trigger.dateMatching.quarter")
         }
         try checkZone(c.timeZone, field: "trigger.dateMatching.timeZone")
         let cal = c.calendar?.identifier ?? .gregorian
         if cal == .gregorian || cal == .iso8601 {
             for (field, v) in [("year", c.year), ("yearForWeekOfYear", c.yearForWeekOfYear)] {
                 if let v, v > 9999 {
-                    throw RequestError(.invalidTrigger, "\"dateMatching.\(field)\" \(v) is after 9999, the last supported year")
+                    throw RequestError(.invalidTrigger, "\"dateMatching.\(field)\" \(v) is after 9999, the last supported year", field: "trigger.dateMatching.\(field)")
                 }
             }
         }
@@ -234,7 +234,7 @@ public enum RequestValidation: Sendable {
     /// listing writes its name.
     static func checkZone(_ zone: TimeZone?, field: String) throws(RequestError) {
         if let zone, ZoneNames.zone(named: zone.identifier) == nil {
-            throw RequestError(.invalidTrigger, ZoneNames.refusal(zone.identifier, field: field))
+            throw RequestError(.invalidTrigger, ZoneNames.refusal(zone.identifier, field: field), field: field)
         }
     }
 
@@ -244,7 +244,7 @@ public enum RequestValidation: Sendable {
         case .circular(let c):
             try checkCoordinate(c.center, field: "trigger.region.center")
             guard c.radius.isFinite, c.radius > 0, c.radius <= RequestLimits.maximumRadius else {
-                throw RequestError(.invalidRegion, "\"trigger.region.radius\" must be > 0 and <= 1000000 metres, not \(NotificationRequest.show(.number(c.radius)))")
+                throw RequestError(.invalidRegion, "\"trigger.region.radius\" must be > 0 and <= 1000000 metres, not \(NotificationRequest.show(.number(c.radius)))", field: "trigger.region.radius")
             }
         case .polygon(let p):
             try checkPolygon(p)
@@ -255,25 +255,25 @@ public enum RequestValidation: Sendable {
     /// one's path up front (`coordinates[0][17]`) took 40 % of a valid polygon's validation.
     static func checkCoordinate(_ c: Coordinate, field: @autoclosure () -> String) throws(RequestError) {
         guard c.latitude.isFinite, (-90...90).contains(c.latitude) else {
-            throw RequestError(.invalidRegion, "latitude of \"\(field())\" must be in [-90, 90], not \(NotificationRequest.show(.number(c.latitude)))")
+            throw RequestError(.invalidRegion, "latitude of \"\(field())\" must be in [-90, 90], not \(NotificationRequest.show(.number(c.latitude)))", field: field())
         }
         guard c.longitude.isFinite, (-180...180).contains(c.longitude) else {
-            throw RequestError(.invalidRegion, "longitude of \"\(field())\" must be in [-180, 180], not \(NotificationRequest.show(.number(c.longitude)))")
+            throw RequestError(.invalidRegion, "longitude of \"\(field())\" must be in [-180, 180], not \(NotificationRequest.show(.number(c.longitude)))", field: field())
         }
     }
 
     static func checkPolygon(_ p: PolygonRegion) throws(RequestError) {
-        guard !p.polygons.isEmpty else { throw RequestError(.invalidRegion, "a MultiPolygon needs at least one polygon") }
+        guard !p.polygons.isEmpty else { throw RequestError(.invalidRegion, "a MultiPolygon needs at least one polygon", field: "trigger.region.geometry.coordinates") }
         for (k, polygon) in p.polygons.enumerated() {
             let field = PlanarPolygons.field(p, k)
-            guard !polygon.isEmpty else { throw RequestError(.invalidRegion, "\"\(field)\" needs an outer ring") }
+            guard !polygon.isEmpty else { throw RequestError(.invalidRegion, "\"\(field)\" needs an outer ring", field: field) }
             for (i, ring) in polygon.enumerated() {
                 for (j, c) in ring.enumerated() { try checkCoordinate(c, field: "\(field)[\(i)][\(j)]") }
                 guard ring.count >= 4 else {
-                    throw RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" has \(ring.count) positions; a ring needs at least 4 (closed)")
+                    throw RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" has \(ring.count) positions; a ring needs at least 4 (closed)", field: "\(field)[\(i)]")
                 }
                 guard ring.first == ring.last else {
-                    throw RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" is not closed: its first and last positions differ")
+                    throw RequestError(.invalidRegion, "ring \"\(field)[\(i)]\" is not closed: its first and last positions differ", field: "\(field)[\(i)]")
                 }
             }
         }
@@ -285,7 +285,7 @@ public enum RequestValidation: Sendable {
             throw RequestError(.invalidRegion, "the geometry engine could not start: \(error.message)")
         }
         if let why = planar.invalidity(context: context) {
-            throw RequestError(.invalidRegion, "invalid polygon: \(why)")
+            throw RequestError(.invalidRegion, "invalid polygon: \(why)", field: "trigger.region.geometry")
         }
     }
 
@@ -294,7 +294,7 @@ public enum RequestValidation: Sendable {
     /// comes after it...
     static func checkExpiry(_ r: NotificationRequest, added: Int64, after: String) throws(RequestError) {
         if let expires = r.expiresAt, let e = RequestLimits.millis(expires), e <= added {
-            throw RequestError(.invalidRequest, "\"expiresAt\" (\(describe(expires))) is not after \(after): the request would never be pending")
+            throw RequestError(.invalidRequest, "\"expiresAt\" (\(describe(expires))) is not after \(after): the request would never be pending", field: "expiresAt")
         }
     }
 
@@ -302,7 +302,7 @@ public enum RequestValidation: Sendable {
     /// accepted and never fired).
     static func checkFirstFire(_ r: NotificationRequest, added: Int64, after: String) throws(RequestError) {
         if case .timeInterval(let t) = r.trigger, TimeRule(r.trigger, addedAt: added, floatingTimeZone: .gmt)?.firstFire == nil {
-            throw RequestError(.invalidTrigger, "its first fire, \(NotificationRequest.show(.number(t.timeInterval))) s after \(after), is after 9999-12-31T23:59:59.999Z, the last supported date")
+            throw RequestError(.invalidTrigger, "its first fire, \(NotificationRequest.show(.number(t.timeInterval))) s after \(after), is after 9999-12-31T23:59:59.999Z, the last supported date", field: "trigger.timeInterval")
         }
     }
 

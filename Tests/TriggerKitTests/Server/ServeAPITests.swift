@@ -173,20 +173,23 @@ struct ServeAPITests {
         defer { serve.remove() }
         try await serve.run { c, state in
             #expect(try await c.call(.post, "/v1/requests", body: Sample.every("one", 60)).status == 201)
-            let cases: [(String, [UInt8], Int, String)] = [
-                ("/v1/requests", Array("{not json".utf8), 400, "invalidJSON"),
-                ("/v1/requests", [0x7B, 0xFF, 0xFE, 0x7D], 400, "invalidJSON"),
-                ("/v1/requests", Array(#"{"identifier":7,"content":{"title":"x"},"trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#.utf8), 422, "invalidRequest"),
-                ("/v1/requests", Array(#"{"identifier":"x","content":{"title":"x"},"trigger":{"type":"timeInterval","timeInterval":10,"repeats":true}}"#.utf8), 422, "invalidTrigger"),
-                ("/v1/categories", Array(#"{"identifier":"x"}"#.utf8), 422, "invalidCategories"),
-                ("/v1/responses", Array(#"{"identifier":3}"#.utf8), 422, "invalidResponse"),
-                ("/v1/clock", Array(#"{"t":"yesterday"}"#.utf8), 422, "invalidClock"),
+            let cases: [(String, [UInt8], Int, String, String?)] = [
+                ("/v1/requests", Array("{not json".utf8), 400, "invalidJSON", nil),
+                ("/v1/requests", [0x7B, 0xFF, 0xFE, 0x7D], 400, "invalidJSON", nil),
+                ("/v1/requests", Array(#"{"identifier":7,"content":{"title":"x"},"trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#.utf8), 422, "invalidRequest", "identifier"),
+                ("/v1/requests", Array(#"{"identifier":"x","content":{"title":"x"},"trigger":{"type":"timeInterval","timeInterval":10,"repeats":true}}"#.utf8), 422, "invalidTrigger", "trigger.timeInterval"),
+                ("/v1/categories", Array(#"{"identifier":"x"}"#.utf8), 422, "invalidCategories", nil),
+                ("/v1/responses", Array(#"{"identifier":3}"#.utf8), 422, "invalidResponse", nil),
+                ("/v1/clock", Array(#"{"t":"yesterday"}"#.utf8), 422, "invalidClock", nil),
             ]
-            for (path, body, status, code) in cases {
+            for (path, body, status, code, field) in cases {
                 let method: HTTPRequest.Method = path == "/v1/categories" ? .put : .post
                 let a = try await c.call(method, path, bytes: body)
                 #expect(a.status == status, "\(path) \(String(decoding: body.prefix(40), as: UTF8.self))")
                 #expect(a.errorCode == code, "\(path): \(a.body)")
+                // A request's refusal names its field (`error.field`); the others name none.
+                let named = a.json?.objectValue?["error"]?.objectValue?["field"]
+                #expect(named == field.map(JSONValue.string), "\(path): \(a.body)")
             }
             // A body past the limit: 413, and the connection closed (the rest is not read), so
             // on a connection of its own (the test client would reuse this one).
@@ -341,6 +344,9 @@ struct ServeAPITests {
             // 200; found by a helper).
             #expect(results.map { $0.objectValue?["status"]?.numberValue ?? 0 } == [201, 422, 422, 201])
             #expect(results[1].objectValue?["error"]?.objectValue?["code"] == .string("invalidTrigger"))
+            // Each refusal names its field for a program (`error.field`), where it names one.
+            #expect(results[1].objectValue?["error"]?.objectValue?["field"] == .string("trigger.timeInterval"))
+            #expect(results[2].objectValue?["error"]?.objectValue?["field"] == .string("identifier"))
             let acme = try #require(state.tenants.first { $0.id == "acme" })
             #expect(await acme.withCenter { $0.requestCount } == 2)
             #expect(results.map { $0.objectValue?["replaced"] } == [.bool(false), nil, nil, .bool(false)])
