@@ -28,6 +28,10 @@ enum ConfigurationNames {
         }
         try names(json, top, "")
         guard case .object(let o) = json else { return }
+        // (Foundation's decoder says "Cannot initialize ClockMode from invalid String value".)
+        if case .string(let clock)? = o["clock"], ClockMode(rawValue: clock) == nil {
+            throw ConfigurationError("\(file): \"clock\" must be \"wall\" or \"stream\", not \"\(DiagnosticText.escaped(clock))\"")
+        }
         try names(o["limits"], limits, "limits.")
         if case .array(let tenants)? = o["tenants"] {
             for (i, t) in tenants.enumerated() {

@@ -17,7 +17,7 @@ struct NextCommand: ParsableCommand {
 
     @OptionGroup var input: RequestOptions
 
-    @Option(help: ArgumentHelp("Reference date (ISO 8601 or seconds since 1970) instead of each request's addedAt.", valueName: "DATE"))
+    @Option(help: ArgumentHelp("Reference date (ISO 8601 or seconds since 1970) instead of each request's addedAt: dates strictly after it are listed (a time interval still counts from its addedAt).", valueName: "DATE"))
     var after: String?
 
     // Unconditional parsing: `--count -1` reaches validate() (a clear error), not "missing value".

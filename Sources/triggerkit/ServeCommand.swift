@@ -57,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Dwell before a crossing is confirmed, seconds.", valueName: "SECONDS"))
     var dwell: Double?
 
+    @Option(name: .customLong("max-accuracy"), help: ArgumentHelp("Fixes less accurate than this many metres are ignored, as run's --max-accuracy (default: none; the config file's maxAccuracy).", valueName: "METERS"))
+    var maxAccuracy: Double?
+
     @Option(name: .customLong("time-zone"), help: ArgumentHelp("The zone floating calendar triggers follow (read as run's --time-zone). Default: the config file's timeZone, else UTC (not the TZ variable).", valueName: "TZ"))
     var timeZone: String?
 
@@ -106,6 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let start { c.start = try parseDateArgument(start, option: "--start") }
         if let margin { c.margin = margin }
         if let dwell { c.dwell = dwell }
+        if let maxAccuracy { c.maxAccuracy = maxAccuracy }
         // Read as `run` reads it. Not from TZ: a service's zone is its configuration (an
         // environment variable would move every tenant's floating triggers on a restart).
         if let timeZone {

@@ -35,6 +35,9 @@ extension StateFileOptions {
         do {
             try body(store, &out)
         } catch {
+            // What was listed before the error is written first (`delivered`'s batches before
+            // a damaged one: none were, a helper found).
+            _ = out.flush()
             printError("error: \(error)")
             throw ExitCode(2)
         }

@@ -499,6 +499,23 @@ struct CLIMannersTests {
         #expect(r.err.contains("lines 2, fixes 2") && r.err.contains("suppressed 1"))
     }
 
+    /// `delivered` lists the batches before a damaged one, then stops with the error, as
+    /// docs/cli.md says (it listed nothing: what it had gathered was not written; a helper
+    /// following the docs).
+    @Test func deliveredListsTheBatchesBeforeADamagedOne() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-damaged-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let run = try Self.run(["run", "--requests", Self.root("Fixtures/demo/requests.ndjson"), "--time-zone", "America/New_York",
+                                "--state", state], input: Self.root("Fixtures/demo/fixes.ndjson"))
+        #expect(run.status == 0)
+        #expect(!run.out.isEmpty)
+        try DamagedStateFileTests.edit(state, "INSERT INTO delivered(seq, count, lines) SELECT max(seq) + 1, 1, x'ff0a' FROM delivered")
+        let delivered = try Self.run(["delivered", "--state", state])
+        #expect(delivered.status == 2)
+        #expect(delivered.err.contains("damaged delivered log"), "\(delivered.err)")
+        #expect(delivered.out == run.out)
+    }
+
     @Test func theDeliveredLogCanBePrunedByDate() throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-prune-\(UUID().uuidString).sqlite").path
         let run = try Self.run(["run", "--requests", Self.root("Fixtures/demo/requests.ndjson"), "--time-zone", "America/New_York",

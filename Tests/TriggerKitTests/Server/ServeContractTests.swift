@@ -246,6 +246,7 @@ struct ServeConfigurationTests {
                                  #"unknown field "tenants[0].webhooks[0].x""#),
                                 (#"{"deliveredLimitPerDevice": 1.5}"#, #""deliveredLimitPerDevice" must be a whole number, not 1.5"#),
                                 (#"{"port": "x"}"#, #""port" must be a whole number"#),
+                                (#"{"clock": "sundial"}"#, #""clock" must be "wall" or "stream", not "sundial""#),
                                 (#"{"tenants": [{"tokenHashes": []}]}"#, #""tenants[0]": "id" is required"#)] {
             try text.write(toFile: path + ".bad", atomically: true, encoding: .utf8)
             let e = #expect(throws: ConfigurationError.self, "\(text)") { try ServerConfiguration.load(path: path + ".bad") }
