@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import HummingbirdCore
 import Logging
@@ -33,12 +35,7 @@ struct ConnectionCap: AvailableConnectionsDelegate {
     /// The cap for the process's open-file limit (its soft limit, at most 1,048,576): that
     /// less ``reserve(tenants:webhooks:admin:)``, at least 16.
     static func limit(tenants: Int, webhooks: Int, admin: Int = 0) -> Int {
-        var l = rlimit()
-        var files = 1024
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &l) == 0 {
-            files = Int(Swift.min(l.rlim_cur, 1 << 20))  // (RLIM_INFINITY is the largest value)
-        }
-        return Swift.max(16, files - reserve(tenants: tenants, webhooks: webhooks, admin: admin))
+        Swift.max(16, (OpenFileLimit.soft ?? 1024) - reserve(tenants: tenants, webhooks: webhooks, admin: admin))
     }
 
     mutating func connectionOpened() {
@@ -56,4 +53,32 @@ struct ConnectionCap: AvailableConnectionsDelegate {
     }
 
     func isAcceptingNewConnections() -> Bool { open < limit }
+}
+
+/// The process's limit of open files (`RLIMIT_NOFILE`), read and raised the same way on Linux
+/// and macOS.
+package enum OpenFileLimit {
+    #if os(Linux)
+    private static let resource = Int32(RLIMIT_NOFILE.rawValue)
+    #else
+    private static let resource = RLIMIT_NOFILE
+    #endif
+
+    /// The soft limit, at most 1,048,576 (`RLIM_INFINITY` is the largest value); nil when it
+    /// cannot be read.
+    package static var soft: Int? {
+        var l = rlimit()
+        guard getrlimit(resource, &l) == 0 else { return nil }
+        return Int(Swift.min(l.rlim_cur, 1 << 20))
+    }
+
+    /// Raises the soft limit to the hard one (at most 1,048,576).
+    package static func raiseToHard() {
+        var l = rlimit()
+        guard getrlimit(resource, &l) == 0 else { return }
+        let wanted = Swift.min(l.rlim_max, 1 << 20)
+        guard l.rlim_cur < wanted else { return }
+        l.rlim_cur = wanted
+        _ = setrlimit(resource, &l)
+    }
 }

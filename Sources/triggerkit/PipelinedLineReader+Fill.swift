@@ -1,5 +1,12 @@
 import Foundation
 @_spi(StreamFastPath) @_spi(Engine) import TriggerKit
+#if canImport(Glibc)
+import Glibc
+private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+import Darwin
+private let systemRead = Darwin.read
+#endif
 
 // The reading thread's filling of one chunk (``PipelinedLineReader``).
 
@@ -51,7 +58,7 @@ extension PipelinedLineReader {
             var n: Int
             while true {
                 repeat {
-                    n = Glibc.read(fd, buf.baseAddress! + end, buf.count - end)
+                    n = systemRead(fd, buf.baseAddress! + end, buf.count - end)
                 } while n < 0 && errno == EINTR
                 let from = end
                 end += Swift.max(n, 0)

@@ -155,14 +155,7 @@ extension ServeCommand {
     /// connection holds one, and a server kept at a login shell's or a service manager's
     /// usual 1,024 ran out at about a thousand clients (then, a helper found, its accept loop
     /// spun a core until they left).
-    static func raiseOpenFileLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        let wanted = min(limit.rlim_max, 1 << 20)
-        guard limit.rlim_cur < wanted else { return }
-        limit.rlim_cur = wanted
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
+    static func raiseOpenFileLimit() { OpenFileLimit.raiseToHard() }
 }
 
 extension ClockMode: ExpressibleByArgument {}
