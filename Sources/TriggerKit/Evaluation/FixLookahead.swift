@@ -131,7 +131,10 @@
             var text = b
             if sequence == 1, b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { text = UnsafeBufferPointer(rebasing: b[3...]) }
             if !InputBytes.isBlank(text) {
-                if case .control? = try? StreamLineParser.slowPath(text) { stopped = true }
+                // (A refused `add` changes nothing.)
+                if case .control(_, let c)? = try? StreamLineParser.slowPath(text) {
+                    if case .refusedAdd = c {} else { stopped = true }
+                }
                 // A line read whole may be the one that fixes the default `addedAt`: the fences'
                 // gates are not known here then.
                 fences?.lineReadWhole()

@@ -60,6 +60,10 @@
     /// A request to add or replace, with the reader's warnings about it (unknown fields
     /// ignored), which `run` reports as it does a requests file's.
     case add(NotificationRequest, warnings: [String] = [])
+    /// An `add` whose request names its identifier but was refused as it was read (a field
+    /// of the wrong type, an unknown zone or calendar): reported in the request format, as a
+    /// refusal by the validator is, and changing nothing.
+    case refusedAdd(identifier: String, RequestError)
     case remove([String])
     case respond(NotificationResponse)
     case categories([NotificationCategory])

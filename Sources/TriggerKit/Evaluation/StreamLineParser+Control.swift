@@ -7,6 +7,12 @@
                 let r = try NotificationRequest(decoding: a, warnings: &warnings)
                 return .add(r, warnings: warnings)
             } catch {
+                // A request that names itself is refused by name, whether the reader or the
+                // validator refuses it (the reader's refusals were error lines, counted and
+                // stopping `--strict`, where the validator's were not; a helper's find).
+                if case .object(let fields) = a, case .string(let identifier)? = fields["identifier"], !identifier.isEmpty {
+                    return .refusedAdd(identifier: identifier, error)
+                }
                 throw StreamLineError("\"add\": \(error.code.rawValue): \(error.message)")
             }
         }

@@ -66,6 +66,8 @@ package struct StreamSession {
             engine.add(r)
             evaluator = engine.current
             return notes
+        case .refusedAdd(let identifier, let error):
+            return ["error: line \(line): \(DiagnosticText.clipped(identifier)): \(error.code.rawValue): \(error.message)"]
         case .remove(let ids):
             let engine = adopt(evaluator)
             // Unknown identifiers are ignored: removing none changes nothing.

@@ -68,9 +68,20 @@ extension FenceWindow {
                     throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" must be an object {\"start\": date, \"end\": date}", field: "trigger.window.intervals[\(k)]")
                 }
                 var f = JSONFields(io, path: "trigger.window.intervals[\(k)].", code: .invalidTrigger)
-                guard let s = f.take("start").flatMap(JSONFields.dateMillis), let e = f.take("end").flatMap(JSONFields.dateMillis) else {
+                let (startValue, endValue) = (f.take("start"), f.take("end"))
+                guard let startValue, let endValue else {
                     throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" needs \"start\" and \"end\" (ISO 8601 dates)", field: "trigger.window.intervals[\(k)]")
                 }
+                // Each named as written when it is not a date of years 1-9999 (both were said
+                // to be missing; a helper's find).
+                func date(_ v: JSONValue, _ name: String) throws(RequestError) -> Int64 {
+                    guard let ms = JSONFields.dateMillis(v), RequestLimits.isSupported(millis: ms) else {
+                        throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)].\(name)\" must be an ISO 8601 date between 0001-01-01 and 9999-12-31, or seconds since 1970, not \(NotificationRequest.show(v))",
+                                           field: "trigger.window.intervals[\(k)].\(name)")
+                    }
+                    return ms
+                }
+                let s = try date(startValue, "start"), e = try date(endValue, "end")
                 guard s < e else {
                     throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" ends at or before it starts", field: "trigger.window.intervals[\(k)]")
                 }

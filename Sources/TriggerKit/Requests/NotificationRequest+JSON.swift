@@ -36,12 +36,20 @@ extension NotificationRequest {
             guard let ms = JSONFields.dateMillis(v) else {
                 throw RequestError(.invalidRequest, "\"addedAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))", field: "addedAt")
             }
+            // Named as written (the validator, which sees only the date, gives its seconds).
+            guard RequestLimits.isSupported(millis: ms) else {
+                throw RequestError(.invalidRequest, "\"addedAt\" must be between 0001-01-01 and 9999-12-31, not \(Self.show(v))", field: "addedAt")
+            }
             addedAt = Timestamp.date(millis: ms)
         }
         var expiresAt: Date?
         if let v = r.take("expiresAt"), v != .null {
             guard let ms = JSONFields.dateMillis(v) else {
                 throw RequestError(.invalidRequest, "\"expiresAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))", field: "expiresAt")
+            }
+            // Named as written (the validator, which sees only the date, gives its seconds).
+            guard RequestLimits.isSupported(millis: ms) else {
+                throw RequestError(.invalidRequest, "\"expiresAt\" must be between 0001-01-01 and 9999-12-31, not \(Self.show(v))", field: "expiresAt")
             }
             expiresAt = Timestamp.date(millis: ms)
         }

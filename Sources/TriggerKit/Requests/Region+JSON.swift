@@ -56,15 +56,15 @@ extension Region {
         }
         switch type {
         case "Polygon":
-            return ([try polygon(coords, field: "geometry.coordinates")], false)
+            return ([try polygon(coords, field: "trigger.region.geometry.coordinates")], false)
         case "MultiPolygon":
             guard !coords.isEmpty else { throw RequestError(.invalidRegion, "a MultiPolygon needs at least one polygon", field: "trigger.region.geometry.coordinates") }
             var out: [[[Coordinate]]] = []
             for (k, p) in coords.enumerated() {
                 guard case .array(let rings) = p else {
-                    throw RequestError(.invalidRegion, "\"geometry.coordinates[\(k)]\" must be an array of rings", field: "trigger.region.geometry.coordinates[\(k)]")
+                    throw RequestError(.invalidRegion, "\"trigger.region.geometry.coordinates[\(k)]\" must be an array of rings", field: "trigger.region.geometry.coordinates[\(k)]")
                 }
-                out.append(try polygon(rings, field: "geometry.coordinates[\(k)]"))
+                out.append(try polygon(rings, field: "trigger.region.geometry.coordinates[\(k)]"))
             }
             return (out, true)
         default:
@@ -76,12 +76,12 @@ extension Region {
         var out: [[Coordinate]] = []
         for (k, ring) in rings.enumerated() {
             let f = "\(field)[\(k)]"
-            guard case .array(let positions) = ring else { throw RequestError(.invalidRegion, "\"\(f)\" must be an array of positions", field: "trigger.region.\(f)") }
+            guard case .array(let positions) = ring else { throw RequestError(.invalidRegion, "\"\(f)\" must be an array of positions", field: f) }
             var pts: [Coordinate] = []
             pts.reserveCapacity(positions.count)
             for (j, pos) in positions.enumerated() {
                 guard case .array(let xy) = pos, xy.count >= 2, case .number(let lon) = xy[0], case .number(let lat) = xy[1] else {
-                    throw RequestError(.invalidRegion, "\"\(f)[\(j)]\" must be a position [longitude, latitude]", field: "trigger.region.\(f)[\(j)]")
+                    throw RequestError(.invalidRegion, "\"\(f)[\(j)]\" must be a position [longitude, latitude]", field: "\(f)[\(j)]")
                 }
                 pts.append(Coordinate(latitude: lat, longitude: lon))
             }

@@ -1,12 +1,6 @@
 import Foundation
 
 extension RequestValidation {
-    /// A request added at `now` to a live set (``TriggerCenter/add(_:)``, an `add` line of
-    /// `run`'s stream): `addedAt` defaults to `now`, the validator runs with the device's
-    /// current settings, and a category not among `categories` gives a warning. One
-    /// admission for every way a request is added while time runs.
-    ///
-    /// - Returns: the request as it is kept (``NotificationRequest/canonical``) and the warnings.
     /// The warning for a request naming a category that is not registered (the same words
     /// for an add, a stream `add` line and a requests file read with `run --categories`).
     package static func unregisteredCategory(_ identifier: String) -> String {
@@ -25,15 +19,23 @@ extension RequestValidation {
         reader + center.filter { !reader.contains($0) }
     }
 
+    /// A request added at `now` to a live set (``TriggerCenter/add(_:)``, an `add` line of
+    /// `run`'s stream, `serve`): `addedAt` defaults to `now`, the validator runs with the
+    /// device's current settings, and a category not among `categories` gives a warning. One
+    /// admission for every way a request is added while time runs.
+    ///
+    /// - Returns: the request as it is kept (``NotificationRequest/canonical``) and the warnings.
     package static func admit(_ request: NotificationRequest, at now: Date, options base: ValidationOptions,
                               settings: NotificationSettings?, categories: [ExactKey: NotificationCategory])
         throws(RequestError) -> (request: NotificationRequest, warnings: [String]) {
-        var r = request
-        if r.addedAt == nil { r.addedAt = now }
         var v = base
         v.now = now
-        if let d = r.device, let settings { v.deviceSettings[d] = settings }
-        try validate(r, options: v)
+        if let d = request.device, let settings { v.deviceSettings[d] = settings }
+        // Validated as given, `now` its reference: a refusal about the instant it is added says
+        // so, as a requests file's does (it named an "addedAt" the request did not have).
+        try validate(request, options: v)
+        var r = request
+        if r.addedAt == nil { r.addedAt = now }
         var warnings: [String] = []
         // Said by the JSON reader too; a request made in code is told here (a service that
         // reads JSON and adds sees it once: ``uniqueWarnings(_:_:)``).

@@ -31,6 +31,8 @@ struct StreamSessionEquivalenceTests {
                 requests.append(r)
                 evaluator = evaluator.migrated(to: requests, fresh: replaced ? [r.identifier] : [])
                 return notes
+            case .refusedAdd(let identifier, let error):
+                return ["error: line \(line): \(DiagnosticText.clipped(identifier)): \(error.code.rawValue): \(error.message)"]
             case .remove(let ids):
                 let gone = Set(ids.map(ExactKey.init))
                 let before = requests.count

@@ -143,4 +143,34 @@ struct ErrorFieldTests {
         let fromInterval = await #expect(throws: RequestError.self) { try await center.add(interval) }
         #expect(fromInterval?.field == "trigger.timeInterval")
     }
+
+    /// A date out of the supported years is quoted as written (its seconds since 1970 were
+    /// given), and an interval's bad end is named as its end (both were said to be missing);
+    /// a GeoJSON position by its whole path (a helper sending the same requests every way in).
+    @Test func badValuesAreQuotedAsWrittenAtTheirFullPath() throws {
+        let early = try #require(Self.refusal(#"{"identifier": "y0", "addedAt": "0000-06-15T00:00:00Z", \#(Self.content)}"#))
+        #expect(early.field == "addedAt")
+        #expect(early.message.contains(#"not "0000-06-15T00:00:00Z""#), "\(early)")
+        let end = try #require(Self.refusal(Self.circle(#"{"center": {"latitude": 40, "longitude": -74}, "radius": 10}"#,
+            rules: #", "window": {"intervals": [{"start": "2026-11-28T00:00:00Z", "end": "10000-01-01T00:00:00Z"}]}"#)))
+        #expect(end.field == "trigger.window.intervals[0].end")
+        #expect(end.message.contains(#""trigger.window.intervals[0].end" must be"#) && end.message.contains("10000-01-01"), "\(end)")
+        let position = try #require(Self.refusal(Self.circle(#"{"geometry": {"type": "Polygon", "coordinates": [[[0, 0], ["1", 0], [1, 1], [0, 0]]]}}"#)))
+        #expect(position.message.hasPrefix(#""trigger.region.geometry.coordinates[0][1]" must be a position"#), "\(position)")
+    }
+
+    /// An expiry at or before the instant a request without `addedAt` is added is named in
+    /// the same words by a requests file and by an add (the center, `run`'s `add` lines,
+    /// `serve`), which named an "addedAt" the request did not have.
+    @Test func anExpiryBeforeTheAddIsNamedAlikeByEveryWay() async throws {
+        let line = #"{"identifier": "p5", "expiresAt": "2026-11-27T08:00:00Z", \#(Self.content)}"#
+        let fromFile = try #require(Self.refusal(line))
+        #expect(fromFile.message.contains("is not after the instant it is added"), "\(fromFile)")
+        var warnings: [String] = []
+        let request = try NotificationRequest(json: try JSONValue.parse(line), warnings: &warnings)
+        let center = try TriggerCenter(configuration: CenterConfiguration(), clock: ManualClock(Self.now))
+        let fromAdd = await #expect(throws: RequestError.self) { try await center.add(request) }
+        #expect(fromAdd?.message == fromFile.message)
+        #expect(fromAdd?.field == "expiresAt")
+    }
 }

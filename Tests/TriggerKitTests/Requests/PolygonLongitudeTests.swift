@@ -43,7 +43,9 @@ struct PolygonLongitudeTests {
     @Test func aRingAroundAPoleIsRefusedByNameEveryWayIn() {
         for ring in [Self.poleTriangle, Self.poleSquare] {
             let expected = "ring \"trigger.region.geometry.coordinates[0]\" goes around the globe (taking each edge the short way, its longitudes wind through 360 degrees), so it would hold a pole: split it into polygons less than 180 degrees of longitude wide"
-            #expect(throws: RequestError(.invalidRegion, expected)) { try RequestValidation.checkValue(Self.request("p", [ring])) }
+            #expect(throws: RequestError(.invalidRegion, expected, field: "trigger.region.geometry.coordinates[0]")) {
+                try RequestValidation.checkValue(Self.request("p", [ring]))
+            }
             // The engine, given it without the validator, refuses it in the same words.
             let engine = StreamEvaluator(requests: [Self.request("p", [ring])])
             #expect(engine.refusedRegions.map(\.reason) == [expected])
@@ -57,7 +59,8 @@ struct PolygonLongitudeTests {
 
     @Test func aPolygonWiderThan180DegreesBothWaysIsRefusedNamingBothReadings() {
         let multi = Self.request("w", [], multi: [[square(0, 0, 1, 1)], [Self.wide]])
-        #expect(throws: RequestError(.invalidRegion, "polygon \"trigger.region.geometry.coordinates[1]\" is more than 180 degrees of longitude wide both as given (-170 to 170) and across the antimeridian (0 east to -170): split it into polygons less than 180 degrees wide")) {
+        #expect(throws: RequestError(.invalidRegion, "polygon \"trigger.region.geometry.coordinates[1]\" is more than 180 degrees of longitude wide both as given (-170 to 170) and across the antimeridian (0 east to -170): split it into polygons less than 180 degrees wide",
+                                     field: "trigger.region.geometry.coordinates[1]")) {
             try RequestValidation.checkValue(multi)
         }
         #expect(StreamEvaluator(requests: [multi]).refusedRegions.count == 1)

@@ -110,7 +110,8 @@ struct RequestDecodingTests {
     @Test(arguments: [#"{"weekDay": 3}"#, #"{"hour": 9, "weekDay": 3}"#])
     func aMistypedComponentIsNamed(dateMatching: String) throws {
         let json = #"{"identifier": "x", "content": {"title": "t"}, "trigger": {"type": "calendar", "dateMatching": "# + dateMatching + "}}"
-        #expect(throws: RequestError(.invalidTrigger, #"unknown field "trigger.dateMatching.weekDay" (not a DateComponents field)"#)) {
+        #expect(throws: RequestError(.invalidTrigger, #"unknown field "trigger.dateMatching.weekDay" (not a DateComponents field)"#,
+                                     field: "trigger.dateMatching.weekDay")) {
             try decode(json)
         }
     }

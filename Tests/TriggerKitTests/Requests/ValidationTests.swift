@@ -120,14 +120,16 @@ struct ValidationTests {
 
     @Test func aBadPolygonPositionIsNamedByItsPath() {
         let bad = Self.request(Self.polygon([[(0, 0), (1, 0), (1, 91), (0, 1), (0, 0)]]))
-        #expect(throws: RequestError(.invalidRegion, "latitude of \"trigger.region.geometry.coordinates[0][2]\" must be in [-90, 90], not 91")) {
+        #expect(throws: RequestError(.invalidRegion, "latitude of \"trigger.region.geometry.coordinates[0][2]\" must be in [-90, 90], not 91",
+                                     field: "trigger.region.geometry.coordinates[0][2]")) {
             try RequestValidation.checkValue(bad)
         }
         let multi = NotificationRequest(identifier: "m", content: NotificationContent(title: "t"), trigger: .location(LocationTrigger(
             region: .polygon(PolygonRegion(identifier: "m", polygons: [[[(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)].map { Coordinate(latitude: $0.1, longitude: $0.0) }],
                                                                        [[Coordinate(latitude: 5, longitude: 5), Coordinate(latitude: 5, longitude: -200)]]],
                                            isMultiPolygon: true)), repeats: true)))
-        #expect(throws: RequestError(.invalidRegion, "longitude of \"trigger.region.geometry.coordinates[1][0][1]\" must be in [-180, 180], not -200")) {
+        #expect(throws: RequestError(.invalidRegion, "longitude of \"trigger.region.geometry.coordinates[1][0][1]\" must be in [-180, 180], not -200",
+                                     field: "trigger.region.geometry.coordinates[1][0][1]")) {
             try RequestValidation.checkValue(multi)
         }
     }
