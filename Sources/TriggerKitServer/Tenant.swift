@@ -314,7 +314,11 @@ final class Tenant: Sendable {
         let journaled: JournalItem = if case .change(let change) = input { .entry(change) } else { .nothing }
         switch input {
         case .change(.add(var r)):
-            if r.addedAt == nil { r.addedAt = clock.now }
+            // Stamped as the center dates an add (the latest instant evaluated when the clock is
+            // behind it), so the journal replays it exactly. Stamped with the wall clock after
+            // a restart on a clock stepped back, a 60 s reminder's fire fell before the instants
+            // evaluated: not delivered until the clock got there (a helper's find).
+            if r.addedAt == nil { r.addedAt = c.addInstant(clock.now) }
             do throws(RequestError) {
                 return (.ok(warnings: try c.add(r)), .entry(.add(r)))
             } catch {

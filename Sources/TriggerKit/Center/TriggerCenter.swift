@@ -169,7 +169,7 @@ public actor TriggerCenter {
     /// as `run` adds at its stream time. Stamped with such a clock, a 60 s reminder was dated
     /// an hour back, before instants already evaluated, and its fire dated there too (a helper
     /// embedding the library). It still fires once the clock passes the evaluated instant.
-    func addInstant(_ now: Date) -> Date {
+    package func addInstant(_ now: Date) -> Date {
         guard let evaluated = evaluator.streamTime, evaluated > Timestamp.millis(now) else { return now }
         return Timestamp.date(millis: evaluated)
     }
@@ -241,7 +241,8 @@ public actor TriggerCenter {
     /// How many time-trigger deliveries adding `request` would make at once (an `addedAt`
     /// in the past catches up), up to `limit`; nothing changes.
     package func catchUpFireCount(of request: NotificationRequest, limit: Int) -> Int {
-        guard !isShutDown, let t = RequestLimits.millis(clock.now) else { return 0 }
+        // Up to the instant it is added at: the latest evaluated when the clock is behind it.
+        guard !isShutDown, RequestLimits.isSupported(clock.now), let t = RequestLimits.millis(addInstant(clock.now)) else { return 0 }
         return StreamEvaluator.catchUpFireCount(of: request, upTo: t, options: Self.streamOptions(configuration), limit: limit)
     }
 
@@ -250,12 +251,16 @@ public actor TriggerCenter {
         let e = evaluator
         // At the same instant too: a request added since may be due at it (an immediate one
         // at its `addedAt`, the clock's present: it waited for the clock to move on). Not a
-        // line of the stream: its fires only.
-        if let now = e.streamTime, now == t {
-            e.advanceClock(to: t, into: &scratch)
+        // line of the stream: its fires only. And with a clock behind the latest instant
+        // evaluated (the system's, stepped back; a server restarted on it after a journal
+        // written ahead), that instant stands and what is due by it is delivered (the
+        // catch-up of a request added since): left for the clock to reach, such a fire made
+        // `serve`'s tick loop retry at once, a busy core, until it did (a helper stepping the
+        // clock back a day).
+        if let now = e.streamTime, now >= t {
+            e.advanceClock(to: now, into: &scratch)
             return
         }
-        guard (e.streamTime ?? .min) < t else { return }
         // The center's evaluator has no jump limit and `t` comes from a clamped Date, so
         // the line is always applied.
         try? e.process(.clock(t), into: &scratch)

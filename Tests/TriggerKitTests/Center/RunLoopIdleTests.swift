@@ -158,4 +158,27 @@ struct SteppedBackClockTests {
                                                  addedAt: t0))
         #expect(await center.request(withIdentifier: "given")?.addedAt == t0)
     }
+
+    /// With the clock behind the latest instant evaluated, what is due by that instant is
+    /// delivered at once (a request added with an `addedAt` in the past catches up) and the
+    /// next clock instant is after it: left for the clock to reach, the fires stayed due in
+    /// the past, and `serve`'s tick loop, which ticks while one is, spun a core until the
+    /// clock got there (a helper restarting a server a day after a clock stepped back).
+    @Test func whatIsDueByTheLatestInstantEvaluatedIsDeliveredWhileTheClockIsBehind() async throws {
+        let t0 = Date(timeIntervalSince1970: 1_795_770_000)  // 2026-11-27T09:00:00Z
+        let clock = SettableClock(t0)
+        let center = try TriggerCenter(clock: clock)
+        clock.set(t0.addingTimeInterval(3600))
+        #expect(await center.deliverDue().isEmpty)   // evaluated up to 10:00
+        clock.set(t0)                                 // stepped back an hour
+        try await center.add(NotificationRequest(identifier: "past", content: NotificationContent(title: "p"),
+                                                 trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 600, repeats: true)),
+                                                 addedAt: t0.addingTimeInterval(-1200)))
+        let due = await center.deliverDue()
+        // Its fires up to the instant evaluated (10:00), none later.
+        #expect(due.map(\.date) == [t0.addingTimeInterval(3600)] && due.map(\.fireCount) == [8], "\(due.map { ($0.date, $0.fireCount) })")
+        let next = try #require(await center.nextClockInstant)
+        #expect(next > t0.addingTimeInterval(3600))
+        #expect(await center.deliverDue().isEmpty)
+    }
 }

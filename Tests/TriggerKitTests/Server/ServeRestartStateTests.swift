@@ -196,6 +196,34 @@ struct ServeRestartStateTests {
         }
     }
 
+    /// Restarted on the wall clock after a journal written ahead of it (a clock stepped back
+    /// since): a request added without `addedAt` is dated at the latest instant evaluated, as
+    /// the library center dates it, and a catch-up is delivered at once. Stamped with the wall
+    /// clock, a 60 s reminder's fire fell before the instants evaluated and was not delivered
+    /// until the clock got there, while the tick loop spun a core (a helper with faketime).
+    @Test func restartedOnAClockBehindItsJournalItGoesOnFromTheLatestInstant() async throws {
+        var serve = Serve(clock: .stream)
+        let now = Timestamp.date(millis: Timestamp.millis(Date()))
+        serve.configuration.start = now
+        defer { serve.remove() }
+        let ahead = now.addingTimeInterval(3600)
+        try await serve.run { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"\#(Timestamp.string(millis: Timestamp.millis(ahead)))"}"#).status == 200)
+        }
+        serve.configuration.clock = .wall
+        try await serve.run { c, _ async throws in
+            let r = #"{"identifier":"tea","content":{"title":"t"},"trigger":{"type":"timeInterval","timeInterval":60,"repeats":true}}"#
+            #expect(try await c.call(.post, "/v1/requests", body: r).status == 201)
+            let added = try await c.call(.get, "/v1/requests/tea").json?.objectValue?["addedAt"]?.stringValue
+            #expect(added == Timestamp.string(millis: Timestamp.millis(ahead)))
+            let past = Timestamp.string(millis: Timestamp.millis(now) - 600_000)
+            let p = #"{"identifier":"past","addedAt":"\#(past)","content":{"title":"p"},"trigger":{"type":"timeInterval","timeInterval":600,"repeats":true}}"#
+            #expect(try await c.call(.post, "/v1/requests", body: p).status == 201)
+            let delivered = try await c.call(.get, "/v1/delivered").json?.objectValue?["delivered"]?.arrayValue ?? []
+            #expect(!delivered.isEmpty, "the catch-up waited for the clock")
+        }
+    }
+
     /// On the wall clock the ticks follow every clock event, not only time fires: a request
     /// whose expiry passed stayed (and counted against the limit) until some input came.
     @Test func anExpiryOnTheWallClockIsActedOnWithoutInput() async throws {
