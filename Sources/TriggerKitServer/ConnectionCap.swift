@@ -58,10 +58,14 @@ struct ConnectionCap: AvailableConnectionsDelegate {
 /// The process's limit of open files (`RLIMIT_NOFILE`), read and raised the same way on Linux
 /// and macOS.
 package enum OpenFileLimit {
-    #if os(Linux)
+    #if canImport(Glibc)
     private static let resource = Int32(RLIMIT_NOFILE.rawValue)
+    /// The most the soft limit is raised to.
+    private static let ceiling: rlim_t = 1 << 20
     #else
     private static let resource = RLIMIT_NOFILE
+    /// Darwin refuses a soft limit above `OPEN_MAX` whatever the hard limit says.
+    private static let ceiling: rlim_t = rlim_t(OPEN_MAX)
     #endif
 
     /// The soft limit, at most 1,048,576 (`RLIM_INFINITY` is the largest value); nil when it
@@ -72,11 +76,11 @@ package enum OpenFileLimit {
         return Int(Swift.min(l.rlim_cur, 1 << 20))
     }
 
-    /// Raises the soft limit to the hard one (at most 1,048,576).
+    /// Raises the soft limit to the hard one (at most 1,048,576; on Darwin at most `OPEN_MAX`).
     package static func raiseToHard() {
         var l = rlimit()
         guard getrlimit(resource, &l) == 0 else { return }
-        let wanted = Swift.min(l.rlim_max, 1 << 20)
+        let wanted = Swift.min(l.rlim_max, ceiling)
         guard l.rlim_cur < wanted else { return }
         l.rlim_cur = wanted
         _ = setrlimit(resource, &l)

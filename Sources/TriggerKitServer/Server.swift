@@ -51,12 +51,11 @@ public enum TriggerKitServer: Sendable {
     }
 
     /// Runs the server until SIGTERM/SIGINT (or until the surrounding task is cancelled).
-    /// `onListening` gets the bound port (useful with port 0).
+    /// `onListening` gets the bound port (useful with port 0), and `onAdminListening` the
+    /// admin port's (``ServerConfiguration/adminPort``), when there is one.
     ///
     /// - Throws: ``ConfigurationError`` for a configuration that does not validate, the
-    ///   stores' and the HTTP server's errors.
-    /// `onAdminListening` gets the admin port's (``ServerConfiguration/adminPort``), when
-    /// there is one.
+    ///   stores' and the HTTP server's errors (a port that cannot be bound is named).
     public static func run(configuration: ServerConfiguration, metrics registry: ServerMetricsRegistry = .init(),
                            logger: Logger = Logger(label: "triggerkit.serve"),
                            onListening: @escaping @Sendable (Int) async -> Void = { _ in },
@@ -71,20 +70,22 @@ public enum TriggerKitServer: Sendable {
                             onAdminListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let (app, background, state) = try await make(configuration: configuration, tuning: tuning, metrics: registry.metrics,
                                                       logger: logger, backgroundInApplication: false, onListening: onListening)
-        var services: [any Service] = [app]
+        var services: [any Service] = []
         if let adminPort = configuration.adminPort {
-            services.append(Application(
+            services.append(NamedListener(name: "the admin port (\(configuration.host):\(adminPort))", inner: Application(
                 router: HeadAsGet(router: buildAdminRouter(server: state)),
                 server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(tuning.idleTimeout / .nanoseconds(1))))),
                 configuration: .init(address: .hostname(configuration.host, port: adminPort), serverName: "triggerkit",
                                      availableConnectionsDelegate: ConnectionCap(limit: ServerConfiguration.adminConnectionLimit,
                                                                                  logger: logger, listener: "admin")),
                 onServerRunning: { channel in await onAdminListening(channel.localAddress?.port ?? adminPort) },
-                logger: logger))
+                logger: logger)))
         }
+        services.append(NamedListener(name: "the port (\(configuration.host):\(configuration.port))", inner: app))
         services.append(background)
         // Shutdown runs in reverse order: the background service first (event streams end,
-        // snapshots are saved), then the HTTP server drains.
+        // snapshots are saved), then the HTTP server drains, then the admin port closes (so
+        // probes and `/metrics` are answered during the drain).
         // A stop waits for in-flight requests and for event streams to flush at most
         // ``drainLimit``: then connections are closed (the snapshots are saved by then). A
         // client that stopped reading held the stop for ever (found by a helper).
@@ -282,4 +283,28 @@ struct BackgroundService: Service {
         try? await client.shutdown()
         logger.info("stopped: snapshots saved")
     }
+}
+
+/// A listener whose failure names it (a port taken: `bind(): Address already in use` named
+/// neither port, with two).
+struct NamedListener<Inner: Service>: Service {
+    let name: String
+    let inner: Inner
+
+    func run() async throws {
+        do {
+            try await inner.run()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw ListenerError(listener: name, underlying: error)
+        }
+    }
+}
+
+/// A listener's failure, naming it.
+struct ListenerError: Error, CustomStringConvertible {
+    var listener: String
+    var underlying: any Error
+    var description: String { "\(listener): \(underlying)" }
 }

@@ -14,7 +14,8 @@ public struct ServerConfiguration: Sendable, Codable {
     /// Port (default 8080; 0 picks a free one, printed at start).
     public var port: Int = 8080
     /// A second port on ``host`` serving only `GET`/`HEAD` `/healthz` and `/metrics`
-    /// (default none; 0 picks a free one, printed at start as `admin (healthz, metrics) on http://HOST:PORT`). Its
+    /// (default none; 0 picks a free one, given to `run`'s `onAdminListening`; `triggerkit
+    /// serve` prints it as `admin (healthz, metrics) on http://HOST:PORT`). Its
     /// connections are counted apart (at most ``adminConnectionLimit``), so a probe is
     /// answered while clients hold every connection of the main port.
     public var adminPort: Int?

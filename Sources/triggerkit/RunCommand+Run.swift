@@ -234,7 +234,8 @@ extension RunCommand {
         }
         printError(outerEvaluator.stats.description)
         if readFailure != nil { throw ExitCode(2) }
-        if failed || (strict && set.errorCount > 0) { throw ExitCode(1) }
+        // (A refused `add` line, as a refused request of the file: the run goes to the end.)
+        if failed || (strict && (set.errorCount > 0 || session.refusedAdds > 0)) { throw ExitCode(1) }
         // The process exits next: freeing a million requests one object at a time would
         // cost about half a second for nothing, so the evaluator and requests are kept.
         Self.keptUntilExit = (outerEvaluator, set)

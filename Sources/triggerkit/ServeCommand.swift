@@ -51,13 +51,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A tenant and the SHA-256 (hex) of one of its tokens; repeatable.", valueName: "ID=SHA256"))
     var tenant: [String] = []
 
-    @Option(help: ArgumentHelp("Hysteresis for circles, metres.", valueName: "METERS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Hysteresis for circles, metres.", valueName: "METERS"))
     var margin: Double?
 
-    @Option(help: ArgumentHelp("Dwell before a crossing is confirmed, seconds.", valueName: "SECONDS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Dwell before a crossing is confirmed, seconds.", valueName: "SECONDS"))
     var dwell: Double?
 
-    @Option(name: .customLong("max-accuracy"), help: ArgumentHelp("Fixes less accurate than this many metres are ignored, as run's --max-accuracy (default: none; the config file's maxAccuracy).", valueName: "METERS"))
+    @Option(name: .customLong("max-accuracy"), parsing: .unconditional, help: ArgumentHelp("Fixes less accurate than this many metres are ignored, as run's --max-accuracy (default: none; the config file's maxAccuracy).", valueName: "METERS"))
     var maxAccuracy: Double?
 
     @Option(name: .customLong("time-zone"), help: ArgumentHelp("The zone floating calendar triggers follow (read as run's --time-zone). Default: the config file's timeZone, else UTC (not the TZ variable).", valueName: "TZ"))

@@ -60,9 +60,9 @@
     /// A request to add or replace, with the reader's warnings about it (unknown fields
     /// ignored), which `run` reports as it does a requests file's.
     case add(NotificationRequest, warnings: [String] = [])
-    /// An `add` whose request names its identifier but was refused as it was read (a field
+    /// An `add` whose request (an object) was refused as it was read (a missing field or one
     /// of the wrong type, an unknown zone or calendar): reported in the request format, as a
-    /// refusal by the validator is, and changing nothing.
+    /// refusal by the validator is, and changing nothing. `identifier`: empty when it has none.
     case refusedAdd(identifier: String, RequestError)
     case remove([String])
     case respond(NotificationResponse)

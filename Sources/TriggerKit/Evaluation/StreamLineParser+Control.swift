@@ -7,10 +7,12 @@
                 let r = try NotificationRequest(decoding: a, warnings: &warnings)
                 return .add(r, warnings: warnings)
             } catch {
-                // A request that names itself is refused by name, whether the reader or the
-                // validator refuses it (the reader's refusals were error lines, counted and
-                // stopping `--strict`, where the validator's were not; a helper's find).
-                if case .object(let fields) = a, case .string(let identifier)? = fields["identifier"], !identifier.isEmpty {
+                // A request (an object) is refused as a request, by its identifier (`-` without
+                // one), whether the reader or the validator refuses it: the reader's refusals
+                // were error lines, counted and stopping `--strict`, where the validator's were
+                // not (a helper's find).
+                if case .object(let fields) = a {
+                    let identifier = if case .string(let s)? = fields["identifier"] { s } else { "" }
                     return .refusedAdd(identifier: identifier, error)
                 }
                 throw StreamLineError("\"add\": \(error.code.rawValue): \(error.message)")

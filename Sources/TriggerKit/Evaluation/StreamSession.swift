@@ -31,6 +31,15 @@ package struct StreamSession {
     private let maxRequests: Int
     /// Nil until the first change that touches requests.
     private var engine: LiveEngine?
+    /// `add` lines refused so far (by the reader, the validator or a bound): `run --strict`
+    /// exits 1 after such a run, as after a requests file with a refused request.
+    package private(set) var refusedAdds = 0
+
+    /// A refused `add`'s line on stderr, in the requests file's format (`-` for a request
+    /// without an identifier).
+    package static func refusal(line: Int, identifier: String, _ e: RequestError) -> String {
+        "error: line \(line): \(identifier.isEmpty ? "-" : DiagnosticText.clipped(identifier)): \(e.code.rawValue): \(e.message)"
+    }
 
     /// `validation`: the options an `add` line's request is checked with (`now` is set to
     /// the line's instant).
@@ -46,7 +55,10 @@ package struct StreamSession {
         case .add(let request, let readerWarnings):
             let (admitted, messages) = Self.admit(request, readerWarnings: readerWarnings, at: t, line: line, options: validation,
                                                  evaluator: evaluator, categories: categories)
-            guard let r = admitted else { return messages }
+            guard let r = admitted else {
+                refusedAdds += 1
+                return messages
+            }
             let name = DiagnosticText.clipped(r.identifier)
             var notes = messages
             let engine = adopt(evaluator)
@@ -57,7 +69,8 @@ package struct StreamSession {
                 ? RequestError.overRequestLimit("the stream", limit: maxRequests, option: "--max-requests", identifier: name)
                 : r.device.flatMap { evaluator.newDeviceRefusal($0, limit: evaluator.options.maxDevices, option: "--max-devices") }
             if let refusal {
-                return ["error: line \(line): \(name): \(refusal.code.rawValue): \(refusal.message)"]
+                refusedAdds += 1
+                return [Self.refusal(line: line, identifier: r.identifier, refusal)]
             }
             // Reported as a requests file reports it (contract section 2; it was silent).
             if replaces {
@@ -67,7 +80,8 @@ package struct StreamSession {
             evaluator = engine.current
             return notes
         case .refusedAdd(let identifier, let error):
-            return ["error: line \(line): \(DiagnosticText.clipped(identifier)): \(error.code.rawValue): \(error.message)"]
+            refusedAdds += 1
+            return [Self.refusal(line: line, identifier: identifier, error)]
         case .remove(let ids):
             let engine = adopt(evaluator)
             // Unknown identifiers are ignored: removing none changes nothing.
@@ -112,7 +126,7 @@ package struct StreamSession {
                                                        settings: request.device.map { evaluator.settings(forDevice: $0) },
                                                        categories: categories)
         } catch {
-            return (nil, ["error: line \(line): \(DiagnosticText.clipped(request.identifier)): \(error.code.rawValue): \(error.message)"])
+            return (nil, [refusal(line: line, identifier: request.identifier, error)])
         }
         let name = DiagnosticText.clipped(r.identifier)
         return (r, RequestValidation.uniqueWarnings(readerWarnings, warnings).map { "warning: line \(line): \(name): \($0)" })

@@ -99,7 +99,7 @@ extension DateComponents {
             any = true
         }
         if quarter != nil {
-            throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it", field: "trigger.dateMatching.quarter")
+            throw RequestError(.invalidTrigger, "\"trigger.dateMatching.quarter\" is not supported: Apple's calendar triggers never fire with it", field: "trigger.dateMatching.quarter")
         }
         // Refused by name, as in code (``RequestValidation/leapMonthRefusal``), not as a field
         // that does not exist.
@@ -142,10 +142,10 @@ extension DateComponents {
             let fw = try r.integer("firstWeekday")
             let md = try r.integer("minimumDaysInFirstWeek")
             if let fw, !(1...7).contains(fw) {
-                throw RequestError(.invalidTrigger, "\"firstWeekday\" must be 1...7 (1 = Sunday), not \(fw)", field: "trigger.dateMatching.calendar.firstWeekday")
+                throw RequestError(.invalidTrigger, "\"trigger.dateMatching.calendar.firstWeekday\" must be 1...7 (1 = Sunday), not \(fw)", field: "trigger.dateMatching.calendar.firstWeekday")
             }
             if let md, !(1...7).contains(md) {
-                throw RequestError(.invalidTrigger, "\"minimumDaysInFirstWeek\" must be 1...7, not \(md)", field: "trigger.dateMatching.calendar.minimumDaysInFirstWeek")
+                throw RequestError(.invalidTrigger, "\"trigger.dateMatching.calendar.minimumDaysInFirstWeek\" must be 1...7, not \(md)", field: "trigger.dateMatching.calendar.minimumDaysInFirstWeek")
             }
             if let extra = r.unknownKeys().first {
                 throw RequestError(.invalidTrigger, extra.replacingOccurrences(of: " ignored", with: ""), field: r.firstUnknownField)

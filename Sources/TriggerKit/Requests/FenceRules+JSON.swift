@@ -59,7 +59,7 @@ extension FenceWindow {
         let schedule: Schedule
         if let v = w.take("intervals"), v != .null {
             guard zone == nil else {
-                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" (absolute dates) and \"timeZone\": a zone applies to weekly hours only", field: "trigger.window.intervals")
+                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" (absolute dates) and \"timeZone\": a zone applies to weekly hours only", field: "trigger.window.timeZone")
             }
             guard case .array(let list) = v else { throw RequestError(.invalidTrigger, "\"trigger.window.intervals\" must be an array", field: "trigger.window.intervals") }
             var intervals: [DateInterval] = []
@@ -70,7 +70,8 @@ extension FenceWindow {
                 var f = JSONFields(io, path: "trigger.window.intervals[\(k)].", code: .invalidTrigger)
                 let (startValue, endValue) = (f.take("start"), f.take("end"))
                 guard let startValue, let endValue else {
-                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" needs \"start\" and \"end\" (ISO 8601 dates)", field: "trigger.window.intervals[\(k)]")
+                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" needs \"start\" and \"end\" (ISO 8601 dates)",
+                                       field: "trigger.window.intervals[\(k)].\(startValue == nil ? "start" : "end")")
                 }
                 // Each named as written when it is not a date of years 1-9999 (both were said
                 // to be missing; a helper's find).
@@ -93,8 +94,10 @@ extension FenceWindow {
                 throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" and weekly hours: give one or the other", field: "trigger.window")
             }
         } else {
-            guard let opens = try w.string("opens"), let closes = try w.string("closes") else {
-                throw RequestError(.invalidTrigger, "\"trigger.window\" needs \"opens\" and \"closes\" (\"HH:MM\"), or \"intervals\"", field: "trigger.window")
+            let (opens, closes) = (try w.string("opens"), try w.string("closes"))
+            guard let opens, let closes else {
+                throw RequestError(.invalidTrigger, "\"trigger.window\" needs \"opens\" and \"closes\" (\"HH:MM\"), or \"intervals\"",
+                                   field: opens == nil ? "trigger.window.opens" : "trigger.window.closes")
             }
             var days: [Int] = []
             if let v = w.take("weekdays"), v != .null {

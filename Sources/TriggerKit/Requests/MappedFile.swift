@@ -47,12 +47,21 @@ struct MappedFile {
     /// Ends the mapping. Returns false when the file changed while it was mapped: a read
     /// past its new end (which saw zeros), or a size or modification time other than at
     /// the start. What was read from it must then be discarded.
+    /// A stat's modification time (seconds, nanoseconds), as Linux and Darwin name it.
+    private static func modified(_ s: stat) -> [Int] {
+        #if canImport(Darwin)
+        [Int(s.st_mtimespec.tv_sec), Int(s.st_mtimespec.tv_nsec)]
+        #else
+        [Int(s.st_mtim.tv_sec), Int(s.st_mtim.tv_nsec)]
+        #endif
+    }
+
     func finish() -> Bool {
         let faulted = tk_file_guard_end(guardSlot) != 0
         munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
         var after = stat()
         let same = fstat(fd, &after) == 0 && after.st_size == before.st_size
-            && after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec
+            && Self.modified(after) == Self.modified(before)
         close(fd)
         return !faulted && same
     }

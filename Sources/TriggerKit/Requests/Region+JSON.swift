@@ -26,8 +26,10 @@ extension Region {
                 throw RequestError(.invalidRegion, "a region needs \"center\" and \"radius\", or a GeoJSON \"geometry\"", field: "trigger.region")
             }
             var c = JSONFields(center, path: "trigger.region.center.", code: .invalidRegion)
-            guard let lat = try c.number("latitude"), let lon = try c.number("longitude") else {
-                throw RequestError(.invalidRegion, "\"trigger.region.center\" needs \"latitude\" and \"longitude\"", field: "trigger.region.center")
+            let (lat, lon) = (try c.number("latitude"), try c.number("longitude"))
+            guard let lat, let lon else {
+                throw RequestError(.invalidRegion, "\"trigger.region.center\" needs \"latitude\" and \"longitude\"",
+                                   field: lat == nil ? "trigger.region.center.latitude" : "trigger.region.center.longitude")
             }
             let coordinate = Coordinate(latitude: lat, longitude: lon)
             guard let radius else { throw RequestError(.invalidRegion, "a circular region needs \"radius\" (metres)", field: "trigger.region.radius") }

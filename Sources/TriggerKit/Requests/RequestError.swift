@@ -34,9 +34,11 @@ public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The field the refusal is about, for a program to read: its path in the request's JSON
     /// form, members joined by `.` and array positions in brackets from 0
     /// (`trigger.region.radius`, `trigger.window.intervals[2]`,
-    /// `trigger.region.geometry.coordinates[0][3]`, `content.userInfo.tags[1]`). Nil when the
-    /// refusal is about no one field: a request that is not a JSON object, a bound of the
-    /// center or stream that holds it, a shut-down center.
+    /// `trigger.region.geometry.coordinates[0][3]`, `content.userInfo.tags[1]`; a member name
+    /// is written as it is, so one holding `.` or `[` reads ambiguously). A missing member is
+    /// named by its own path. Nil when the refusal is about no one field: a request that is
+    /// not a JSON object, the bound on the requests a center or stream holds, a shut-down
+    /// center. (A new device past the bound on devices names `device`.)
     public var field: String?
 
     /// A refusal; control characters in `message` (from the input it quotes) are escaped as

@@ -17,7 +17,7 @@ extension RequestValidation {
                 let first = d.side == .inside ? region.notifyOnEntry : region.notifyOnExit
                 guard !first else {
                     let notify = d.side == .inside ? "notifyOnEntry" : "notifyOnExit"
-                    throw RequestError(.invalidTrigger, "a non-repeating trigger with \"dwell.\(d.side.rawValue)\" and \(notify) would end at the \(d.side == .inside ? "enter" : "exit") before its dwell: set \"region.\(notify)\": false or \"repeats\": true", field: "trigger.dwell.\(d.side.rawValue)")
+                    throw RequestError(.invalidTrigger, "a non-repeating trigger with \"trigger.dwell.\(d.side.rawValue)\" and \(notify) would end at the \(d.side == .inside ? "enter" : "exit") before its dwell: set \"trigger.region.\(notify)\": false or \"repeats\": true", field: "trigger.dwell.\(d.side.rawValue)")
                 }
             }
         }
@@ -34,10 +34,10 @@ extension RequestValidation {
 
     static func checkWindow(_ w: FenceWindow, region: Region) throws(RequestError) {
         if w.enterAtOpening && !region.notifyOnEntry {
-            throw RequestError(.invalidTrigger, "\"trigger.window.enterAtOpening\" needs \"region.notifyOnEntry\": true", field: "trigger.window.enterAtOpening")
+            throw RequestError(.invalidTrigger, "\"trigger.window.enterAtOpening\" needs \"trigger.region.notifyOnEntry\": true", field: "trigger.window.enterAtOpening")
         }
         if w.exitAtClosing && !region.notifyOnExit {
-            throw RequestError(.invalidTrigger, "\"trigger.window.exitAtClosing\" needs \"region.notifyOnExit\": true", field: "trigger.window.exitAtClosing")
+            throw RequestError(.invalidTrigger, "\"trigger.window.exitAtClosing\" needs \"trigger.region.notifyOnExit\": true", field: "trigger.window.exitAtClosing")
         }
         try checkZone(w.timeZone, field: "trigger.window.timeZone")
         switch w.schedule {
@@ -54,16 +54,22 @@ extension RequestValidation {
             // As the JSON reader says it (a window built in code had its zone dropped by the
             // JSON a restart reads back: found by a helper comparing restored centers).
             guard w.timeZone == nil else {
-                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" (absolute dates) and \"timeZone\": a zone applies to weekly hours only", field: "trigger.window")
+                throw RequestError(.invalidTrigger, "\"trigger.window\" has \"intervals\" (absolute dates) and \"timeZone\": a zone applies to weekly hours only", field: "trigger.window.timeZone")
             }
             guard !list.isEmpty, list.count <= FenceWindow.maximumIntervals else {
                 throw RequestError(.invalidTrigger, "\"trigger.window.intervals\" must hold 1 to \(FenceWindow.maximumIntervals) intervals, not \(list.count)", field: "trigger.window.intervals")
             }
             var previousEnd: Int64 = .min
             for (k, i) in list.enumerated() {
-                guard let s = RequestLimits.millis(i.start), let e = RequestLimits.millis(i.end) else {
-                    throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" must lie between 0001-01-01 and 9999-12-31", field: "trigger.window.intervals[\(k)]")
+                // Each end named as the JSON reader names it.
+                func millis(_ d: Date, _ name: String) throws(RequestError) -> Int64 {
+                    guard let ms = RequestLimits.millis(d) else {
+                        throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)].\(name)\" must be an ISO 8601 date between 0001-01-01 and 9999-12-31, or seconds since 1970, not \(d.timeIntervalSince1970) s since 1970",
+                                           field: "trigger.window.intervals[\(k)].\(name)")
+                    }
+                    return ms
                 }
+                let s = try millis(i.start, "start"), e = try millis(i.end, "end")
                 guard s < e else { throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" ends at or before it starts", field: "trigger.window.intervals[\(k)]") }
                 guard s >= previousEnd else {
                     throw RequestError(.invalidTrigger, "\"trigger.window.intervals[\(k)]\" starts before the previous interval ends: list them sorted, without overlaps", field: "trigger.window.intervals[\(k)]")

@@ -216,14 +216,14 @@ public enum RequestValidation: Sendable {
             throw RequestError(.invalidTrigger, RequestValidation.leapMonthRefusal, field: "trigger.dateMatching.isLeapMonth")
         }
         if c.quarter != nil {
-            throw RequestError(.invalidTrigger, "\"quarter\" is not supported: Apple's calendar triggers never fire with it", field: "trigger.dateMatching.quarter")
+            throw RequestError(.invalidTrigger, "\"trigger.dateMatching.quarter\" is not supported: Apple's calendar triggers never fire with it", field: "trigger.dateMatching.quarter")
         }
         try checkZone(c.timeZone, field: "trigger.dateMatching.timeZone")
         let cal = c.calendar?.identifier ?? .gregorian
         if cal == .gregorian || cal == .iso8601 {
             for (field, v) in [("year", c.year), ("yearForWeekOfYear", c.yearForWeekOfYear)] {
                 if let v, v > 9999 {
-                    throw RequestError(.invalidTrigger, "\"dateMatching.\(field)\" \(v) is after 9999, the last supported year", field: "trigger.dateMatching.\(field)")
+                    throw RequestError(.invalidTrigger, "\"trigger.dateMatching.\(field)\" \(v) is after 9999, the last supported year", field: "trigger.dateMatching.\(field)")
                 }
             }
         }
@@ -242,7 +242,7 @@ public enum RequestValidation: Sendable {
         try checkIdentifier(region.identifier, field: "trigger.region.identifier", code: .invalidRegion)
         switch region {
         case .circular(let c):
-            try checkCoordinate(c.center, field: "trigger.region.center")
+            try checkCoordinate(c.center, field: "trigger.region.center", members: true)
             guard c.radius.isFinite, c.radius > 0, c.radius <= RequestLimits.maximumRadius else {
                 throw RequestError(.invalidRegion, "\"trigger.region.radius\" must be > 0 and <= 1000000 metres, not \(NotificationRequest.show(.number(c.radius)))", field: "trigger.region.radius")
             }
@@ -253,12 +253,16 @@ public enum RequestValidation: Sendable {
 
     /// `field` is made only for the error: a polygon's positions are many, and building each
     /// one's path up front (`coordinates[0][17]`) took 40 % of a valid polygon's validation.
-    static func checkCoordinate(_ c: Coordinate, field: @autoclosure () -> String) throws(RequestError) {
+    /// (`members`: `field` is an object with `latitude` and `longitude`, each named in
+    /// ``RequestError/field``; else a GeoJSON position, named whole.)
+    static func checkCoordinate(_ c: Coordinate, field: @autoclosure () -> String, members: Bool = false) throws(RequestError) {
         guard c.latitude.isFinite, (-90...90).contains(c.latitude) else {
-            throw RequestError(.invalidRegion, "latitude of \"\(field())\" must be in [-90, 90], not \(NotificationRequest.show(.number(c.latitude)))", field: field())
+            throw RequestError(.invalidRegion, "latitude of \"\(field())\" must be in [-90, 90], not \(NotificationRequest.show(.number(c.latitude)))",
+                               field: members ? field() + ".latitude" : field())
         }
         guard c.longitude.isFinite, (-180...180).contains(c.longitude) else {
-            throw RequestError(.invalidRegion, "longitude of \"\(field())\" must be in [-180, 180], not \(NotificationRequest.show(.number(c.longitude)))", field: field())
+            throw RequestError(.invalidRegion, "longitude of \"\(field())\" must be in [-180, 180], not \(NotificationRequest.show(.number(c.longitude)))",
+                               field: members ? field() + ".longitude" : field())
         }
     }
 

@@ -499,10 +499,12 @@ struct CLIMannersTests {
         #expect(r.err.contains("lines 2, fixes 2") && r.err.contains("suppressed 1"))
     }
 
-    /// An `add` line whose request names itself is refused by name whether the reader or the
-    /// validator refuses it: not counted in `errors`, not stopping `--strict`, its `t` moving
-    /// the clock (the reader's refusals were error lines; a helper's find).
-    @Test func anAddRefusedAsItIsReadIsNamedByItsIdentifier() throws {
+    /// An `add` line's request is refused as a request whether the reader or the validator
+    /// refuses it: named by its identifier (`-` without one), not counted in `errors`, its `t`
+    /// moving the clock, and `--strict` going on to the end and exiting 1, as after a refused
+    /// request of the file (the reader's refusals were error lines that stopped `--strict`,
+    /// the validator's went unnoticed by it; a helper's find and a reviewer's).
+    @Test func anAddRefusedAsItIsReadIsRefusedAsARequest() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-add-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -512,17 +514,19 @@ struct CLIMannersTests {
         try ([#"{"t": "2026-11-23T08:00:00Z"}"#,
               #"{"t": "2026-11-23T08:00:30Z", "add": {"identifier": "tz1", "content": {"title": "x"}, "trigger": {"type": "calendar", "dateMatching": {"hour": 9, "timeZone": "Bogus/Zone"}}}}"#,
               #"{"t": "2026-11-23T08:01:30Z", "add": {"identifier": "h24", "content": {"title": "x"}, "trigger": {"type": "calendar", "dateMatching": {"hour": 24}}}}"#,
-              #"{"t": "2026-11-23T08:02:30Z", "add": {"content": {"title": "x"}}}"#,
-              #"{"t": "2026-11-23T08:05:00Z"}"#].joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
-        let r = try Self.run(["run", "--requests", requests, "--strict", "--now", "2026-11-23T08:00:00Z"], input: input)
-        #expect(r.err.contains(#"error: line 2: tz1: invalidTrigger: "#), "\(r.err)")
-        #expect(r.err.contains(#"error: line 3: h24: "#), "\(r.err)")
-        // A request that names no identifier is still an error line, and `--strict` stops there.
-        #expect(r.err.contains(#"error: line 4: "add": invalidRequest: "#), "\(r.err)")
-        #expect(r.status == 1)
+              // The last line: the fires up to 08:05 are written only if it moves the clock.
+              #"{"t": "2026-11-23T08:05:00Z", "add": {"content": {"title": "x"}}}"#].joined(separator: "\n") + "\n")
+            .write(toFile: input, atomically: true, encoding: .utf8)
         let lenient = try Self.run(["run", "--requests", requests, "--now", "2026-11-23T08:00:00Z"], input: input)
+        #expect(lenient.err.contains(#"error: line 2: tz1: invalidTrigger: "#), "\(lenient.err)")
+        #expect(lenient.err.contains(#"error: line 3: h24: "#), "\(lenient.err)")
+        #expect(lenient.err.contains(#"error: line 4: -: invalidRequest: missing required field "identifier""#), "\(lenient.err)")
         #expect(lenient.status == 0)
-        #expect(lenient.err.contains("lines 5, fixes 0, stale 0, skipped 0, errors 1, fires 5"), "\(lenient.err)")
+        #expect(lenient.err.contains("lines 4, fixes 0, stale 0, skipped 0, errors 0, fires 5"), "\(lenient.err)")
+        let strict = try Self.run(["run", "--requests", requests, "--strict", "--now", "2026-11-23T08:00:00Z"], input: input)
+        #expect(strict.status == 1)
+        #expect(strict.out == lenient.out)
+        #expect(strict.err.contains("errors 0, fires 5"), "\(strict.err)")
     }
 
     /// `delivered` lists the batches before a damaged one, then stops with the error, as

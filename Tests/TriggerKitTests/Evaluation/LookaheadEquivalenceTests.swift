@@ -187,7 +187,8 @@ import Testing
     }
 
     /// A control line stops the lookahead (it may change the regions): nothing after it is
-    /// decided ahead. Blank, malformed and settings lines do not.
+    /// decided ahead. Blank, malformed and settings lines do not, nor does a refused `add`,
+    /// which changes nothing.
     @Test func aControlLineStopsIt() throws {
         let h = StreamHarness(requests: circleRequest("a"))
         var lookahead = try #require(h.evaluator.makeLookahead())
@@ -203,6 +204,9 @@ import Testing
         #expect(decide("   ") == nil)
         #expect(decide("{oops") == nil)
         #expect(decide(fix(mine, 2, north: 10)) != nil)
+        #expect(decide(#"{"t": "\#(at(2))", "add": {"identifier": "z", "content": {"title": "t"}, "trigger": {"type": "weekly"}}}"#) == nil)
+        #expect(!lookahead.isStopped)
+        #expect(decide(fix(mine, 2, north: 15)) != nil)
         #expect(decide(#"{"t": "\#(at(3))", "remove": ["a"]}"#) == nil)
         #expect(lookahead.isStopped)
         #expect(decide(fix(mine, 4, north: 20)) == nil)

@@ -32,7 +32,7 @@ struct StreamSessionEquivalenceTests {
                 evaluator = evaluator.migrated(to: requests, fresh: replaced ? [r.identifier] : [])
                 return notes
             case .refusedAdd(let identifier, let error):
-                return ["error: line \(line): \(DiagnosticText.clipped(identifier)): \(error.code.rawValue): \(error.message)"]
+                return [StreamSession.refusal(line: line, identifier: identifier, error)]
             case .remove(let ids):
                 let gone = Set(ids.map(ExactKey.init))
                 let before = requests.count

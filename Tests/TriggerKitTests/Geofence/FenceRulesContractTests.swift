@@ -34,9 +34,9 @@ struct FenceRulesContractTests {
 
     @Test func combinationsThatCouldNeverWorkAreRefused() {
         let openingWithoutEntry = Self.verdict(ruledRequest("x", entry: false, rules: "\"window\": {\"opens\": \"08:00\", \"closes\": \"18:00\", \"enterAtOpening\": true}"))
-        #expect(openingWithoutEntry.contains("\"trigger.window.enterAtOpening\" needs \"region.notifyOnEntry\": true"))
+        #expect(openingWithoutEntry.contains("\"trigger.window.enterAtOpening\" needs \"trigger.region.notifyOnEntry\": true"))
         let closingWithoutExit = Self.verdict(ruledRequest("x", exit: false, rules: "\"window\": {\"opens\": \"08:00\", \"closes\": \"18:00\", \"exitAtClosing\": true}"))
-        #expect(closingWithoutExit.contains("\"trigger.window.exitAtClosing\" needs \"region.notifyOnExit\": true"))
+        #expect(closingWithoutExit.contains("\"trigger.window.exitAtClosing\" needs \"trigger.region.notifyOnExit\": true"))
         let oneShot = Self.verdict(ruledRequest("x", repeats: false, rules: "\"dwell\": {\"inside\": 60}"))
         #expect(oneShot.contains("would end at the enter before its dwell"))
         let silentCrossings = Self.verdict(ruledRequest("x", entry: false, exit: false, rules: "\"crossings\": true"))

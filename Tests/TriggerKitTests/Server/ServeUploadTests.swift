@@ -244,6 +244,31 @@ struct ServeUploadTests {
         #expect(server.process.isRunning)
     }
 
+    /// An admin port already taken stops the start with an error naming that port (it said
+    /// only `bind(): Address already in use`; a reviewer's find).
+    @Test(.timeLimit(.minutes(1)))
+    func aTakenAdminPortIsNamed() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = 0
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
+            bind(fd, p, size) == 0 && listen(fd, 1) == 0 && getsockname(fd, p, &size) == 0
+        } }
+        #expect(bound)
+        let taken = Int(UInt16(bigEndian: a.sin_port))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("serve-taken-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try CLIMannersTests.run(["serve", "--port", "0", "--admin-port", "\(taken)", "--data-dir", dir, "--clock", "stream",
+                                         "--start", Serve.t0, "--tenant", "acme=\(tokenHash(Serve.tokenA))"])
+        #expect(r.status == 1)
+        #expect(r.err.contains("error: the admin port (127.0.0.1:\(taken)): "), "\(r.err)")
+    }
+
     /// A server whose tenants take bodies of at most 1,000 bytes (a budget of 16,000), with
     /// the test client, the port and the tenant `acme`.
     static func withSmallBodies(_ body: @Sendable (any TestClientProtocol, Int, Tenant) async throws -> Void) async throws {
