@@ -56,6 +56,11 @@ private enum SummaryBuffers {
     nonisolated(unsafe) static var buffers: [UnsafeMutablePointer<UInt8>] = []
     nonisolated(unsafe) static var lengths = UnsafeMutablePointer<Int>.allocate(capacity: 2)
     static let current = Atomic<Int>(0)
+    /// Set by the handler before it reads: no publish begins after it. (Two publishes while
+    /// the handler wrote reused the buffer it was reading: a garbled summary, found by a
+    /// helper with ThreadSanitizer.) At most one publish is in flight then, and it writes the
+    /// buffer the handler does not read.
+    static let handling = Atomic<Bool>(false)
     nonisolated(unsafe) static var clearsLine = false
 
     static func prepare(clearsLine: Bool) {
@@ -68,19 +73,21 @@ private enum SummaryBuffers {
 
     /// Formats into the buffer the handler is not reading, then makes it current.
     static func publish(_ summary: String) {
-        let next = 1 - current.load(ordering: .acquiring)
+        guard !handling.load(ordering: .sequentiallyConsistent) else { return }
+        let next = 1 - current.load(ordering: .sequentiallyConsistent)
         let bytes = Array((summary + "\n").utf8.prefix(capacity))
         bytes.withUnsafeBufferPointer { buffers[next].update(from: $0.baseAddress.unsafelyUnwrapped, count: $0.count) }
         lengths[next] = bytes.count
-        current.store(next, ordering: .releasing)
+        current.store(next, ordering: .sequentiallyConsistent)
     }
 
     /// The handler: async-signal-safe calls only.
     static func writeAndExit(signal: Int32) {
         func put(_ s: StaticString) { _ = write(2, s.utf8Start, s.utf8CodeUnitCount) }
         if clearsLine { put("\r\u{1B}[K") }
+        handling.store(true, ordering: .sequentiallyConsistent)
         put(signal == SIGINT ? "interrupted (SIGINT): " : "interrupted (SIGTERM): ")
-        let i = current.load(ordering: .acquiring)
+        let i = current.load(ordering: .sequentiallyConsistent)
         _ = write(2, buffers[i], lengths[i])
         _exit(signal == SIGINT ? 130 : 143)
     }

@@ -529,6 +529,17 @@ struct CLIMannersTests {
         #expect(strict.err.contains("errors 0, fires 5"), "\(strict.err)")
     }
 
+    /// `serve`'s number options read a negative value as `run`'s do, and refuse it by its
+    /// range (`--max-accuracy -5` was "Missing value"; a reviewer's find).
+    @Test(arguments: ["--margin", "--dwell", "--max-accuracy"])
+    func serveReadsANegativeNumberAndRefusesIt(option: String) throws {
+        let r = try Self.run(["serve", "--port", "0", "--data-dir", "/nonexistent/never-created", option, "-5",
+                              "--tenant", "acme=" + String(repeating: "a", count: 64)])
+        #expect(r.status == 2, "\(r.err)")
+        #expect(r.err.contains("-5.0"), "\(r.err)")
+        #expect(!r.err.contains("Missing value"), "\(r.err)")
+    }
+
     /// `delivered` lists the batches before a damaged one, then stops with the error, as
     /// docs/cli.md says (it listed nothing: what it had gathered was not written; a helper
     /// following the docs).
