@@ -57,11 +57,14 @@ struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        guard closesConnection, let channel = (context as? ServeContext)?.channel else {
-            var response = jsonResponse(json, status: status)
-            if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
-            return response
-        }
+        var response = try answer(context: context)
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
+    }
+
+    /// The answer without `Retry-After`.
+    private func answer(context: some RequestContext) throws -> Response {
+        guard closesConnection, let channel = (context as? ServeContext)?.channel else { return jsonResponse(json, status: status) }
         // Closed once the answer is written, not before: a connection closed for reading
         // while a body was still coming made the HTTP layer answer a second time (a stray
         // `400 Bad Request` after the 413; a helper's find).
@@ -71,7 +74,6 @@ struct APIError: Error, HTTPResponseError, Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.connection] = "close"
-        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: ResponseBody(contentLength: bytes.readableBytes) { writer in
             try await writer.write(bytes)
             try await writer.finish(nil)
