@@ -96,7 +96,7 @@ extension StateStore {
 
     /// Whether the store holds a run: its meta row, written in one transaction with the
     /// requests' rows (``startRun(evaluator:pending:options:)``).
-    func hasRun() throws(StateStoreError) -> Bool {
+    package func hasRun() throws(StateStoreError) -> Bool {
         let found: (meta: Bool, progress: Int) = try run { db in
             (try Row.fetchOne(db, sql: "SELECT id FROM meta WHERE id = 1") != nil,
              try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM delivered) + (SELECT COUNT(*) FROM device_state)") ?? 0)

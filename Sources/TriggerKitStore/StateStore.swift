@@ -138,7 +138,7 @@ public final class StateStore: Sendable {
     }
 
     /// Why a reader cannot use a state file a run has not finished creating.
-    static let unfinished = "the state file is not complete: a run is creating it, or stopped while creating it (the next run finishes it)"
+    package static let unfinished = "the state file is not complete: a run is creating it, or stopped while creating it (the next run finishes it)"
 
     /// How long a read or write waits for a lock another connection holds (a reader beside
     /// a running `run --state`, whose write-ahead log checkpoints take one) before failing.

@@ -33,6 +33,10 @@ extension StateFileOptions {
         let store = try open()
         var out = OutputBuffer()
         do {
+            // A run that stopped before its first commit (a full disk) leaves its tables and no
+            // run record: said to be unfinished, as a half-made file is (it listed nothing,
+            // status 0, as if nothing were pending; a helper filling a disk).
+            guard try store.hasRun() else { throw StateStoreError.cannotOpen(path: state, reason: StateStore.unfinished) }
             try body(store, &out)
         } catch {
             // What was listed before the error is written first (`delivered`'s batches before

@@ -169,6 +169,20 @@ struct StateStoreTests {
         #expect(throws: StateStoreError.notAStore(path: tmp.path)) { try StateStore(path: tmp.path) }
     }
 
+    /// A run stopped before its first commit (a full disk) leaves the tables and no run:
+    /// `pending` and `delivered` say it is unfinished (status 2), as of a half-made file; they
+    /// listed nothing with status 0, as if no request were pending (a helper filling a disk).
+    @Test func theListingsSayAFileWithoutARunIsUnfinished() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        _ = try StateStore(path: tmp.path)
+        for command in ["pending", "delivered"] {
+            let r = try CLIMannersTests.run([command, "--state", tmp.path])
+            #expect(r.status == 2, "\(command): \(r.err)")
+            #expect(r.err.contains(StateStore.unfinished), "\(command): \(r.err)")
+            #expect(r.out.isEmpty)
+        }
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         let store = try StateStore(path: tmp.path)
