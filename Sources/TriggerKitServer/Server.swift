@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Metrics
 import NIOCore
@@ -74,7 +75,7 @@ public enum TriggerKitServer: Sendable {
         if let adminPort = configuration.adminPort {
             services.append(NamedListener(name: "the admin port (\(configuration.host):\(adminPort))", inner: Application(
                 router: HeadAsGet(router: buildAdminRouter(server: state)),
-                server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(tuning.idleTimeout / .nanoseconds(1))))),
+                server: httpServer(tuning),
                 configuration: .init(address: .hostname(configuration.host, port: adminPort), serverName: "triggerkit",
                                      availableConnectionsDelegate: ConnectionCap(limit: ServerConfiguration.adminConnectionLimit,
                                                                                  logger: logger, listener: "admin")),
@@ -128,7 +129,7 @@ public enum TriggerKitServer: Sendable {
         let background = BackgroundService(tenants: state.tenants, dispatchers: dispatchers, snapshotEvery: configuration.snapshotEvery, logger: logger)
         let app = Application(
             router: HeadAsGet(router: buildRouter(server: state)),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(tuning.idleTimeout / .nanoseconds(1))))),
+            server: httpServer(tuning),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "triggerkit",
                                  availableConnectionsDelegate: ConnectionCap(limit: connectionLimit, logger: logger)),
             services: backgroundInApplication ? [background] : [],
@@ -282,6 +283,13 @@ struct BackgroundService: Service {
         }
         try? await client.shutdown()
         logger.info("stopped: snapshots saved")
+    }
+}
+
+extension TriggerKitServer {
+    /// HTTP/1.1 with the tuning's idle timeout, for the main port and the admin port alike.
+    static func httpServer(_ tuning: Tuning) -> HTTPServerBuilder {
+        .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(tuning.idleTimeout / .nanoseconds(1)))))
     }
 }
 

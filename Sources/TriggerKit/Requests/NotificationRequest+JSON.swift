@@ -31,28 +31,8 @@ extension NotificationRequest {
         }
         let content = try NotificationContent(fields: contentJSON, warnings: &warnings)
         let device = try r.string("device")
-        var addedAt: Date?
-        if let v = r.take("addedAt"), v != .null {
-            guard let ms = JSONFields.dateMillis(v) else {
-                throw RequestError(.invalidRequest, "\"addedAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))", field: "addedAt")
-            }
-            // Named as written (the validator, which sees only the date, gives its seconds).
-            guard RequestLimits.isSupported(millis: ms) else {
-                throw RequestError(.invalidRequest, "\"addedAt\" must be between 0001-01-01 and 9999-12-31, not \(Self.show(v))", field: "addedAt")
-            }
-            addedAt = Timestamp.date(millis: ms)
-        }
-        var expiresAt: Date?
-        if let v = r.take("expiresAt"), v != .null {
-            guard let ms = JSONFields.dateMillis(v) else {
-                throw RequestError(.invalidRequest, "\"expiresAt\" must be an ISO 8601 date or seconds since 1970, not \(Self.show(v))", field: "expiresAt")
-            }
-            // Named as written (the validator, which sees only the date, gives its seconds).
-            guard RequestLimits.isSupported(millis: ms) else {
-                throw RequestError(.invalidRequest, "\"expiresAt\" must be between 0001-01-01 and 9999-12-31, not \(Self.show(v))", field: "expiresAt")
-            }
-            expiresAt = Timestamp.date(millis: ms)
-        }
+        let addedAt = try r.date("addedAt")
+        let expiresAt = try r.date("expiresAt")
         var trigger = NotificationTrigger.immediate
         if let t = r.take("trigger"), t != .null {
             trigger = try NotificationTrigger(json: t, requestIdentifier: identifier, warnings: &warnings)
@@ -238,6 +218,20 @@ struct JSONFields {
     /// Warnings for the members nobody read.
     func unknownKeys() -> [String] {
         members.keys.sorted().map { "unknown field \"\(path)\($0)\" ignored" }
+    }
+
+    /// The date under `key` (an ISO 8601 string or seconds since 1970, in years 1-9999), nil
+    /// when absent or null. Refused as written: the validator, which sees only the date,
+    /// gives its seconds.
+    mutating func date(_ key: String) throws(RequestError) -> Date? {
+        guard let v = take(key), v != .null else { return nil }
+        guard let ms = Self.dateMillis(v) else {
+            throw RequestError(code, "\"\(path)\(key)\" must be an ISO 8601 date or seconds since 1970, not \(NotificationRequest.show(v))", field: path + key)
+        }
+        guard RequestLimits.isSupported(millis: ms) else {
+            throw RequestError(code, "\"\(path)\(key)\" must be between 0001-01-01 and 9999-12-31, not \(NotificationRequest.show(v))", field: path + key)
+        }
+        return Timestamp.date(millis: ms)
     }
 
     /// The path of the first of ``unknownKeys()`` (``RequestError/field``).
