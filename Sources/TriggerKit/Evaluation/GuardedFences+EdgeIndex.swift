@@ -150,10 +150,13 @@ extension GuardedFences {
         }
 
         /// The smallest of `distance(edge's two ends)` over every edge, where `distance` is
-        /// ``GuardedFences/edgeDistance`` at (`latitude`, `longitude`) on `plane`; nil when the
-        /// rings' longitudes are not all on one side of the fix's unwrap seam (180 degrees
-        /// away), where the local plane is not one affine image of the grid.
-        func nearestDistance(latitude: Double, longitude: Double, plane: LocalPlane,
+        /// ``GuardedFences/edgeDistance`` at (`latitude`, `longitude`) on `plane`, when it is at
+        /// most `limit`; otherwise some value above `limit` (the search stops once no unread
+        /// cell can hold an edge within it: from inside a large round hole, the exact nearest
+        /// edge would read most of the hole's edges). nil when the rings' longitudes are not
+        /// all on one side of the fix's unwrap seam (180 degrees away), where the local plane
+        /// is not one affine image of the grid.
+        func nearestDistance(latitude: Double, longitude: Double, plane: LocalPlane, within limit: Double = .infinity,
                              _ distance: (Double, Double, Double, Double) -> Double) -> Double? {
             // Which way unwrapping (``Geodesic/unwrapDegrees(_:)``) moves every vertex.
             func branch(_ d: Double) -> Double? {
@@ -198,7 +201,7 @@ extension GuardedFences {
                 if j1 < rows - 1 { gap = min(gap, (minY + Double(j1 + 1) / scaleY - cy) * ky) }
                 guard gap < .infinity else { return best }
                 let g = max(0, gap)
-                if (outside + g * g).squareRoot() > best * (1 + 1e-9) + 1e-6 { return best }
+                if (outside + g * g).squareRoot() > min(best, limit) * (1 + 1e-9) + 1e-6 { return best }
                 r += 1
             }
         }

@@ -261,7 +261,8 @@ extension GuardedFences {
         }
         let covers = regions.contains(slot: Int32(f), latitude: latitude, longitude: longitude)
         guard a > 0 else { return Verdict(plain: covers, inside: covers, outside: !covers) }
-        let b = boundaryDistance(f, latitude: latitude, longitude: longitude)
+        // Only whether the boundary is within `a` matters: the search may stop well beyond it.
+        let b = boundaryDistance(f, latitude: latitude, longitude: longitude, within: Self.searchLimit(a))
         return Verdict(plain: covers, inside: covers && b >= a, outside: !covers && b > a)
     }
 
@@ -274,22 +275,34 @@ extension GuardedFences {
     /// the point (WGS84 radii of curvature there): within 0.2 % for edges up to 10 km away
     /// at latitudes up to 60 degrees, which is what an accuracy circle needs. With an
     /// ``EdgeIndex`` the edges of the cells near the point, else every edge (the same answer).
-    func boundaryDistance(_ f: Int, latitude: Double, longitude: Double) -> Double {
-        Self.boundaryDistance(rings: rings[Int32(f)] ?? [], index: edgeIndexes[Int32(f)], latitude: latitude, longitude: longitude)
+    /// With a `limit`, the distance when it is at most `limit`, else some value above it
+    /// (``EdgeIndex/nearestDistance(latitude:longitude:plane:within:_:)``).
+    func boundaryDistance(_ f: Int, latitude: Double, longitude: Double, within limit: Double = .infinity) -> Double {
+        Self.boundaryDistance(rings: rings[Int32(f)] ?? [], index: edgeIndexes[Int32(f)], latitude: latitude, longitude: longitude,
+                              within: limit)
     }
 
-    static func boundaryDistance(rings: [[(x: Double, y: Double)]], index: EdgeIndex?, latitude: Double, longitude: Double) -> Double {
+    static func boundaryDistance(rings: [[(x: Double, y: Double)]], index: EdgeIndex?, latitude: Double, longitude: Double,
+                                 within limit: Double = .infinity) -> Double {
         let plane = LocalPlane(latitude: latitude)
         func distance(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double) -> Double {
             edgeDistance(px, py, qx, qy, latitude: latitude, longitude: longitude, plane: plane)
         }
-        if let index, let d = index.nearestDistance(latitude: latitude, longitude: longitude, plane: plane, distance) { return d }
+        if let index, let d = index.nearestDistance(latitude: latitude, longitude: longitude, plane: plane, within: limit, distance) {
+            return d
+        }
         var best = Double.infinity
         for ring in rings {
             for j in 1..<max(1, ring.count) { best = min(best, distance(ring[j - 1].x, ring[j - 1].y, ring[j].x, ring[j].y)) }
         }
         return best
     }
+
+    /// The search limit for a comparison of a boundary distance with `threshold` metres: twice
+    /// it and a metre more, so that a distance known only to exceed the limit decides every
+    /// comparison (`>=`, `>`, and a sum's cushions) as the exact distance would.
+    @inline(__always)
+    static func searchLimit(_ threshold: Double) -> Double { 2 * threshold + 1 }
 
     /// Metres from (`latitude`, `longitude`) to edge P-Q on its local `plane`.
     @inline(__always)

@@ -56,8 +56,11 @@ extension GuardedFences {
             else { return true }
             return b0 + b1 <= length
         }
-        let b0 = boundaryDistance(f, latitude: p.latitude, longitude: Geodesic.unwrapDegrees(p.longitude))
-        let b1 = boundaryDistance(f, latitude: latitude, longitude: longitude)
+        // Either end beyond (length + 0.01) / 0.99 decides it: the searches may stop there.
+        let limit = Self.searchLimit((length + 0.01) / 0.99)
+        let b0 = boundaryDistance(f, latitude: p.latitude, longitude: Geodesic.unwrapDegrees(p.longitude), within: limit)
+        guard b0 <= limit else { return false }
+        let b1 = boundaryDistance(f, latitude: latitude, longitude: longitude, within: limit)
         return (b0 + b1) * 0.99 - 0.01 <= length
     }
 

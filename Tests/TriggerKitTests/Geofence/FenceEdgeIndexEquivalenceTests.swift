@@ -94,6 +94,57 @@ struct FenceEdgeIndexEquivalenceTests {
         #expect(distances > 300)
     }
 
+    /// A search with a limit (an accuracy rule or a crossing check asks only whether the
+    /// boundary is within some distance) gives the exact distance at or below the limit, and
+    /// a value above it otherwise, never a smaller one; and it stops early: from the middle
+    /// of a large round hole (a 100,000-vertex fence took ~2 ms a fix reading most of the
+    /// hole's edges), it reads a handful of cells' edges instead of thousands.
+    @Test(arguments: [7, 8])
+    func aLimitedSearchIsExactWithinItsLimit(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        var within = 0, beyond = 0
+        for _ in 0..<6 {
+            let lat = rng.uniform(-60, 60), lon = rng.uniform(-20, 20)
+            let (rings, box) = Self.polygon(&rng, lon: lon, lat: lat)
+            let index = GuardedFences.EdgeIndex(rings: rings)
+            for _ in 0..<200 {
+                let q = (latitude: rng.uniform(box.minLatitude - 0.01, box.maxLatitude + 0.01),
+                         longitude: rng.uniform(box.minLongitude - 0.01, box.maxLongitude + 0.01))
+                let exact = GuardedFences.boundaryDistance(rings: rings, index: nil, latitude: q.latitude, longitude: q.longitude)
+                let limit = rng.chance(0.5) ? exact * rng.uniform(0.5, 1.5) : rng.uniform(0, 500)
+                let d = GuardedFences.boundaryDistance(rings: rings, index: index, latitude: q.latitude, longitude: q.longitude,
+                                                       within: limit)
+                if exact <= limit {
+                    #expect(d == exact, "\(d) != \(exact) within \(limit) at \(q)")
+                    within += 1
+                } else {
+                    #expect(d > limit && d >= exact, "\(d) for \(exact) beyond \(limit) at \(q)")
+                    beyond += 1
+                }
+            }
+        }
+        #expect(within > 200 && beyond > 200, "limits both above and below the distance (\(within), \(beyond))")
+
+        // A ring of 40,000 vertices around a round hole of 20,000, ~1.1 km in radius: from its
+        // centre every hole edge is ~1.1 km away.
+        let outer = Self.star(&rng, lon: 10, lat: 45, radius: 0.05, n: 40_000, depth: 0)
+        let hole = Self.star(&rng, lon: 10, lat: 45, radius: 0.01, n: 20_000, depth: 0, hole: true)
+        let index = GuardedFences.EdgeIndex(rings: [outer, hole])
+        let plane = LocalPlane(latitude: 45)
+        var read = 0
+        func distance(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double) -> Double {
+            read += 1
+            return GuardedFences.edgeDistance(px, py, qx, qy, latitude: 45, longitude: 10, plane: plane)
+        }
+        let exact = index.nearestDistance(latitude: 45, longitude: 10, plane: plane, distance)
+        let exactReads = read
+        read = 0
+        let limited = index.nearestDistance(latitude: 45, longitude: 10, plane: plane, within: 101, distance)
+        #expect(exact.map { $0 > 1_000 && $0 < 1_200 } == true, "\(String(describing: exact))")
+        #expect(exactReads > 10_000, "the exact search reads most of the hole (\(exactReads))")
+        #expect(limited.map { $0 > 101 } == true && read < 100, "\(String(describing: limited)) after \(read) edges")
+    }
+
     /// The index alone: every edge whose box meets a query box (small as a chord, or large,
     /// across cell boundaries, partly outside the rings' box) is among the edges it hands out.
     @Test(arguments: [5, 6])
