@@ -2,53 +2,98 @@ import Foundation
 @_spi(Engine) import TriggerKit
 import GRDB
 
+/// What ``StateStore/pruneDelivered(before:)`` did.
+public struct PruneSummary: Sendable, Hashable {
+    /// Events removed from the delivered log (committed).
+    public let removed: Int
+    /// Events kept.
+    public let kept: Int
+    /// Why the file was not shrunk after the removal was committed, or nil. Shrinking
+    /// rewrites the file and needs about its size in free disk space; without it the removal
+    /// still stands and the freed space is reused by later writes (the next prune tries again).
+    public let notShrunk: String?
+}
+
 extension StateStore {
     /// Removes from the delivered log every event dated before `date` (to the millisecond):
     /// the bound the log otherwise lacks. Takes the writer lock (a running `run --state` holds
-    /// it: ``StateStoreError/locked(path:holder:)``), rewrites the batches in one transaction
-    /// and reclaims the space. A line whose date cannot be read is kept.
+    /// it: ``StateStoreError/locked(path:holder:)``), rewrites the batches in one transaction,
+    /// then shrinks the file by the space freed (now or by an earlier prune). A line whose date
+    /// cannot be read is kept.
     ///
-    /// - Returns: how many events were removed and how many are kept.
-    /// - Complexity: O(delivered bytes).
+    /// A shrink that fails (a disk without room to rewrite the file) does not undo the
+    /// removal: it is reported in ``PruneSummary/notShrunk``, not thrown.
+    ///
+    /// - Returns: how many events were removed and kept, and whether the file was shrunk.
+    /// - Complexity: O(delivered bytes) time; memory for ``pruneChunk`` batches at a time.
     /// - Throws: ``StateStoreError/invalidArgument(path:reason:)`` for a date that is NaN or
-    ///   outside years 1-9999 (clamped, a date after 9999 removed everything).
-    public func pruneDelivered(before date: Date) throws(StateStoreError) -> (removed: Int, kept: Int) {
+    ///   outside years 1-9999 (clamped, a date after 9999 removed everything);
+    ///   ``StateStoreError/database(path:reason:)`` when the removal could not be committed
+    ///   (nothing is removed then).
+    public func pruneDelivered(before date: Date) throws(StateStoreError) -> PruneSummary {
+        try pruneDelivered(before: date) { db in try db.execute(sql: "VACUUM") }
+    }
+
+    /// Batches read at a time by a prune (a batch is one commit of `run`: at most a few MB).
+    static let pruneChunk = 64
+
+    /// ``pruneDelivered(before:)`` with the shrinking step given (a test makes it fail).
+    package func pruneDelivered(before date: Date, shrink: (Database) throws -> Void) throws(StateStoreError) -> PruneSummary {
         guard let before = RequestLimits.millis(date) else {
             throw .invalidArgument(path: path, reason: "prune date \(date.timeIntervalSince1970) s since 1970 is outside the supported dates (years 1-9999)")
         }
         try lockForWriting()
         var removed = 0, kept = 0
         try transaction { db in
-            var rows: [(seq: Int64, lines: Data)] = []
-            let cursor = try Row.fetchCursor(db, sql: "SELECT seq, lines FROM delivered ORDER BY seq")
-            while let row = try cursor.next()?.copy() { rows.append((try row.decode(atIndex: 0), try row.decode(atIndex: 1))) }
+            let read = try db.makeStatement(sql: "SELECT seq, lines FROM delivered WHERE seq > ? ORDER BY seq LIMIT ?")
             let update = try db.makeStatement(sql: "UPDATE delivered SET count = ?, lines = ? WHERE seq = ?")
             let delete = try db.makeStatement(sql: "DELETE FROM delivered WHERE seq = ?")
-            for row in rows {
-                var out: [UInt8] = []
-                var count = 0, dropped = 0
-                for line in row.lines.split(separator: 0x0A) {
-                    if let date = Self.date(of: line), date < before {
-                        dropped += 1
-                        continue
+            var after = Int64.min
+            while true {
+                // A chunk read whole before any of it is changed (no cursor open across writes).
+                let rows = try Row.fetchAll(read, arguments: [after, Self.pruneChunk])
+                    .map { (seq: try $0.decode(atIndex: 0) as Int64, lines: try $0.decode(atIndex: 1) as Data) }
+                guard let last = rows.last else { break }
+                after = last.seq
+                for row in rows {
+                    var out: [UInt8] = []
+                    var count = 0, dropped = 0
+                    for line in row.lines.split(separator: 0x0A) {
+                        if let date = Self.date(of: line), date < before {
+                            dropped += 1
+                            continue
+                        }
+                        out.append(contentsOf: line)
+                        out.append(0x0A)
+                        count += 1
                     }
-                    out.append(contentsOf: line)
-                    out.append(0x0A)
-                    count += 1
-                }
-                removed += dropped
-                kept += count
-                guard dropped > 0 else { continue }
-                if count == 0 {
-                    try delete.execute(arguments: [row.seq])
-                } else {
-                    try update.execute(arguments: [count, Data(out), row.seq])
+                    removed += dropped
+                    kept += count
+                    guard dropped > 0 else { continue }
+                    if count == 0 {
+                        try delete.execute(arguments: [row.seq])
+                    } else {
+                        try update.execute(arguments: [count, Data(out), row.seq])
+                    }
                 }
             }
         }
-        // Outside the transaction: the file shrinks by what was removed.
-        try run { db in try db.execute(sql: "VACUUM") }
-        return (removed, kept)
+        // Outside the transaction, and only when there is free space to give back.
+        var notShrunk: String?
+        do {
+            try run { db in
+                if try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 > 0 { try shrink(db) }
+            }
+        } catch {
+            notShrunk = Self.shrinkFailure(error)
+        }
+        return PruneSummary(removed: removed, kept: kept, notShrunk: notShrunk)
+    }
+
+    /// The reason of a failed shrink, without the path (the caller names the file).
+    private static func shrinkFailure(_ error: StateStoreError) -> String {
+        if case .database(_, let reason) = error { return reason }
+        return error.description
     }
 
     /// The `"date"` of one line of `run`'s JSON output (it follows `"identifier"`).

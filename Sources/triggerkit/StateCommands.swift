@@ -99,7 +99,8 @@ struct PruneCommand: ParsableCommand {
         discussion: """
         The delivered log grows with every fire; this bounds it. Takes the state file's writer \
         lock (refused while a run holds it), removes the events dated before --before, and \
-        reclaims the space. Prints on stderr how many were removed and kept.
+        shrinks the file (without room on the disk to rewrite it, a warning: the removal \
+        stands). Prints on stderr how many were removed and kept.
         """)
 
     @Option(help: ArgumentHelp("State file written by 'triggerkit run --state'.", valueName: "FILE"))
@@ -120,9 +121,12 @@ struct PruneCommand: ParsableCommand {
         }
         do {
             let store = try StateStore(path: state)
-            let (removed, kept) = try store.pruneDelivered(before: date)
+            let summary = try store.pruneDelivered(before: date)
             try store.closeCleanly()
-            printError("pruned \(state): \(removed) delivered events dated before \(Timestamp.string(millis: Timestamp.millis(date))) removed, \(kept) kept")
+            printError("pruned \(state): \(summary.removed) delivered events dated before \(Timestamp.string(millis: Timestamp.millis(date))) removed, \(summary.kept) kept")
+            if let reason = summary.notShrunk {
+                printError("warning: \(state): the file was not shrunk (\(reason)); the removal stands, its space is reused by later writes, and the next prune tries again")
+            }
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
