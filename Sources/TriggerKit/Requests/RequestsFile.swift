@@ -41,6 +41,9 @@ public struct RequestDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var code: RequestErrorCode?
     /// What is wrong, naming the field (one line).
     public var message: String
+    /// The refused field as a path into the request's JSON (``RequestError/field``); nil for
+    /// warnings and for refusals about no one field.
+    public var field: String? = nil
 
     public var description: String {
         var s = "\(severity.rawValue): \(DiagnosticText.escaped(file))"
@@ -190,7 +193,8 @@ public enum RequestsFile: Sendable {
 
         mutating func refuse(at loc: RequestLocation, identifier: String?, _ e: RequestError) {
             records += 1
-            diagnostics.append(RequestDiagnostic(severity: .error, file: file, location: loc, identifier: identifier, code: e.code, message: e.message))
+            diagnostics.append(RequestDiagnostic(severity: .error, file: file, location: loc, identifier: identifier, code: e.code, message: e.message,
+                                             field: e.field))
         }
 
         mutating func reserve(_ n: Int) {

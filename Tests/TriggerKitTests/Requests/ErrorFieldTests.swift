@@ -104,6 +104,19 @@ struct ErrorFieldTests {
         #expect(e.field == field, "\(line) -> \(e)")
     }
 
+    /// A requests file's diagnostics name the field too (they had the message only).
+    @Test func aRequestsFileDiagnosticNamesItsField() {
+        let lines = [Self.circle(#"{"identifier": "g", "center": {"latitude": 91, "longitude": 0}, "radius": 100}"#),
+                     #"{"identifier": "t", \#(Self.content), "trigger": {"type": "timeInterval", "timeInterval": -5, "repeats": false}}"#,
+                     #"{"identifier": "u", \#(Self.content), "trigger": {"type": "timeInterval", "timeInterval": 60, "repeats": false}, "extra": 1}"#]
+        let set = RequestsFile.parse(lines.joined(separator: "\n"), file: "r.ndjson", options: ValidationOptions(now: Self.now))
+        let errors = set.diagnostics.filter { $0.severity == .error }
+        #expect(errors.map(\.field) == [Self.refusal(lines[0])?.field, Self.refusal(lines[1])?.field])
+        #expect(errors.map(\.field) == ["trigger.region.center.latitude", "trigger.timeInterval"], "\(errors)")
+        let warnings = set.diagnostics.filter { $0.severity == .warning }
+        #expect(!warnings.isEmpty && warnings.allSatisfy { $0.field == nil }, "\(set.diagnostics)")
+    }
+
     /// Every field named is a path into the request's JSON: each member or position on the
     /// way to it exists there (the last may be the one missing).
     @Test func theFieldIsAPathIntoTheRequest() throws {
