@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """schemathesis against a live `triggerkit serve` (127.0.0.1, a fresh data directory),
-driven by docs/openapi.json: every generated request must get an answer that is not a 5xx.
+driven by docs/openapi.json: every generated request must get an answer that is not a 5xx
+and that the document describes (its status code, content type, headers and body schema).
 The SSE route is left out (it streams until the client leaves). Bounded: --max-examples per
 operation and a 600 s wall limit per server. Run twice: a server on the wall clock, then one
 on the stream's clock (`--clock stream`, where `POST /v1/clock` is not refused).
@@ -35,7 +36,8 @@ def fuzz(binary, clock, max_examples):
             return False
         r = subprocess.run(["schemathesis", "run", "docs/openapi.json", "--url", f"http://127.0.0.1:{port}",
                             "-H", f"Authorization: Bearer {token}", "--max-examples", str(max_examples),
-                            "--checks", "not_a_server_error", "--request-timeout", "5",
+                            "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,"
+                            "response_headers_conformance,response_schema_conformance", "--request-timeout", "5",
                             "--exclude-path", "/v1/events"], timeout=600, capture_output=True, text=True)
         print("--clock %s:" % clock)
         print(r.stdout[-3000:])
