@@ -50,6 +50,26 @@ extension PlanarRings {
         }
     }
 
+    /// Edges listed per edge at most, over every band it spans.
+    static let bandEntriesPerEdge = 8
+
+    /// How many bands: about one per two edges, fewer where edges span many bands (long
+    /// north-south edges: a comb's teeth, a star's spikes, strips side by side), so that the
+    /// listing (each edge in every band it spans: about edges + bands x the edges' summed
+    /// latitude spans / the height) holds at most ``bandEntriesPerEdge`` entries per edge.
+    /// With a band per two edges whatever their spans, a comb of 64,000 teeth listed billions
+    /// (7 GB for one of 16,000, and an Int32 overflow, a trap, past 2^31 entries; a helper's
+    /// find). A comb loses nothing by fewer bands: every tooth crosses every band anyway.
+    private static func bandCount(edges: [Int32], ys: ContiguousArray<Double>, height: Double) -> Int {
+        let most = Swift.max(1, edges.count / 2)
+        guard height > 0, height.isFinite else { return most }
+        var spans = 0.0
+        for k in edges { spans += Swift.abs(ys[Int(k) + 1] - ys[Int(k)]) }
+        let room = Double(bandEntriesPerEdge - 1) * Double(edges.count) * height / spans
+        guard spans > 0, room.isFinite else { return most }
+        return Swift.max(1, Swift.min(most, Int(Swift.min(Double(most), room))))
+    }
+
     /// The rings' arrays: coordinates, ring ends, and the edges listed by band.
     private static func layout(_ rings: [[[(x: Double, y: Double)]]])
         -> (xs: ContiguousArray<Double>, ys: ContiguousArray<Double>, ringEnds: ContiguousArray<Int32>,
@@ -79,7 +99,7 @@ extension PlanarRings {
             }
             polygonRingEnds.append(Int32(ends.count))
         }
-        // Edges, then about two per band on average.
+        // Edges, then the bands (``bandCount(edges:ys:height:)``).
         var edges: [Int32] = []
         edges.reserveCapacity(xs.count)
         var start = 0
@@ -88,27 +108,39 @@ extension PlanarRings {
             start = Int(end)
         }
         let lo = ys.min() ?? 0, hi = ys.max() ?? 0
-        let bands = Swift.max(1, edges.count / 2)
-        // A latitude extent so thin (subnormal) that its inverse overflows: scale 0 instead,
-        // which puts every edge in band 0.
-        let inverse = Double(bands) / (hi - lo)
-        let scale = hi > lo && inverse.isFinite ? inverse : 0
-        var counts = [Int32](repeating: 0, count: bands + 1)
-        func band(_ y: Double) -> Int { Self.band(y, minY: lo, scale: scale, bands: bands) }
+        var bands = Self.bandCount(edges: edges, ys: ys, height: hi - lo)
+        var scale = 0.0
+        while true {
+            // A latitude extent so thin (subnormal) that its inverse overflows: scale 0
+            // instead, which puts every edge in band 0.
+            let inverse = Double(bands) / (hi - lo)
+            scale = hi > lo && inverse.isFinite ? inverse : 0
+            // The estimate is within a band per edge of the count: rarely over, then fewer bands.
+            var entries = 0
+            for k in edges {
+                entries += Swift.abs(Self.band(ys[Int(k)], minY: lo, scale: scale, bands: bands)
+                                     - Self.band(ys[Int(k) + 1], minY: lo, scale: scale, bands: bands)) + 1
+            }
+            if entries <= Self.bandEntriesPerEdge * Swift.max(1, edges.count) || bands == 1 { break }
+            bands = Swift.max(1, bands / 2)
+        }
+        var counts = [Int](repeating: 0, count: bands + 1)
         for k in edges {
-            let (a, b) = (band(ys[Int(k)]), band(ys[Int(k) + 1]))
+            let (a, b) = (Self.band(ys[Int(k)], minY: lo, scale: scale, bands: bands),
+                          Self.band(ys[Int(k) + 1], minY: lo, scale: scale, bands: bands))
             for j in Swift.min(a, b)...Swift.max(a, b) { counts[j + 1] += 1 }
         }
         for j in 0..<bands { counts[j + 1] += counts[j] }
         var fill = counts
-        var listed = ContiguousArray<Int32>(repeating: 0, count: Int(counts[bands]))
+        var listed = ContiguousArray<Int32>(repeating: 0, count: counts[bands])
         for k in edges {
-            let (a, b) = (band(ys[Int(k)]), band(ys[Int(k) + 1]))
+            let (a, b) = (Self.band(ys[Int(k)], minY: lo, scale: scale, bands: bands),
+                          Self.band(ys[Int(k) + 1], minY: lo, scale: scale, bands: bands))
             for j in Swift.min(a, b)...Swift.max(a, b) {
-                listed[Int(fill[j])] = k
+                listed[fill[j]] = k
                 fill[j] += 1
             }
         }
-        return (xs, ys, ends, ContiguousArray(counts), listed, lo, scale, polygonRingEnds)
+        return (xs, ys, ends, ContiguousArray(counts.map { Int32($0) }), listed, lo, scale, polygonRingEnds)
     }
 }

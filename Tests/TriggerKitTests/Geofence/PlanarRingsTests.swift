@@ -79,6 +79,68 @@ import Testing
         #expect(uncertain * 20 < checked, "\(uncertain) uncertain of \(checked + uncertain)")
     }
 
+    /// A comb of 2,000 north-south teeth, a star of long spikes and strips side by side:
+    /// every long edge was listed in each of about edges / 2 bands, O(edges²) memory (7 GB
+    /// for a 64,000-vertex comb, and past 2^31 entries an overflow trap; a helper's find).
+    /// Their listing holds at most ``PlanarRings/bandEntriesPerEdge`` entries per edge, and
+    /// the answers are still GEOS's; an ordinary polygon keeps a band per two edges.
+    @Test func longNorthSouthEdgesAreListedInBoundedMemory() throws {
+        let context = try GEOSContext()
+        var g = Rng(s: 4242)
+        let teeth = 2_000, pitch = 1e-4, tooth = 0.5e-4, top = 0.1, base = 0.001
+        var comb: [(x: Double, y: Double)] = [(0, 0), (Double(teeth - 1) * pitch + tooth, 0)]
+        for i in stride(from: teeth - 1, through: 0, by: -1) {
+            let l = Double(i) * pitch, r = l + tooth
+            comb += [(r, top), (l, top)]
+            if i > 0 { comb += [(l, base), (Double(i - 1) * pitch + tooth, base)] }
+        }
+        comb.append((0, 0))
+        var star: [(x: Double, y: Double)] = []
+        for k in 0..<4_000 {
+            let a = 2 * Double.pi * Double(k) / 4_000
+            let d = k % 2 == 0 ? 0.1 : 0.005
+            star.append((0.05 + d * cos(a), 0.05 + d * sin(a)))
+        }
+        star.append(star[0])
+        let strips: [[[(x: Double, y: Double)]]] = (0..<1_000).map { i in
+            let l = Double(i) * 2e-4
+            return [[(l, 0), (l + 1e-4, 0), (l + 1e-4, 0.1), (l, 0.1), (l, 0)]]
+        }
+        for polygons in [[[comb]], [[star]], strips] {
+            let storage = PlanarRings.Storage(polygons)
+            let rings = storage.rings
+            #expect(rings.bandEdges.count <= PlanarRings.bandEntriesPerEdge * rings.edgeCount,
+                    "\(rings.bandEdges.count) entries for \(rings.edgeCount) edges")
+            #expect(rings.bandStarts.count > 2, "still banded")
+            let prepared = try GEOSPreparedGeometry(try context.multiPolygon(polygons), warmAt: (0.05, 0.05))
+            var checked = 0
+            for _ in 0..<2_000 {
+                let (x, y) = (g.unit() * 0.21 - 0.005, g.unit() * 0.21 - 0.055)
+                var p = GEOSLazyPoint(x: x, y: y)
+                defer { p.release(context) }
+                let want = try prepared.covers(&p)
+                switch rings.covers(x: x, y: y) {
+                case .uncertain: continue
+                case .covered: #expect(want, "(\(x), \(y)): native covered, GEOS not")
+                case .outside: #expect(!want, "(\(x), \(y)): native outside, GEOS covers")
+                }
+                checked += 1
+            }
+            #expect(checked > 1_900)
+            withExtendedLifetime(storage) {}
+        }
+        // A round polygon (edges spanning a band or two each): one band per two edges, as
+        // before. (A ring zig-zagging in and out, as ``ring(_:cx:cy:radius:vertices:)``'s,
+        // listed dozens per edge: it gets fewer bands, each holding about as many edges.)
+        let round: [(x: Double, y: Double)] = (0...1_000).map { k in
+            let a = 2 * Double.pi * Double(k % 1_000) / 1_000
+            return (0.01 * cos(a), 0.01 * sin(a))
+        }
+        let ordinary = PlanarRings.Storage([[round]])
+        #expect(ordinary.rings.bandStarts.count - 1 == ordinary.rings.edgeCount / 2)
+        #expect(ordinary.rings.bandEdges.count <= 3 * ordinary.rings.edgeCount)
+    }
+
     /// The nearest-edge distance (a polygon's slack) read band by band from the point's own
     /// outwards, stopping early, equals reading every edge: to the last bit, for points
     /// inside, outside, beyond the polygon's latitude range, on vertices and edges and within
