@@ -95,6 +95,16 @@
     /// Whether it has stopped (see the type's notes).
     public var isStopped: Bool { stopped }
 
+    /// The hits the caller's buffer may hold before further fixes are left to the evaluator
+    /// (answered as for a device outside the share; the next fix this lookahead decides for
+    /// the device is then not chained to the one the evaluator used, which the evaluator
+    /// sees, so the results are the same). `run` clears the buffer at each chunk: a chunk's
+    /// hits take at most this many entries (8 bytes each) plus one fix's. Fixes are sent whole
+    /// when their device leaves its tile, and a fix inside thousands of regions at once (a
+    /// device moving among large overlapping circles) made each chunk hold 10,000 fixes x
+    /// thousands of hits: 977 MB against 96 MB single-threaded (a helper's find).
+    package var hitBudget = 1 << 20
+
     /// The first lines that are not evaluated (a resumed `run --state` skips those its saved
     /// state covers): answered nil without any geometry. Control lines among them still stop
     /// the lookahead.
@@ -167,8 +177,9 @@
             fenceStart = fences!.decide(device: Int32(d), eighth: eighth, sequence: sequence, t: s.t, latitude: s.latitude,
                                          longitude: s.longitude, accuracy: s.accuracy, moves: &moves)
         }
-        // A device outside the share: the evaluator decides the fix (found by its number).
-        if eighth >= shareEighths || !plain {
+        // A device outside the share, or the chunk's hits at their bound: the evaluator
+        // decides the fix (found by its number).
+        if eighth >= shareEighths || !plain || hits.count >= hitBudget {
             var g = FixGeometry(sequence: sequence, previous: -1, same: false, delta: false, start: 0, count: 0,
                                 device: Int32(d), decided: false)
             g.fenceStart = fenceStart

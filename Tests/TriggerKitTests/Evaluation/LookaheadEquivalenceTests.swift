@@ -14,7 +14,8 @@ import Testing
     static func run(requests: String, lines: [String], options: StreamOptions, ahead: Bool, lookaheadBudget: Int = 16 << 20,
                     evaluatorBudget: Int? = nil, share: UInt64 = FixLookahead.eighths,
                     varyingShare: Bool = false, deltas: Bool? = nil,
-                    skipping: Bool = true) -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int, sharedTaken: Int) {
+                    skipping: Bool = true, chunks: (lines: Int, hitBudget: Int)? = nil)
+        -> (output: String, errors: [String], state: EvaluatorSnapshot, decided: Int, sharedTaken: Int, mostHits: Int) {
         let h = StreamHarness(requests: requests, options: options)
         let evaluator = h.evaluator
         evaluator.skipsStableFixes = skipping
@@ -33,23 +34,33 @@ import Testing
                                      slotBudget: lookaheadBudget, tileBudget: lookaheadBudget < 1_000 ? 16 : 4 << 20, share: share,
                                      deltas: deltas ?? (options.dwell == 0), sharedTiles: evaluator.tileCache.shared)
         }
+        if let chunks { lookahead?.hitBudget = chunks.hitBudget }
         let bytes = lines.map { Array($0.utf8) }
         var readerScanner = LineScanner()
         var geometry: [FixGeometry?] = []
         var hits: [RegionHit] = []
+        var mostHits = 0
         var g8 = SeededGenerator(s: UInt64(lines.count))
-        for k in bytes.indices {
-            // `run` moves the share by which thread waits, chunk by chunk: here every few lines.
-            // Here every few lines, all the way between none and all: devices pass from one
-            // thread to the other and back while staying in their tiles.
-            if varyingShare, k % 3 == 0 { lookahead?.share = g8.int(9) }
-            let g = bytes[k].withUnsafeBufferPointer { b in lookahead?.decide(b, readerScanner.scan(b), hits: &hits) }
-            geometry.append(g)
-        }
         var evaluation = LineEvaluation(evaluator)
-        for k in bytes.indices { bytes[k].withUnsafeBufferPointer { evaluation.evaluate(line: k, $0, geometry: geometry[k], hits: hits) } }
+        // Every line decided first, or (`chunks`) chunk by chunk as `run` does: a chunk's lines
+        // decided into a buffer cleared for each chunk, then evaluated.
+        let size = chunks?.lines ?? max(1, bytes.count)
+        for first in stride(from: 0, to: bytes.count, by: size) {
+            let range = first..<min(bytes.count, first + size)
+            hits.removeAll(keepingCapacity: true)
+            for k in range {
+                // `run` moves the share by which thread waits, chunk by chunk: here every few
+                // lines, all the way between none and all: devices pass from one thread to the
+                // other and back while staying in their tiles.
+                if varyingShare, k % 3 == 0 { lookahead?.share = g8.int(9) }
+                let g = bytes[k].withUnsafeBufferPointer { b in lookahead?.decide(b, readerScanner.scan(b), hits: &hits) }
+                geometry.append(g)
+            }
+            mostHits = max(mostHits, hits.count)
+            for k in range { bytes[k].withUnsafeBufferPointer { evaluation.evaluate(line: k, $0, geometry: geometry[k], hits: hits) } }
+        }
         return (evaluation.writer.text, evaluation.errors, evaluator.snapshot(), geometry.count { $0?.isDecided == true },
-                evaluator.tileCache.shared?.takenCount ?? 0)
+                evaluator.tileCache.shared?.takenCount ?? 0, mostHits)
     }
 
     /// A device id the lookahead decides (by default it takes the ids hashing into 5/8).
@@ -114,6 +125,39 @@ import Testing
                                share: UInt64(1 + seed % 8))
         #expect(bounded.output == one.output)
         #expect(bounded.state == one.state)
+    }
+
+    /// A chunk's hits are bounded (``FixLookahead/hitBudget``): past it, the chunk's further
+    /// fixes are left to the evaluator, and the results are the same. Devices jumping about
+    /// inside 300 large overlapping circles are sent whole hit lists at each fix (a chunk of
+    /// such fixes took 977 MB in `run`; a helper's find).
+    @Test(arguments: 0..<3)
+    func aChunksHitsAreBoundedAndTheRestLeftToTheEvaluator(seed: Int) {
+        var rng = Random(state: UInt64(seed) &* 7_919 &+ 11)
+        let requests = (0..<300).map { i in
+            let lat = 40 + rng.uniform(-0.01, 0.01), lon = -74 + rng.uniform(-0.01, 0.01)
+            return #"{"identifier": "c\#(i)", "content": {"title": "t"}, "trigger": {"type": "location", "repeats": true, "#
+                + #""region": {"identifier": "z\#(i)", "center": {"latitude": \#(lat), "longitude": \#(lon)}, "radius": \#(rng.uniform(500, 4_000))}}}"#
+        }.joined(separator: "\n")
+        var lines: [String] = []
+        for s in 0..<400 {
+            for d in 0..<3 {
+                // A few hundred metres to kilometres a fix: rarely in the same tile twice.
+                let lat = 40 + rng.uniform(-0.03, 0.03), lon = -74 + rng.uniform(-0.03, 0.03)
+                lines.append(#"{"device": "d\#(d)", "t": "\#(at(s))", "lat": \#(lat), "lon": \#(lon)}"#)
+            }
+        }
+        let options = StreamOptions(margin: [0, 10, 0][seed], dwell: seed == 2 ? 3 : 0, now: Timestamp.date(millis: 1_795_770_000_000))
+        let one = Self.run(requests: requests, lines: lines, options: options, ahead: false, skipping: false)
+        let whole = Self.run(requests: requests, lines: lines, options: options, ahead: true, share: 8, chunks: (60, .max))
+        let bounded = Self.run(requests: requests, lines: lines, options: options, ahead: true, share: 8, chunks: (60, 1_000))
+        #expect(one.output.split(separator: "\n").count > 500)
+        #expect(whole.mostHits > 3_000, "without a bound a chunk holds \(whole.mostHits) hits")
+        #expect(bounded.mostHits <= 1_000 + 300, "\(bounded.mostHits)")
+        #expect(bounded.decided > lines.count / 8 && bounded.decided < whole.decided, "\(bounded.decided) of \(whole.decided)")
+        #expect(whole.output == one.output && bounded.output == one.output)
+        #expect(whole.state == one.state && bounded.state == one.state)
+        #expect(bounded.errors == one.errors)
     }
 
     /// A lookahead made afresh half-way (as after a control line) numbers the devices in the
