@@ -46,8 +46,7 @@ extension GuardedFences {
         swap(&candidates, &scratch)
         defer { swap(&candidates, &scratch) }
         candidates.removeAll(keepingCapacity: true)
-        grid.collect(latitude: latitude, longitude: lon, into: &candidates)
-        var ordered = grid.large.isEmpty
+        var ordered = grid.collect(latitude: latitude, longitude: lon, accuracy: accuracy ?? 0, into: &candidates)
         var pathBound = -1.0
         if !crossingFences.isEmpty, let p = previous {
             let lon1 = p.longitude + Geodesic.unwrapDegrees(lon - p.longitude)

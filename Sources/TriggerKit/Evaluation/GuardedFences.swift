@@ -203,7 +203,7 @@ final class GuardedFences {
         gates = fences.map { Gate(accuracyLimit: $0.maximumAccuracy ?? .nan, repeats: $0.repeats, circle: $0.radius >= 0) }
         self.fenceOfRequest = fenceOfRequest
         self.regions = RegionIndex(regions: regionList, maximumMargin: 0)
-        self.grid = FenceGrid(boxes: fences.map { ($0.minLatitude, $0.maxLatitude, $0.minLongitude, $0.maxLongitude) })
+        self.grid = FenceGrid(boxes: fences.map(Self.gridBox), accuracyReach: fences.reduce(0) { max($0, $1.maximumAccuracy ?? 0) })
         outsideDwellFences = fences.indices.filter { fences[$0].dwell == .outside }.map { Int32($0) }
         crossingFences = fences.indices.filter { fences[$0].crossings }.map { Int32($0) }
         // Only circles have bounds to keep.
@@ -293,6 +293,16 @@ final class GuardedFences {
             }
         }
         return f
+    }
+
+    /// The box fence `f` is held under in the grid: its box (widened by the margin and its
+    /// accuracy rule's `maximum`) less that `maximum`, which a fix's lookup adds as its own
+    /// accuracy instead (``FenceGrid/collect(latitude:longitude:accuracy:into:)``). (Less by
+    /// the `maximum` in degrees of latitude along both axes: a longitude widening was at least
+    /// as much, so the box still holds every point within the margin of the region.)
+    static func gridBox(_ f: Fence) -> (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double) {
+        let d = (f.maximumAccuracy ?? 0) / 110_000
+        return (f.minLatitude + d, f.maxLatitude - d, f.minLongitude + d, f.maxLongitude - d)
     }
 
     /// The soonest instant the clock must act at (`Int64.max`: none).

@@ -7,13 +7,13 @@ import Testing
 /// fence for every fix.
 @Suite("fence rules: grid lookup equals the full scan")
 struct FenceGridEquivalenceTests {
-    static func requests(_ rng: inout SeededGenerator, count: Int) -> String {
+    static func requests(_ rng: inout SeededGenerator, count: Int, accuracy: ClosedRange<Int> = 10...99) -> String {
         var lines: [String] = []
         for k in 0..<count {
             let lat = 40 + rng.uniform(-0.05, 0.05), lon = -74 + rng.uniform(-0.05, 0.05)
             var rules: [String] = []
             if rng.chance(0.4) { rules.append("\"dwell\": {\"\(rng.chance(0.5) ? "inside" : "outside")\": \(30 + rng.below(300))}") }
-            if rng.chance(0.4) { rules.append("\"accuracy\": {\"maximum\": \(10 + rng.below(90))}") }
+            if rng.chance(0.4) { rules.append("\"accuracy\": {\"maximum\": \(accuracy.lowerBound + rng.below(accuracy.count))}") }
             if rng.chance(0.4) { rules.append("\"crossings\": true") }
             if rng.chance(0.2) {
                 let start = rng.below(2000)
@@ -35,7 +35,7 @@ struct FenceGridEquivalenceTests {
         return lines.joined(separator: "\n")
     }
 
-    static func trace(_ rng: inout SeededGenerator, devices: Int, steps: Int) -> [String] {
+    static func trace(_ rng: inout SeededGenerator, devices: Int, steps: Int, accuracy: ClosedRange<Double> = 1...150) -> [String] {
         var pos = (0..<devices).map { _ in (40 + rng.uniform(-0.05, 0.05), -74 + rng.uniform(-0.05, 0.05)) }
         var lines: [String] = []
         for s in 0..<steps {
@@ -44,7 +44,7 @@ struct FenceGridEquivalenceTests {
             let step = rng.chance(0.1) ? 0.02 : 0.0005
             pos[d].0 += rng.uniform(-step, step)
             pos[d].1 += rng.uniform(-step, step)
-            let acc = rng.chance(0.3) ? ", \"acc\": \(rng.uniform(1, 150))" : ""
+            let acc = rng.chance(0.3) ? ", \"acc\": \(rng.uniform(accuracy.lowerBound, accuracy.upperBound))" : ""
             lines.append("{\"device\": \"d\(d)\", \"t\": \"\(at(s * 3))\", \"lat\": \(pos[d].0), \"lon\": \(pos[d].1)\(acc)}")
         }
         lines.append(clock(steps * 3 + 5000))
@@ -64,6 +64,34 @@ struct FenceGridEquivalenceTests {
         #expect(a.count > 50, "the trace must exercise the fences (\(a.count) events)")
         #expect(a == b)
         #expect(grid.evaluator.fenceSnapshot() == full.evaluator.fenceSnapshot())
+    }
+
+    /// A fix is looked up over its own accuracy circle, the boxes widened by the margin
+    /// alone: rules of up to 5 km and fixes of 1 m to 8 km give the events of the full scan,
+    /// and an accurate fix reads few fences. (With boxes widened by each rule's `maximum`, a
+    /// rule of 10 km put every fence in the list each fix reads: 156 µs a fix for 10,000
+    /// circles; a helper's find.)
+    @Test(arguments: [4, 5])
+    func largeAccuracyRulesGiveTheSameEvents(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        let requests = Self.requests(&rng, count: 60, accuracy: 100...5_000)
+        let lines = Self.trace(&rng, devices: 12, steps: 3000, accuracy: 1...8_000)
+        var grid = StreamHarness(requests: requests)
+        var full = StreamHarness(requests: requests)
+        full.evaluator.guarded?.scansAll = true
+        full.evaluator.guarded?.usesQuiet = false
+        let a = grid.feed(lines), b = full.feed(lines)
+        #expect(a.count > 50, "the trace must exercise the fences (\(a.count) events)")
+        #expect(a == b)
+        #expect(grid.evaluator.fenceSnapshot() == full.evaluator.fenceSnapshot())
+        let fences = try #require(grid.evaluator.guarded)
+        var near: [Int32] = [], wide: [Int32] = []
+        _ = fences.grid.collect(latitude: 40, longitude: -74, accuracy: 5, into: &near)
+        _ = fences.grid.collect(latitude: 40, longitude: -74, accuracy: 4_000, into: &wide)
+        #expect(fences.grid.accuracyReach > 4_000)
+        // (The wide lookup lists a fence once per cell it shares with the circle's box.)
+        #expect(near.count <= fences.fences.count / 2 && Set(wide).count > near.count + 10,
+                "\(near.count), \(Set(wide).count) of \(fences.fences.count)")
     }
 
     /// The grid alone, at each cell size it may choose: every fence whose box holds a point is
