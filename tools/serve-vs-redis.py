@@ -109,9 +109,13 @@ def run_triggerkit(a, circles, batches):
         if port is None:
             sys.exit("serve did not start")
         # The server's log goes on being written: read it off so it never blocks.
-        log = open(os.path.join(data, "serve.log"), "wb")
         import threading
-        threading.Thread(target=lambda: [log.write(l) for l in server.stderr], daemon=True).start()
+
+        def drain():
+            with open(os.path.join(data, "serve.log"), "wb") as log:
+                for line in server.stderr:
+                    log.write(line)
+        threading.Thread(target=drain, daemon=True).start()
         auth = {"Authorization": "Bearer " + token}
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         for k in range(0, len(circles), 1000):

@@ -8,9 +8,10 @@ public struct PruneSummary: Sendable, Hashable {
     public let removed: Int
     /// Events kept.
     public let kept: Int
-    /// Why the file was not shrunk after the removal was committed, or nil. Shrinking
-    /// rewrites the file and needs about its size in free disk space; without it the removal
-    /// still stands and the freed space is reused by later writes (the next prune tries again).
+    /// Why the file was not shrunk after the removal was committed (the disk is full), or
+    /// nil. Shrinking rewrites the file and needs about its size in free disk space; without
+    /// it the removal still stands and the freed space is reused by later writes (the next
+    /// prune tries again).
     public let notShrunk: String?
 }
 
@@ -21,15 +22,16 @@ extension StateStore {
     /// then shrinks the file by the space freed (now or by an earlier prune). A line whose date
     /// cannot be read is kept.
     ///
-    /// A shrink that fails (a disk without room to rewrite the file) does not undo the
-    /// removal: it is reported in ``PruneSummary/notShrunk``, not thrown.
+    /// A shrink that fails for want of disk space (room to rewrite the file) does not undo the
+    /// removal: it is reported in ``PruneSummary/notShrunk``, not thrown. Any other failure of
+    /// the shrink is thrown, after the removal was committed.
     ///
     /// - Returns: how many events were removed and kept, and whether the file was shrunk.
     /// - Complexity: O(delivered bytes) time; memory for ``pruneChunk`` batches at a time.
     /// - Throws: ``StateStoreError/invalidArgument(path:reason:)`` for a date that is NaN or
     ///   outside years 1-9999 (clamped, a date after 9999 removed everything);
     ///   ``StateStoreError/database(path:reason:)`` when the removal could not be committed
-    ///   (nothing is removed then).
+    ///   (nothing is removed then), or the shrink failed otherwise than for space.
     public func pruneDelivered(before date: Date) throws(StateStoreError) -> PruneSummary {
         try pruneDelivered(before: date) { db in try db.execute(sql: "VACUUM") }
     }
@@ -78,22 +80,20 @@ extension StateStore {
                 }
             }
         }
-        // Outside the transaction, and only when there is free space to give back.
+        // Outside the transaction, and only when there is free space to give back. A disk
+        // without room for the rewrite leaves the file as it is (a warning); any other failure
+        // (I/O, a damaged file) is an error, as everywhere.
         var notShrunk: String?
         do {
-            try run { db in
+            try dbQueue.writeWithoutTransaction { db in
                 if try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 > 0 { try shrink(db) }
             }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            notShrunk = Self.reason(error)
         } catch {
-            notShrunk = Self.shrinkFailure(error)
+            throw .database(path: path, reason: Self.reason(error))
         }
         return PruneSummary(removed: removed, kept: kept, notShrunk: notShrunk)
-    }
-
-    /// The reason of a failed shrink, without the path (the caller names the file).
-    private static func shrinkFailure(_ error: StateStoreError) -> String {
-        if case .database(_, let reason) = error { return reason }
-        return error.description
     }
 
     /// The `"date"` of one line of `run`'s JSON output (it follows `"identifier"`).

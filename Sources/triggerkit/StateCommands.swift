@@ -122,11 +122,12 @@ struct PruneCommand: ParsableCommand {
         do {
             let store = try StateStore(path: state)
             let summary = try store.pruneDelivered(before: date)
-            try store.closeCleanly()
+            // Said before the close: the removal is committed whatever the close does.
             printError("pruned \(state): \(summary.removed) delivered events dated before \(Timestamp.string(millis: Timestamp.millis(date))) removed, \(summary.kept) kept")
             if let reason = summary.notShrunk {
                 printError("warning: \(state): the file was not shrunk (\(reason)); the removal stands, its space is reused by later writes, and the next prune tries again")
             }
+            try store.closeCleanly()
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)

@@ -51,7 +51,7 @@ extension GuardedFences {
         if expiresAt.count <= i { expiresAt += repeatElement(.max, count: i + 1 - expiresAt.count) }
         if let expiry { appendExpiry(request: index, at: expiry) }
         if case .polygon(let p) = t.region { keepBoundary(of: p, fence: slot) }
-        grid.add(slot, box: Self.gridBox(fence), accuracy: fence.maximumAccuracy ?? 0)
+        grid.add(slot, box: Self.gridBox(fence))
         if fence.dwell == .outside { outsideDwellFences.append(slot) }
         if fence.crossings { crossingFences.append(slot) }
         if fence.radius >= 0 { usesQuiet = true }

@@ -46,7 +46,8 @@ extension GuardedFences {
         swap(&candidates, &scratch)
         defer { swap(&candidates, &scratch) }
         candidates.removeAll(keepingCapacity: true)
-        var ordered = grid.collect(latitude: latitude, longitude: lon, accuracy: accuracy ?? 0, into: &candidates)
+        grid.collect(latitude: latitude, longitude: lon, into: &candidates)
+        var ordered = grid.large.isEmpty
         var pathBound = -1.0
         if !crossingFences.isEmpty, let p = previous {
             let lon1 = p.longitude + Geodesic.unwrapDegrees(lon - p.longitude)

@@ -43,17 +43,9 @@ struct FenceGrid {
     private(set) var large: [Int32] = []
     /// (fence, cell) entries held.
     private(set) var storedSlots = 0
-    /// The fences held (built and added).
-    private(set) var count = 0
-    /// The largest accuracy rule's `maximum` among them (metres; 0 without one): a fix more
-    /// accurate than it is looked up over its accuracy circle, and the boxes are widened by
-    /// the margin alone (see ``collect(latitude:longitude:accuracy:into:)``).
-    private(set) var accuracyReach = 0.0
 
-    init(boxes: [(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)], accuracyReach: Double = 0,
+    init(boxes: [(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)],
          cellChoices: [Double] = FenceGrid.cellChoices, entryBudget: Int? = nil) {
-        count = boxes.count
-        self.accuracyReach = accuracyReach
         let budget = entryBudget ?? min(Self.maximumEntries, Self.entriesPerFence * boxes.count)
         var chosen = cellChoices.last ?? Self.referenceCell
         for c in cellChoices.dropLast() where Self.entries(boxes, cell: c) <= budget {
@@ -131,10 +123,7 @@ struct FenceGrid {
 
     /// Adds fence `f` (above every fence held) with its widened box, in the cells the build
     /// would have put it in (or the large list): O(cells of its box), at most ``maximumCells``.
-    mutating func add(_ f: Int32, box b: (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double),
-                      accuracy: Double = 0) {
-        count = Swift.max(count, Int(f) + 1)
-        accuracyReach = Swift.max(accuracyReach, accuracy)
+    mutating func add(_ f: Int32, box b: (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double)) {
         guard let (rows, cols) = Self.cells(of: b, cell: cellDegrees, limit: maximumCells) else {
             large.append(f)
             return
@@ -154,33 +143,6 @@ struct FenceGrid {
         let k = key(column(longitude), row(latitude))
         if let c = cells[k] { append(c, to: &out) }
         if !appended.isEmpty, let more = appended[k] { out.append(contentsOf: more) }
-    }
-
-    /// Appends the fences a fix with accuracy `accuracy` metres (0: none) may be inside or
-    /// near by any rule: those of the point's cell when no fence's accuracy rule would take
-    /// that accuracy (it exceeds ``accuracyReach``: each then judges the fix as exact), else
-    /// those of every cell the accuracy circle's box meets, or every fence when that box is
-    /// too large (near a pole, or past ``maximumPathCells``). Returns whether `out` is sorted.
-    ///
-    /// The boxes were widened by every fence's own `maximum` (``GuardedFences/fence(request:_:margin:)``):
-    /// with a rule of 10 km every fence was in the list every fix reads (156 µs a fix for
-    /// 10,000 circles; a helper's find), whatever the fix's accuracy.
-    func collect(latitude: Double, longitude: Double, accuracy: Double, into out: inout [Int32]) -> Bool {
-        let pad = accuracy <= accuracyReach ? accuracy : 0
-        guard pad > 0 else {
-            collect(latitude: latitude, longitude: longitude, into: &out)
-            return large.isEmpty
-        }
-        // Degrees of latitude per metre are at most 1/110,574; longitude's grow with 1/cos.
-        let dLat = pad / 110_000
-        let worst = Swift.abs(latitude) + dLat
-        if worst < 89 {
-            let dLon = dLat / cos(worst * Geodesic.degree)
-            if collect(minLatitude: latitude - dLat, maxLatitude: latitude + dLat, minLongitude: longitude - dLon,
-                       maxLongitude: longitude + dLon, besides: -1, into: &out) { return false }
-        }
-        out.append(contentsOf: 0..<Int32(count))
-        return false
     }
 
     /// The cell key of a point (longitude in [-180, 180]).

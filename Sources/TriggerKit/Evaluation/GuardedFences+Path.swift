@@ -120,7 +120,9 @@ extension GuardedFences {
     /// helper's find); at worst a bisection every third step.
     static func boundary(_ o0: Double, _ fo0: Double, _ i0: Double, _ fi0: Double, precision: Double,
                          _ f: (Double) -> Double) -> Double {
-        guard fo0 > 0 else { return o0 }
+        // (A NaN counts as outside, as everywhere here; `fi0` is <= 0 by the caller's search.)
+        assert(!(fi0 > 0) && precision > 0)
+        guard !(fo0 <= 0) else { return o0 }
         var o = o0, fo = fo0, i = i0, fi = fi0
         var keptOutside: Bool?
         var slow = 0

@@ -203,7 +203,7 @@ final class GuardedFences {
         gates = fences.map { Gate(accuracyLimit: $0.maximumAccuracy ?? .nan, repeats: $0.repeats, circle: $0.radius >= 0) }
         self.fenceOfRequest = fenceOfRequest
         self.regions = RegionIndex(regions: regionList, maximumMargin: 0)
-        self.grid = FenceGrid(boxes: fences.map(Self.gridBox), accuracyReach: fences.reduce(0) { max($0, $1.maximumAccuracy ?? 0) })
+        self.grid = FenceGrid(boxes: fences.map(Self.gridBox))
         outsideDwellFences = fences.indices.filter { fences[$0].dwell == .outside }.map { Int32($0) }
         crossingFences = fences.indices.filter { fences[$0].crossings }.map { Int32($0) }
         // Only circles have bounds to keep.
@@ -296,10 +296,15 @@ final class GuardedFences {
     }
 
     /// The box fence `f` is held under in the grid: its box (widened by the margin and its
-    /// accuracy rule's `maximum`) less that `maximum`, which a fix's lookup adds as its own
-    /// accuracy instead (``FenceGrid/collect(latitude:longitude:accuracy:into:)``). (Less by
-    /// the `maximum` in degrees of latitude along both axes: a longitude widening was at least
-    /// as much, so the box still holds every point within the margin of the region.)
+    /// accuracy rule's `maximum`, which ``verdict(_:latitude:longitude:accuracy:)`` reads)
+    /// less that `maximum`. A fix must be in a fence's grid box for the fix to move it: an
+    /// entry (and a move an accuracy rule ignores) needs the fix inside the region less the
+    /// margin and its accuracy; an exit, a pass-through and an outside dwell reach the fence
+    /// through the device's link, the path's box and the outside-dwell list. Widened by the
+    /// `maximum` too, a rule of 10 km put every fence in the list each fix reads (156 µs a
+    /// fix for 10,000 circles; a helper's find). (Less by the `maximum` in degrees of latitude
+    /// along both axes: a longitude widening was at least as much, so the box still holds
+    /// every point within the margin of the region.)
     static func gridBox(_ f: Fence) -> (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double) {
         let d = (f.maximumAccuracy ?? 0) / 110_000
         return (f.minLatitude + d, f.maxLatitude - d, f.minLongitude + d, f.maxLongitude - d)

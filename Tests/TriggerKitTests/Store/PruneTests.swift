@@ -9,9 +9,7 @@ import Testing
 /// which failed with an error every time after (a helper filling a disk).
 @Suite("State store: prune")
 struct PruneTests {
-    struct ShrinkFailed: Error, CustomStringConvertible {
-        var description: String { "database or disk is full" }
-    }
+    static let full = DatabaseError(resultCode: .SQLITE_FULL, message: "database or disk is full")
 
     /// A store whose delivered log has `batches` batches of three events, an hour apart
     /// (batch b's events at 2026-11-01 + b hours, + 20 min, + 40 min), each line padded to
@@ -69,7 +67,7 @@ struct PruneTests {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         let store = try Self.store(tmp, batches: 40)
         let cutoff = Date(timeIntervalSince1970: 1_793_491_200 + 20 * 3_600)
-        let first = try store.pruneDelivered(before: cutoff) { _ in throw ShrinkFailed() }
+        let first = try store.pruneDelivered(before: cutoff) { _ in throw Self.full }
         #expect(first.removed == 60 && first.kept == 60)
         #expect(first.notShrunk?.contains("disk is full") == true, "\(String(describing: first.notShrunk))")
         #expect(try Self.dates(store).count == 60)
@@ -87,8 +85,23 @@ struct PruneTests {
         // Nothing freed: no rewrite of the file at all.
         let third = try store.pruneDelivered(before: cutoff) { _ in
             shrinks += 1
-            throw ShrinkFailed()
+            throw Self.full
         }
         #expect(third.notShrunk == nil && shrinks == 1)
+    }
+
+    /// Only a full disk is a warning: another failure of the shrink (I/O, a damaged file) is
+    /// an error, after the removal was committed (a reviewer's point).
+    @Test func aShrinkThatFailsOtherwiseIsAnError() throws {
+        let tmp = TempStorePath(); defer { tmp.cleanup() }
+        let store = try Self.store(tmp, batches: 10)
+        let error = #expect(throws: StateStoreError.self) {
+            try store.pruneDelivered(before: Date(timeIntervalSince1970: 1_793_491_200 + 5 * 3_600)) { _ in
+                throw DatabaseError(resultCode: .SQLITE_IOERR, message: "disk I/O error")
+            }
+        }
+        guard case .database(_, let reason)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(reason.contains("disk I/O error"))
+        #expect(try Self.dates(store).count == 15, "the removal was committed")
     }
 }
