@@ -93,10 +93,27 @@ def start_serve(binary, args, timeout=120):
     return None, None, None
 
 
-def peak_mib(pid):
-    """A live process's peak resident memory so far (VmHWM from /proc), MiB."""
+def status_mib(pid, key):
+    """A live process's memory figure `key` from /proc/PID/status (VmHWM, VmRSS), MiB."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmHWM:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def peak_mib(pid):
+    """A live process's peak resident memory so far (VmHWM from /proc), MiB."""
+    return status_mib(pid, "VmHWM")
+
+
+def stop(process, directory=None):
+    """Ends a server (SIGTERM, then SIGKILL after 30 s) and removes its data `directory`."""
+    process.terminate()
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    if directory:
+        import shutil
+        shutil.rmtree(directory, ignore_errors=True)

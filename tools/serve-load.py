@@ -24,7 +24,6 @@ import json
 import math
 import os
 import random
-import shutil
 import socket
 import subprocess
 import sys
@@ -32,6 +31,8 @@ import tempfile
 import threading
 import time
 import hashlib
+
+from benchutil import stop as stop_server
 
 T0 = 1795766400  # 2026-11-23T04:00:00Z
 
@@ -252,12 +253,7 @@ def main():
               f"stale fixes {stats['staleFixes']:,}, clock {stats['clock']} |")
         print(f"| server memory, resident at end / peak | {rss:,.0f} / {hwm:,.0f} MiB |")
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(data, ignore_errors=True)
+        stop_server(server, data)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,8 @@ import sys
 import tempfile
 import time
 
+from benchutil import start_serve, status_mib, stop
+
 T0 = 1795766400  # 2026-11-23T04:00:00Z
 
 
@@ -57,11 +59,7 @@ def cpu_seconds(pid):
 
 
 def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    return status_mib(pid, "VmRSS")
 
 
 def free_port():
@@ -93,29 +91,12 @@ def workload(a):
 def run_triggerkit(a, circles, batches):
     token = "bench-token"
     data = tempfile.mkdtemp(prefix="serve-vs-redis-tk-")
-    server = subprocess.Popen(
-        [a.bin, "serve", "--port", "0", "--data-dir", data, "--clock", "stream", "--start", iso(T0),
-         "--tenant", "bench=" + hashlib.sha256(token.encode()).hexdigest()],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    server, port, _ = start_serve(a.bin, ["--data-dir", data, "--clock", "stream", "--start", iso(T0),
+                                          "--tenant", "bench=" + hashlib.sha256(token.encode()).hexdigest()], timeout=60)
+    if server is None:
+        shutil.rmtree(data, ignore_errors=True)
+        sys.exit("serve did not start")
     try:
-        port = None
-        deadline = time.time() + 60
-        while port is None and time.time() < deadline:
-            line = server.stderr.readline().decode()
-            if not line:
-                break
-            if "listening on http://127.0.0.1:" in line:
-                port = int(line.rsplit(":", 1)[1])
-        if port is None:
-            sys.exit("serve did not start")
-        # The server's log goes on being written: read it off so it never blocks.
-        import threading
-
-        def drain():
-            with open(os.path.join(data, "serve.log"), "wb") as log:
-                for line in server.stderr:
-                    log.write(line)
-        threading.Thread(target=drain, daemon=True).start()
         auth = {"Authorization": "Bearer " + token}
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         for k in range(0, len(circles), 1000):
@@ -150,12 +131,7 @@ def run_triggerkit(a, circles, batches):
         return {"fixes": posted, "wall": wall, "cpu": cpu, "client": client, "events": stats["delivered"],
                 "rss": rss_mib(server.pid)}
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(data, ignore_errors=True)
+        stop(server, data)
 
 
 def run_redis(a, circles, batches):
@@ -222,12 +198,7 @@ def run_redis(a, circles, batches):
             sys.exit(f"redis stream holds {r.xlen('events')} events, {events} sent")
         return {"fixes": posted, "wall": wall, "cpu": cpu, "client": client, "events": events, "rss": rss_mib(server.pid)}
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(data, ignore_errors=True)
+        stop(server, data)
 
 
 def main():

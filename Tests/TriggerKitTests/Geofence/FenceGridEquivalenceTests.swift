@@ -51,19 +51,26 @@ struct FenceGridEquivalenceTests {
         return lines
     }
 
-    @Test(arguments: [1, 2, 3])
-    func randomFencesAndTracesGiveTheSameEvents(seed: UInt64) {
-        var rng = SeededGenerator(seed: seed)
-        let requests = Self.requests(&rng, count: 60)
-        let lines = Self.trace(&rng, devices: 12, steps: 3000)
-        var grid = StreamHarness(requests: requests)
-        var full = StreamHarness(requests: requests)
+    /// The lines through the grid's evaluator and one looking at every fence for every fix:
+    /// the same events and fence state (checked here); the grid's evaluator for more.
+    static func compareWithTheFullScan(requests: String, lines: [String], options: StreamOptions = StreamOptions()) -> StreamHarness {
+        var grid = StreamHarness(requests: requests, options: options)
+        var full = StreamHarness(requests: requests, options: options)
         full.evaluator.guarded?.scansAll = true
         full.evaluator.guarded?.usesQuiet = false
         let a = grid.feed(lines), b = full.feed(lines)
         #expect(a.count > 50, "the trace must exercise the fences (\(a.count) events)")
         #expect(a == b)
         #expect(grid.evaluator.fenceSnapshot() == full.evaluator.fenceSnapshot())
+        #expect(grid.evaluator.guarded?.ignoredForAccuracy == full.evaluator.guarded?.ignoredForAccuracy)
+        return grid
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func randomFencesAndTracesGiveTheSameEvents(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        let requests = Self.requests(&rng, count: 60)
+        _ = Self.compareWithTheFullScan(requests: requests, lines: Self.trace(&rng, devices: 12, steps: 3000))
     }
 
     /// The grid holds each fence by its box widened by the margin alone (a fix must be in it
@@ -77,16 +84,7 @@ struct FenceGridEquivalenceTests {
         var rng = SeededGenerator(seed: seed)
         let requests = Self.requests(&rng, count: 60, accuracy: 100...5_000)
         let lines = Self.trace(&rng, devices: 12, steps: 3000, accuracy: 1...8_000)
-        let options = StreamOptions(margin: margin)
-        var grid = StreamHarness(requests: requests, options: options)
-        var full = StreamHarness(requests: requests, options: options)
-        full.evaluator.guarded?.scansAll = true
-        full.evaluator.guarded?.usesQuiet = false
-        let a = grid.feed(lines), b = full.feed(lines)
-        #expect(a.count > 50, "the trace must exercise the fences (\(a.count) events)")
-        #expect(a == b)
-        #expect(grid.evaluator.fenceSnapshot() == full.evaluator.fenceSnapshot())
-        #expect(grid.evaluator.guarded?.ignoredForAccuracy == full.evaluator.guarded?.ignoredForAccuracy)
+        let grid = Self.compareWithTheFullScan(requests: requests, lines: lines, options: StreamOptions(margin: margin))
         let fences = try #require(grid.evaluator.guarded)
         #expect(fences.grid.large.isEmpty, "no fence is large for its rule")
         var near: [Int32] = []
