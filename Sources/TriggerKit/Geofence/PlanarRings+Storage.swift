@@ -108,6 +108,12 @@ extension PlanarRings {
             start = Int(end)
         }
         let lo = ys.min() ?? 0, hi = ys.max() ?? 0
+        // The bands edge k spans.
+        func bandsOf(_ k: Int32, _ scale: Double, _ bands: Int) -> ClosedRange<Int> {
+            let (a, b) = (Self.band(ys[Int(k)], minY: lo, scale: scale, bands: bands),
+                          Self.band(ys[Int(k) + 1], minY: lo, scale: scale, bands: bands))
+            return Swift.min(a, b)...Swift.max(a, b)
+        }
         var bands = Self.bandCount(edges: edges, ys: ys, height: hi - lo)
         var scale = 0.0
         while true {
@@ -117,26 +123,19 @@ extension PlanarRings {
             scale = hi > lo && inverse.isFinite ? inverse : 0
             // The estimate is within a band per edge of the count: rarely over, then fewer bands.
             var entries = 0
-            for k in edges {
-                entries += Swift.abs(Self.band(ys[Int(k)], minY: lo, scale: scale, bands: bands)
-                                     - Self.band(ys[Int(k) + 1], minY: lo, scale: scale, bands: bands)) + 1
-            }
+            for k in edges { entries += bandsOf(k, scale, bands).count }
             if entries <= Self.bandEntriesPerEdge * Swift.max(1, edges.count) || bands == 1 { break }
             bands = Swift.max(1, bands / 2)
         }
         var counts = [Int](repeating: 0, count: bands + 1)
         for k in edges {
-            let (a, b) = (Self.band(ys[Int(k)], minY: lo, scale: scale, bands: bands),
-                          Self.band(ys[Int(k) + 1], minY: lo, scale: scale, bands: bands))
-            for j in Swift.min(a, b)...Swift.max(a, b) { counts[j + 1] += 1 }
+            for j in bandsOf(k, scale, bands) { counts[j + 1] += 1 }
         }
         for j in 0..<bands { counts[j + 1] += counts[j] }
         var fill = counts
         var listed = ContiguousArray<Int32>(repeating: 0, count: counts[bands])
         for k in edges {
-            let (a, b) = (Self.band(ys[Int(k)], minY: lo, scale: scale, bands: bands),
-                          Self.band(ys[Int(k) + 1], minY: lo, scale: scale, bands: bands))
-            for j in Swift.min(a, b)...Swift.max(a, b) {
+            for j in bandsOf(k, scale, bands) {
                 listed[fill[j]] = k
                 fill[j] += 1
             }

@@ -128,13 +128,22 @@ struct SteppedBackClockTests {
         func sleep(until deadline: Date) async throws { try await Task.sleep(for: .seconds(3600)) }
     }
 
-    @Test func aRequestAddedAfterTheStepCountsFromTheLatestInstantEvaluated() async throws {
-        let t0 = Date(timeIntervalSince1970: 1_795_770_000)  // 2026-11-27T09:00:00Z
+    /// A center on a settable clock at 2026-11-27T09:00:00Z (`t0`) that has evaluated up to
+    /// `ahead` seconds later (delivering nothing), then had its clock set to `t0 + back`.
+    static func centerWithItsClockSetBack(evaluatedTo ahead: TimeInterval, thenTo back: TimeInterval) async throws
+        -> (t0: Date, clock: SettableClock, center: TriggerCenter) {
+        let t0 = Date(timeIntervalSince1970: 1_795_770_000)
         let clock = SettableClock(t0)
         let center = try TriggerCenter(clock: clock)
-        clock.set(t0.addingTimeInterval(300))
-        #expect(await center.deliverDue().isEmpty)  // evaluated up to 09:05
-        clock.set(t0.addingTimeInterval(-3600))      // 08:00
+        clock.set(t0.addingTimeInterval(ahead))
+        #expect(await center.deliverDue().isEmpty)
+        clock.set(t0.addingTimeInterval(back))
+        return (t0, clock, center)
+    }
+
+    @Test func aRequestAddedAfterTheStepCountsFromTheLatestInstantEvaluated() async throws {
+        // Evaluated up to 09:05, the clock at 08:00.
+        let (t0, clock, center) = try await Self.centerWithItsClockSetBack(evaluatedTo: 300, thenTo: -3600)
         try await center.add(NotificationRequest(identifier: "tea", content: NotificationContent(title: "tea"),
                                                  trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 60, repeats: false))))
         #expect(await center.request(withIdentifier: "tea")?.addedAt == t0.addingTimeInterval(300))
@@ -165,12 +174,8 @@ struct SteppedBackClockTests {
     /// the past, and `serve`'s tick loop, which ticks while one is, spun a core until the
     /// clock got there (a helper restarting a server a day after a clock stepped back).
     @Test func whatIsDueByTheLatestInstantEvaluatedIsDeliveredWhileTheClockIsBehind() async throws {
-        let t0 = Date(timeIntervalSince1970: 1_795_770_000)  // 2026-11-27T09:00:00Z
-        let clock = SettableClock(t0)
-        let center = try TriggerCenter(clock: clock)
-        clock.set(t0.addingTimeInterval(3600))
-        #expect(await center.deliverDue().isEmpty)   // evaluated up to 10:00
-        clock.set(t0)                                 // stepped back an hour
+        // Evaluated up to 10:00, the clock stepped back an hour.
+        let (t0, _, center) = try await Self.centerWithItsClockSetBack(evaluatedTo: 3600, thenTo: 0)
         try await center.add(NotificationRequest(identifier: "past", content: NotificationContent(title: "p"),
                                                  trigger: .timeInterval(TimeIntervalTrigger(timeInterval: 600, repeats: true)),
                                                  addedAt: t0.addingTimeInterval(-1200)))
