@@ -34,6 +34,8 @@ let package = Package(
         // A SIGBUS guard for reading a mapped requests file that another process shrinks
         // (C: a signal handler).
         .target(name: "CFileGuard"),
+        // Checks the executable makes before the Swift runtime starts (C: a constructor).
+        .target(name: "CStartup"),
         // The core: requests and validation, calendar, geofence, evaluation, the center.
         // No storage dependency.
         .target(
@@ -75,6 +77,7 @@ let package = Package(
         .executableTarget(
             name: "triggerkit",
             dependencies: [
+                "CStartup",
                 "TriggerKit",
                 "TriggerKitStore",
                 "TriggerKitServer",

@@ -33,10 +33,13 @@ struct ConnectionCap: AvailableConnectionsDelegate {
     static func reserve(tenants: Int, webhooks: Int, admin: Int = 0) -> Int { 128 + 8 * (tenants + webhooks) + admin }
 
     /// The cap for the process's open-file limit (its soft limit, at most 1,048,576): that
-    /// less ``reserve(tenants:webhooks:admin:)``, at least 16.
+    /// less ``reserve(tenants:webhooks:admin:)``, at least ``minimumConnections`` (the server
+    /// refuses to start with fewer: `TriggerKitServer.checkOpenFiles`).
     static func limit(tenants: Int, webhooks: Int, admin: Int = 0) -> Int {
-        Swift.max(16, (OpenFileLimit.soft ?? 1024) - reserve(tenants: tenants, webhooks: webhooks, admin: admin))
+        Swift.max(minimumConnections, (OpenFileLimit.soft ?? 1024) - reserve(tenants: tenants, webhooks: webhooks, admin: admin))
     }
+
+    static let minimumConnections = 16
 
     mutating func connectionOpened() {
         open += 1

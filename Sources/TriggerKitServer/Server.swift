@@ -97,6 +97,23 @@ public enum TriggerKitServer: Sendable {
         try await group.run()
     }
 
+    /// Refuses to start under an open-file limit below the server's own reserve
+    /// (``ConnectionCap/reserve(tenants:webhooks:admin:)``) plus 16 connections: with fewer,
+    /// the process ran out of descriptors while starting (its tenants' SQLite files, the
+    /// event loops) and the Swift runtime's thread pool stopped it with SIGILL (found by a
+    /// helper at `ulimit -n` 10-16).
+    static func checkOpenFiles(_ configuration: ServerConfiguration) throws {
+        let reserve = ConnectionCap.reserve(tenants: configuration.tenants.count,
+                                            webhooks: configuration.tenants.reduce(0) { $0 + ($1.webhooks ?? []).count },
+                                            admin: configuration.adminPort == nil ? 0 : ServerConfiguration.adminConnectionLimit)
+        let needed = reserve + ConnectionCap.minimumConnections
+        if let soft = OpenFileLimit.soft, soft < needed {
+            throw ConfigurationError("the open-file limit (ulimit -n) is \(soft): serve needs at least \(needed) here "
+                + "(128, 8 per tenant and per webhook, \(configuration.adminPort == nil ? "" : "16 for the admin port, ")"
+                + "and \(ConnectionCap.minimumConnections) connections)")
+        }
+    }
+
     /// Opens every tenant and builds the application (tests run it with HummingbirdTesting;
     /// with `backgroundInApplication` the ticks, webhooks and snapshots run as its service).
     static func make(configuration: ServerConfiguration, tuning: Tuning, metrics: ServerMetrics, logger: Logger,
@@ -104,6 +121,7 @@ public enum TriggerKitServer: Sendable {
                      onListening: @escaping @Sendable (Int) async -> Void) async throws
         -> (app: some ApplicationProtocol, background: BackgroundService, state: ServerState) {
         try configuration.validate()
+        if tuning.maxConnections == nil { try checkOpenFiles(configuration) }
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let centerConfig = configuration.centerConfiguration
         let start = configuration.start

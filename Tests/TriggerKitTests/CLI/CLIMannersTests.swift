@@ -52,6 +52,23 @@ struct CLIMannersTests {
         #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
     }
 
+    /// Under `ulimit -n` 4-5 every command (even `--version`) stopped with SIGILL in the
+    /// runtime's thread pool (a helper's find): now a soft limit below 16 is raised to 16
+    /// when the hard limit allows, and otherwise the command says so and exits with 2.
+    @Test func aTinyOpenFileLimitIsRaisedOrNamedNeverATrap() throws {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        for n in [4, 5, 8, 15] {
+            let r = try Self.shell("ulimit -n \(n) && exec \"$0\" --version", [binary])
+            #expect(r.status == 2, "ulimit -n \(n): status \(r.status), \(r.err)")
+            #expect(r.err == "error: the open-file limit (ulimit -n) is \(n), at most \(n): triggerkit needs at least 16\n")
+        }
+        let raised = try Self.shell("ulimit -Sn 4 && ulimit -Hn 64 && exec \"$0\" run --requests /dev/null", [binary])
+        #expect(raised.status == 0, "\(raised.err)")
+        #expect(raised.err.contains("lines 0, fixes 0"))
+        let enough = try Self.shell("ulimit -n 16 && exec \"$0\" --version", [binary])
+        #expect(enough.status == 0 && !enough.out.isEmpty, "\(enough.err)")
+    }
+
     @Test func aNegativeCountIsAnErrorNotAMissingValue() throws {
         let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--count", "-1"])
         #expect(r.status == 64)

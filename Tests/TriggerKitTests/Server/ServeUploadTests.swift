@@ -180,6 +180,22 @@ struct ServeUploadTests {
         }
     }
 
+    /// Under an open-file limit below its reserve plus 16 connections, `serve` refuses to
+    /// start and names the limit: at `ulimit -n` 10-16 it stopped with SIGILL while starting
+    /// (a helper's find), and at 100 it held 16 connections on descriptors its reserve counts.
+    @Test(arguments: [16, 100, 151])
+    func serveRefusesAnOpenFileLimitBelowItsReserve(limit: Int) throws {
+        let binary = try #require(ServeKillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("serve-nofile-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try CLIMannersTests.shell("ulimit -n \(limit) && exec timeout 30 \"$0\" serve --port 0 --data-dir \"$1\" --clock stream --tenant \"$2\"",
+                                          [binary, dir, "acme=\(tokenHash(Serve.tokenA))"])
+        #expect(r.status == 1, "status \(r.status): \(r.err)")
+        #expect(r.err.contains("error: the open-file limit (ulimit -n) is \(limit): serve needs at least 152 here "
+            + "(128, 8 per tenant and per webhook, and 16 connections)"), "\(r.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/acme.sqlite"), "a tenant was opened")
+    }
+
     /// At most the open-file limit less a reserve (128, and 8 per tenant) of connections are
     /// held: one more waits in the backlog until one closes. Connections took every file
     /// descriptor, and then the accept loop spun a core, `/healthz` went unanswered, and a
