@@ -170,7 +170,7 @@ struct TenantOpening: Sendable {
 struct TenantOpenError: Error, CustomStringConvertible {
     var tenant: String
     var underlying: any Error
-    var description: String { "tenant \(tenant): \(underlying)" }
+    var description: String { "tenant \(tenant): \(TenantStore.describe(underlying))" }
 }
 
 extension TriggerKitServer {

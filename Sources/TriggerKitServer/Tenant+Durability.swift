@@ -34,7 +34,7 @@ extension Tenant {
                     "tenant": "\(id)", "bytes": "\(body.count)", "requests": "\(taken.snapshot.requests.count)",
                     "delivered": "\(taken.snapshot.delivered.count)", "seconds": "\(ContinuousClock.now - started)"])
             } catch {
-                Logger(label: "triggerkit.serve").error("snapshot failed", metadata: ["tenant": "\(id)", "error": "\(error)"])
+                Logger(label: "triggerkit.serve").error("snapshot failed", metadata: ["tenant": "\(id)", "error": "\(TenantStore.describe(error))"])
             }
         }
     }

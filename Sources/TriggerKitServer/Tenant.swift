@@ -267,7 +267,7 @@ final class Tenant: Sendable {
             c.countRejectedFixes(refusedFixes)
             return (outcomes, events, nil, weight)
         } catch {
-            Logger(label: "triggerkit.serve").error("store failed", metadata: ["tenant": "\(id)", "error": "\(error)"])
+            Logger(label: "triggerkit.serve").error("store failed", metadata: ["tenant": "\(id)", "error": "\(TenantStore.describe(error))"])
             return (outcomes.map { _ in .rejected(APIError(.serviceUnavailable, "storeFailed", "could not record: \(error)")) }, [], "\(error)", 0)
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import TriggerKit
+@_spi(Engine) import TriggerKit
 
 /// One tenant's durable state in its own SQLite file (WAL):
 ///
@@ -15,6 +15,14 @@ import TriggerKit
 /// ``outboxLimit`` events, and at most 1,023 more between prunings (older ones are deleted: an
 /// SSE resume from before them starts at the oldest kept, and says so with a `gap` event).
 final class TenantStore: Sendable {
+    /// An error's text for the log and for a tenant that cannot be opened, naming the process
+    /// limit behind an SQLite I/O error or a file that cannot be opened (``ProcessLimits``):
+    /// SQLite says only `disk I/O error` past `ulimit -f`.
+    static func describe(_ error: any Error) -> String {
+        guard let e = error as? DatabaseError else { return "\(error)" }
+        return "\(e)" + ProcessLimits.hint(ioError: e.resultCode == .SQLITE_IOERR, cannotOpen: e.resultCode == .SQLITE_CANTOPEN)
+    }
+
     let queue: DatabaseQueue
     private let lock = WriterLock()
     /// How long opening waits for the tenant file's lock before it says another server has it.

@@ -282,8 +282,13 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// SQLite's message, naming the process limit behind an I/O error or a file that cannot
+    /// be opened (``ProcessLimits``): SQLite says only `disk I/O error` past `ulimit -f`.
     static func reason(_ error: any Error) -> String {
-        if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
+        if let e = error as? DatabaseError {
+            return (e.message ?? "\(e.resultCode)")
+                + ProcessLimits.hint(ioError: e.resultCode == .SQLITE_IOERR, cannotOpen: e.resultCode == .SQLITE_CANTOPEN)
+        }
         return "\(error)"
     }
 }
