@@ -21,8 +21,9 @@ extension GuardedFences {
         // A path of length L through the fence has b0 + b1 <= L, where b0 and b1 are the
         // ends' distances to it: with an upper bound of L (`lengthBound`, haversine's bracket)
         // and lower bounds of b0 and b1 most paths are rejected in a few nanoseconds.
-        guard lengthBound >= 0, lengthBound <= GeodesicPath.maximumLength * 1.01,
-              mayMeet(f, from: p, toLatitude: latitude, longitude: longitude, within: lengthBound, boundary: boundary) else { return nil }
+        guard lengthBound >= 0, lengthBound <= GeodesicPath.maximumLength * 1.01 else { return nil }
+        let (meets, endsClear) = mayMeet(f, from: p, toLatitude: latitude, longitude: longitude, within: lengthBound, boundary: boundary)
+        guard meets else { return nil }
         // Then the boxes: the path's (longitudes unwrapped from the start), widened for the
         // geodesic's bulge.
         let lon1 = p.longitude + Geodesic.unwrapDegrees(longitude - p.longitude)
@@ -38,7 +39,8 @@ extension GuardedFences {
         // Boundary points to a quarter of the path's length per millisecond (a slow device's
         // date still rounds right), and never coarser than 0.1 mm.
         let precision = max(1e-9, min(Self.pathPrecision, path.length / max(1, span) / 4))
-        let range = fence.radius >= 0 ? circleRange(fence, path, precision: precision) : polygonRange(f, path, shifts: shifts)
+        let range = fence.radius >= 0 ? circleRange(fence, path, precision: precision)
+            : polygonRange(f, path, shifts: shifts, endsClear: endsClear)
         guard let (sIn, sOut) = range else { return nil }
         func date(_ s: Double) -> Int64 { p.t + Int64((span * (s / path.length)).rounded(.toNearestOrAwayFromZero)) }
         return (date(sIn), date(sOut))
@@ -47,22 +49,28 @@ extension GuardedFences {
     /// Whether a path no longer than `length` between two points outside fence `f` could
     /// meet it: false when the ends' distances to it add up to more than the length (for a
     /// circle, lower bounds from the index's fast plane; for a polygon, the local-plane edge
-    /// distance, trusted to 1 % and 1 cm).
+    /// distance, trusted to 1 % and 1 cm). And for a polygon, whether both ends are more
+    /// than ``clearEnd`` from its boundary (``polygonRange(rings:index:box:_:shifts:covers:)``
+    /// then needs no containment test).
     private func mayMeet(_ f: Int, from p: LastFix, toLatitude latitude: Double, longitude: Double, within length: Double,
-                         boundary: Double) -> Bool {
+                         boundary: Double) -> (meets: Bool, endsClear: Bool) {
         if fences[f].radius >= 0 {
             guard let b0 = regions.distanceToBoundary(slot: Int32(f), latitude: p.latitude, longitude: p.longitude),
                   let b1 = boundary >= 0 ? boundary : regions.distanceToBoundary(slot: Int32(f), latitude: latitude, longitude: longitude)
-            else { return true }
-            return b0 + b1 <= length
+            else { return (true, true) }
+            return (b0 + b1 <= length, true)
         }
         // Either end beyond (length + 0.01) / 0.99 decides it: the searches may stop there.
         let limit = Self.searchLimit((length + 0.01) / 0.99)
         let b0 = boundaryDistance(f, latitude: p.latitude, longitude: Geodesic.unwrapDegrees(p.longitude), within: limit)
-        guard b0 <= limit else { return false }
+        guard b0 <= limit else { return (false, true) }
         let b1 = boundaryDistance(f, latitude: latitude, longitude: longitude, within: limit)
-        return (b0 + b1) * 0.99 - 0.01 <= length
+        return ((b0 + b1) * 0.99 - 0.01 <= length, min(b0, b1) > Self.clearEnd)
     }
+
+    /// A fix farther than this from a polygon's boundary (metres, local plane) is clear of
+    /// it: no contact of a path can be the fix itself.
+    static let clearEnd = 1e-3
 
     /// A circle: a point of the path inside it (golden-section search for the closest
     /// approach, stopping at the first point inside, or once no point can be: distance along
@@ -154,28 +162,48 @@ extension GuardedFences {
     }
 
     /// A polygon (planar in longitude/latitude, as its containment is): the path cut into
-    /// chords of at most ``chordLength``; the first and last points where a chord meets an
-    /// edge are where it enters and leaves (both ends are outside, so any contact with the
-    /// closed polygon is an edge contact).
-    private func polygonRange(_ f: Int, _ path: GeodesicPath, shifts: [Double]) -> (Double, Double)? {
+    /// chords of at most ``chordLength``, each intersected with the edges; it enters at the
+    /// first contact and leaves at the last (both ends are outside, so any contact with the
+    /// closed polygon is an edge contact). With an end on the boundary (within ``clearEnd``,
+    /// not `endsClear`), the fixes' own test (``RegionIndex/contains(slot:latitude:longitude:)``)
+    /// decides the stretches between contacts.
+    private func polygonRange(_ f: Int, _ path: GeodesicPath, shifts: [Double], endsClear: Bool) -> (Double, Double)? {
         let fence = fences[f]
+        let regions = regions
         return Self.polygonRange(rings: rings[Int32(f)] ?? [], index: edgeIndexes[Int32(f)],
                                  box: (fence.minLatitude, fence.maxLatitude, fence.minLongitude, fence.maxLongitude),
-                                 path, shifts: shifts)
+                                 path, shifts: shifts, covers: endsClear ? nil : { latitude, longitude in
+            regions.contains(slot: Int32(f), latitude: latitude, longitude: Geodesic.unwrapDegrees(longitude))
+        })
     }
 
-    /// ``polygonRange(_:_:shifts:)`` for `rings` in fence box `box`: with `index`, each chord
-    /// reads the edges of the cells its box meets; without, every edge. The same contacts
-    /// either way (``EdgeIndex``), so the same first and last.
+    /// Contacts closer than this to a fix (metres along the path) are the fix itself, which
+    /// is outside: a fix on an edge (within rounding) touches the paths into and out of it,
+    /// and counting that touch made each of them a pass-through (the same enter twice).
+    static let endContact = 1e-6
+
+    /// ``polygonRange(_:_:shifts:endsClear:)`` for `rings` in fence box `box`: with `index`,
+    /// each chord reads the edges of the cells its box meets; without, every edge. The same
+    /// contacts either way (``EdgeIndex``), so the same range. The chords end at the fixes as
+    /// given (the path's own end point is nanometres off, and for a fix on an edge that
+    /// decided which side it was on).
+    ///
+    /// `covers` (a point's containment, latitude and longitude), for a path with an end on
+    /// the boundary: between two consecutive contacts the path is wholly inside or wholly
+    /// outside, so the midpoint of each stretch decides it, and the path enters at the start
+    /// of the first stretch inside or at an earlier contact (a touch counts), and leaves at
+    /// the end of the last one or at a later contact. A contact within ``endContact`` of a
+    /// fix is the fix itself, which is outside.
     static func polygonRange(rings: [[(x: Double, y: Double)]], index: EdgeIndex?,
                              box: (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double),
-                             _ path: GeodesicPath, shifts: [Double]) -> (Double, Double)? {
+                             _ path: GeodesicPath, shifts: [Double], covers: ((Double, Double) -> Bool)?) -> (Double, Double)? {
         let n = max(1, Int((path.length / Self.chordLength).rounded(.up)))
         let step = path.length / Double(n)
         var first = Double.infinity, last = -Double.infinity
-        var a = path.point(at: 0)
+        var contacts: [Double] = []
+        var a = (latitude: path.latitude0, longitude: path.longitude0)
         for k in 1...n {
-            let b = path.point(at: Double(k) * step)
+            let b = k == n ? (latitude: path.latitude1, longitude: path.longitude1) : path.point(at: Double(k) * step)
             for shift in shifts {
                 let ax = a.longitude + shift, bx = b.longitude + shift
                 let x0 = min(ax, bx), x1 = max(ax, bx), y0 = min(a.latitude, b.latitude), y1 = max(a.latitude, b.latitude)
@@ -183,9 +211,10 @@ extension GuardedFences {
                 else { continue }
                 func meet(_ cx: Double, _ cy: Double, _ dx: Double, _ dy: Double) {
                     guard let u = chordContact(ax, a.latitude, bx, b.latitude, x0, x1, y0, y1, cx, cy, dx, dy) else { return }
-                    let s = (Double(k - 1) + u) * step
+                    let s = min(path.length, (Double(k - 1) + u) * step)
                     first = min(first, s)
                     last = max(last, s)
+                    if covers != nil { contacts.append(s) }
                 }
                 if let index {
                     // Tens of edges, not all of them: chords x vertices was ~1 s a fix at 100,000.
@@ -197,6 +226,26 @@ extension GuardedFences {
                 }
             }
             a = b
+        }
+        guard let covers else { return first <= last ? (first, last) : nil }
+        contacts.sort()
+        let length = path.length, near = Self.endContact
+        // Contacts off the fixes are points of the path on the boundary.
+        let touches = contacts.filter { $0 > near && $0 < length - near }
+        // The stretches between contacts (the fixes included; one stretch, the whole path,
+        // when no contact was found: a path from one edge fix to another can miss both by
+        // rounding), those longer than `near`, tested at their midpoints.
+        let cuts = [0] + contacts + [length]
+        func inside(_ i: Int) -> Bool {
+            guard cuts[i + 1] - cuts[i] > near else { return false }
+            let m = path.point(at: (cuts[i] + cuts[i + 1]) / 2)
+            return covers(m.latitude, m.longitude)
+        }
+        first = touches.first ?? .infinity
+        last = touches.last ?? -.infinity
+        if let i = cuts.indices.dropLast().first(where: inside) {
+            first = min(first, cuts[i])
+            if let j = cuts.indices.dropLast().last(where: inside) { last = max(last, cuts[j + 1]) }
         }
         return first <= last ? (first, last) : nil
     }

@@ -10,6 +10,10 @@ import Foundation
 struct GeodesicPath {
     let latitude0: Double
     let longitude0: Double
+    /// The end as given (longitude unwrapped from the start as given): ``point(at:)`` at
+    /// ``length`` is within a few nanometres of it, not on it.
+    let latitude1: Double
+    let longitude1: Double
     /// Length in metres.
     let length: Double
     // The direct problem's constants for this path (Vincenty's notation).
@@ -28,6 +32,8 @@ struct GeodesicPath {
         let alpha1 = atan2(cU2 * sinLambda, cU1 * sU2 - sU1 * cU2 * cosLambda)
         self.latitude0 = latitude0
         self.longitude0 = longitude0
+        self.latitude1 = latitude1
+        self.longitude1 = longitude1
         length = distance
         sinU1 = sU1
         cosU1 = cU1

@@ -62,6 +62,18 @@ struct FenceEdgeIndexEquivalenceTests {
                             longitude1: wrap(x0) + Geodesic.unwrapDegrees(wrap(x1) - wrap(x0)))
     }
 
+    /// Even-odd containment of a point in `rings` (planar; both ranges compared take it).
+    static func evenOdd(_ rings: [[(x: Double, y: Double)]], x: Double, y: Double) -> Bool {
+        var inside = false
+        for ring in rings {
+            for j in 1..<max(1, ring.count) {
+                let (p, q) = (ring[j - 1], ring[j])
+                if (p.y > y) != (q.y > y), x < p.x + (y - p.y) * (q.x - p.x) / (q.y - p.y) { inside.toggle() }
+            }
+        }
+        return inside
+    }
+
     @Test(arguments: [1, 2, 3, 4])
     func randomPolygonsAndPathsMeetTheSameEdges(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
@@ -74,8 +86,15 @@ struct FenceEdgeIndexEquivalenceTests {
             for _ in 0..<40 {
                 guard let path = Self.path(&rng, rings, lon: lon, lat: lat) else { continue }
                 let shifts = [0.0, 360, -360]
-                let plain = GuardedFences.polygonRange(rings: rings, index: nil, box: box, path, shifts: shifts)
-                let indexed = GuardedFences.polygonRange(rings: rings, index: index, box: box, path, shifts: shifts)
+                // Ends clear of the boundary (contacts alone), and an end on it (stretches
+                // decided by a containment test).
+                let covers = { (y: Double, x: Double) in Self.evenOdd(rings, x: Geodesic.unwrapDegrees(x), y: y) }
+                let careful = GuardedFences.polygonRange(rings: rings, index: nil, box: box, path, shifts: shifts, covers: covers)
+                let carefulIndexed = GuardedFences.polygonRange(rings: rings, index: index, box: box, path, shifts: shifts, covers: covers)
+                #expect(careful?.0 == carefulIndexed?.0 && careful?.1 == carefulIndexed?.1,
+                        "\(String(describing: careful)) != \(String(describing: carefulIndexed))")
+                let plain = GuardedFences.polygonRange(rings: rings, index: nil, box: box, path, shifts: shifts, covers: nil)
+                let indexed = GuardedFences.polygonRange(rings: rings, index: index, box: box, path, shifts: shifts, covers: nil)
                 #expect(plain?.0 == indexed?.0 && plain?.1 == indexed?.1, "\(String(describing: plain)) != \(String(describing: indexed))")
                 if plain == nil { misses += 1 } else { contacts += 1 }
                 // Fixes at the path's ends and middle, and far away (the other side of the
