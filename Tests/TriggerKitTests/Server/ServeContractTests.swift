@@ -174,6 +174,29 @@ struct ServeContractTests {
             #expect(got.sorted() == wanted.sorted())
         }
     }
+
+    /// The one documented difference from `run`: a device inside, outside, inside and outside
+    /// again at one `t` exits twice with one `eventId`; `run` writes both, `serve` delivers
+    /// the id once, whether the fixes come in one batch or one per batch (a helper found the
+    /// docs claimed the same events; the outbox is keyed by `eventId`).
+    @Test(arguments: [false, true])
+    func aRepeatedEventIdIsDeliveredOnce(onePerBatch: Bool) async throws {
+        let t = "2026-11-23T08:05:00Z"
+        let lines = [40.7, 40.71, 40.7, 40.71].map { #"{"device":"d1","t":"\#(t)","lat":\#($0),"lon":-74}"# }
+        let requests = [Sample.circle("home")]
+        let written = try runReference(requests: requests, lines: lines)
+        #expect(written.count == 3 && written[0] == written[2], "\(written)")
+        let serve = Serve()
+        defer { serve.remove() }
+        try await serve.run { c, _ in
+            #expect(try await c.call(.post, "/v1/requests", body: requests[0]).status == 201)
+            for batch in onePerBatch ? lines : [lines.joined(separator: "\n")] {
+                #expect(try await c.call(.post, "/v1/fixes", body: batch).json?.objectValue?["rejected"] == .number(0))
+            }
+            let got = sseEvents(try await c.call(.get, "/v1/events?after=0&follow=false").body).map(\.data)
+            #expect(got == Array(written.prefix(2)))
+        }
+    }
 }
 
 @Suite("serve: configuration")
