@@ -145,7 +145,9 @@ import Foundation
     /// ``popDue(until:into:)`` with bounded catch-up: fires dated before `horizon` are
     /// coalesced per trigger into one ``DueFire`` (at the latest of them before the horizon,
     /// with their count); the rest come one by one. `horizon` = `t + 1` coalesces every due
-    /// fire (``CatchUpPolicy/coalesced``); `Int64.min` coalesces none.
+    /// fire (``CatchUpPolicy/coalesced``); `Int64.min` coalesces none. `window`: the catch-up
+    /// window's start, where a count stopped at its cap (``TimeRule/coalesce(from:before:resumeAt:)``)
+    /// resumes: the window's fires are then coalesced into a second fire of the trigger.
     ///
     /// With `limit`, it stops once `out` holds that many and the next fire, one by one (not
     /// coalesced), is dated later than the last one appended: never inside one date's fires,
@@ -154,14 +156,15 @@ import Foundation
     ///
     /// - Complexity: O((m + 1) log n) for m values returned, plus per coalesced trigger O(1)
     ///   for intervals and at most ``TimeRule/coalescingCap`` date steps for calendars.
-    mutating func popDue(until t: Int64, coalescingBefore horizon: Int64, into out: inout [DueFire], limit: Int = .max) {
+    mutating func popDue(until t: Int64, coalescingBefore horizon: Int64, window: Int64 = .min, into out: inout [DueFire],
+                         limit: Int = .max) {
         while let top = queue.min, top.date <= t {
             if out.count >= limit, top.date >= horizon, let last = out.last, last.date != top.date { return }
             guard entries[Int(top.slot)].live else { queue.replaceMin(with: nil); continue }
             let entry = entries[Int(top.slot)]
             if top.date < horizon {
                 let limit = Swift.min(horizon, t == .max ? t : t + 1, entry.expiresAt)
-                let c = entry.rule.coalesce(from: top.date, before: limit)
+                let c = entry.rule.coalesce(from: top.date, before: limit, resumeAt: window)
                 let next = c.next.flatMap { $0 < entry.expiresAt ? $0 : nil }
                 out.append(DueFire(date: c.last, slot: top.slot, count: c.count, last: next == nil))
                 queue.replaceMin(with: next.map { ScheduledFire(date: $0, rank: top.rank, slot: top.slot) })

@@ -60,11 +60,12 @@ import Foundation
             due.removeAll(keepingCapacity: true)
             // Mutated in place through the optional: a `var s = schedule` copy would share the
             // heap's buffer with `schedule` and copy the whole heap on its first change.
-            schedule?.popDue(until: t, coalescingBefore: horizon, into: &due, limit: limit)
+            schedule?.popDue(until: t, coalescingBefore: horizon, window: t &- catchUpWindowMillis, into: &due, limit: limit)
             guard let entries = schedule?.entries else { return }
-            // Coalesced fires come first (dated before the horizon, every other fire after it),
-            // popped by their earliest fire but dated at their latest: put in date order, ties
-            // by identifier, as every fire is. (They came in the order of their earliest fires:
+            // Coalesced fires come first (dated before the horizon, every other fire after it;
+            // a trigger whose count stopped at its cap may have two, the second for the catch-up
+            // window), popped by their earliest fire but dated at their latest: put in date
+            // order, ties by identifier, as every fire is. (They came in the order of their earliest fires:
             // not in date order, and in another order once a trigger was added in place; found
             // by a helper comparing `run`'s control lines with rebuilding.)
             var coalesced = 0

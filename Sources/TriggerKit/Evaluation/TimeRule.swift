@@ -132,10 +132,14 @@ import Foundation
 
     /// The fires from `first` (a fire of this rule) up to but excluding `limit`, summarised:
     /// the latest of them, how many there are, and the rule's next fire at or after `limit`.
+    /// A count stopped at its cap skips the fires after the last one counted up to
+    /// `resumeAt` (when that is later) or `limit`: the next fire is the first at or after it
+    /// (the catch-up window's start: fires there are delivered as the policy says, not lost
+    /// with the old ones; a helper found `coalesce` dropped a capped trigger's last week).
     ///
     /// - Complexity: O(1) for intervals; at most ``coalescingCap`` steps for calendars
     ///   (``foundationCoalescingCap`` and ``otherCalendarCoalescingCap`` where Foundation answers).
-    func coalesce(from first: Int64, before limit: Int64) -> (last: Int64, count: Int, next: Int64?) {
+    func coalesce(from first: Int64, before limit: Int64, resumeAt: Int64 = .min) -> (last: Int64, count: Int, next: Int64?) {
         guard repeats else { return (first, 1, nil) }
         if case .interval(let start, let step, _) = self {
             let k1 = ((Double(first) - Double(start)) / step).rounded()
@@ -184,8 +188,10 @@ import Foundation
             last = n
             count += 1
         }
-        // At the cap or the horizon: jump to the first fire at or after the limit.
-        return (last, count, nextFire(strictlyAfter: limit - 1))
+        // At the cap or the horizon: jump to the first fire at or after the window's start
+        // (when the count stopped before it) or the limit.
+        let resume = resumeAt > last && resumeAt < limit ? resumeAt : limit
+        return (last, count, nextFire(strictlyAfter: resume - 1))
     }
 
     /// `start + k * step` milliseconds, or nil when it is not a supported instant (NaN,

@@ -255,6 +255,36 @@ struct OtherCalendarBoundsTests {
         #expect(out.first?.count == TimeRule.foundationCoalescingCap)
     }
 
+    /// A capped count stands for the old fires only: the fires inside the catch-up window
+    /// (the week before the stream time) are still delivered as the policy says. With
+    /// `coalesce` they were lost (neither written nor counted; a helper's find): a daily
+    /// trigger added in 1800 wrote one line, `coalesced` 1,000, dated 1802, and its fires of
+    /// the last week never came; `every` wrote them one by one.
+    @Test(arguments: [CatchUpPolicy.coalesced, .everyFire])
+    func aCappedCatchUpStillDeliversTheWindowsFires(policy: CatchUpPolicy) throws {
+        let r = NotificationRequest(identifier: "old", content: NotificationContent(title: "x"),
+                                    trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: Self.utc, hour: 9),
+                                                                       repeats: true)),
+                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("1800-01-01T00:00:00Z"))))
+        var options = StreamOptions()
+        options.catchUp = policy
+        let e = StreamEvaluator(requests: [r], options: options)
+        var out: [FiredEvent] = []
+        let line = Array(#"{"t": "2026-01-01T00:00:00Z"}"#.utf8)
+        try e.process(try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }, into: &out)
+        let capped = try #require(out.first)
+        #expect(capped.count == TimeRule.foundationCoalescingCap)
+        // The last week's seven fires, 2025-12-25 ... 2025-12-31 at 09:00.
+        let week = (25...31).map { Timestamp.parseMillis("2025-12-\($0)T09:00:00Z")! }
+        switch policy {
+        case .coalesced:
+            #expect(out.count == 2)
+            #expect(out.last?.date == week.last && out.last?.count == 7)
+        case .everyFire:
+            #expect(out.dropFirst().map(\.date) == week && out.dropFirst().allSatisfy { $0.count == 1 })
+        }
+    }
+
     /// Which Gregorian triggers Foundation answers: month-relative fields are re-enacted
     /// natively unless an `era` or a `nanosecond` comes with them; a `nanosecond` beside times
     /// of day is native. An `era` is always Foundation's (it was native beside an hour, and
