@@ -13,7 +13,7 @@ import Synchronization
     public enum Reason: Int, CaseIterable, Sendable, CustomStringConvertible {
         /// A calendar other than Gregorian or ISO 8601 (Hebrew, Japanese, ...).
         case otherCalendar
-        /// A reference or fixed year outside the zone tables (before 1900; after 2550 in a zone
+        /// A reference or fixed year outside the zone tables (before 1583; after 2550 in a zone
         /// whose offsets would neither stay fixed nor repeat, which none does today).
         case outsideTables
         /// Fields the native engine does not re-enact Foundation's search for (`era`,

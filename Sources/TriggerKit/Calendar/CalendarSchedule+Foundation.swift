@@ -7,7 +7,7 @@ import Foundation
 extension CalendarSchedule {
     /// Whether the fire after `ref` is Foundation's to find (0.03 ms to over 100 ms) rather
     /// than computed natively (nanoseconds): another calendar, a reference outside the zone's
-    /// table (before 1900, or past the end of what it answers natively), or a pattern that needs Foundation's check and that ``FoundationSearch`` does
+    /// table (before 1583, or past the end of what it answers natively), or a pattern that needs Foundation's check and that ``FoundationSearch`` does
     /// not re-enact (an `era` or a `nanosecond` field). The routing of
     /// ``nextFire(afterMillis:consultingFoundation:)``, which callers that bound their work use.
     func isAnsweredByFoundation(afterMillis ref: Int64) -> Bool {
@@ -17,7 +17,7 @@ extension CalendarSchedule {
     }
 
     /// Whether a Gregorian fire after `ref` is Foundation's to find because the zone's table
-    /// does not reach it (before 1900, past the table's end, or a `year` past it).
+    /// does not reach it (before 1583, past the table's end, or a `year` past it).
     func isOutsideTables(afterMillis ref: Int64) -> Bool {
         foreign == nil && !isNative(afterMillis: ref) && pattern.impossibilityBox == nil && RequestLimits.isSupported(millis: ref)
     }

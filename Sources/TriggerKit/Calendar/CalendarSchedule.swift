@@ -29,7 +29,8 @@ import Foundation
 ///
 /// Foundation itself answers (counted in ``CalendarFallbacks``) only for other calendars
 /// (Hebrew, Islamic, Japanese, Buddhist, Chinese, ...) unless the components are times of the
-/// week alone (``isTimeOfWeek(_:)``), references before 1900, triggers with `era` or
+/// week alone (``isTimeOfWeek(_:)``), references before 1583 (Foundation's Gregorian calendar
+/// is Julian before its 1582 reform), triggers with `era` or
 /// `nanosecond`, the rare mixes of ``CalendarPattern/isBeyondNativeRules(_:)`` (and, were a
 /// zone's table ever not to reach 9999, what lies past it: see ``ZoneTable``).
 ///
@@ -41,7 +42,7 @@ import Foundation
     let pattern: CalendarPattern
     /// Set for calendars the native engine does not cover.
     let foreign: ForeignCalendarSchedule?
-    /// The calendar Foundation is asked in where the native rules do not reach (before 1900,
+    /// The calendar Foundation is asked in where the native rules do not reach (before 1583,
     /// past a zone's table): Gregorian, ISO 8601, or the other calendar of a trigger with
     /// times of the week alone (``isTimeOfWeek(_:)``), whose answers there differ in a few
     /// zones' changes from local mean time (Asia/Tokyo 1888, America/Sitka 1867).
@@ -89,9 +90,11 @@ import Foundation
     /// contract's matching policy), and about 940,000 around every change of 1900-2100 in
     /// all 443 zones that touches midnight, every answer the Gregorian calendar's; and by
     /// `TimeOfWeekInOtherCalendarsTests`. Before 1900 a few zones' changes from local mean
-    /// time differ, so there (outside the tables) Foundation is asked in the trigger's own
-    /// calendar (``fallbackCalendar``). A `nanosecond` field, or any date field, keeps
-    /// Foundation throughout.
+    /// time differ in Foundation's answers (Tokyo 1888, Sitka 1867): in zones whose offset had
+    /// seconds the engine answers the real occurrence there (exception 1), and before the
+    /// tables (1583) Foundation is asked in the trigger's own calendar
+    /// (``fallbackCalendar``). A `nanosecond` field, or any date field, keeps Foundation
+    /// throughout.
     static func isTimeOfWeek(_ c: DateComponents) -> Bool {
         (c.hour != nil || c.minute != nil || c.second != nil || c.weekday != nil)
             && c.era == nil && c.year == nil && c.quarter == nil && c.month == nil && c.day == nil && c.dayOfYear == nil
@@ -192,6 +195,15 @@ import Foundation
         let day = Int64(CalendarPattern.msPerDay)
         if touched || zone.hasTransition(from: ref - day, to: ref + day)
             || real.map({ zone.hasTransition(from: $0 - day, to: $0 + day) }) == true {
+            if zone.hasSecondsInOffset(from: ref - day, to: (real ?? ref) + day) {
+                // Exception 1: near a change from an offset with seconds, Foundation's
+                // UTC-aligned minute steps answer other wall times than the pattern's (Tokyo's
+                // 19:03 fired at 19:03:00 and 19:03:59 local time the day before its change
+                // in 1888), or none (Sitka 1867). The real occurrence instead, a wall time in a
+                // gap moved by the gap, as Foundation's policy moves it.
+                var shifted = false
+                return realOccurrence(after: ref, touched: &shifted, shiftingGaps: true)
+            }
             return foundationNext(afterMillis: ref, .unmodelledMix)
         }
         return real

@@ -6,13 +6,16 @@ import Synchronization
 ///
 /// `TimeZone.nextDaylightSavingTimeTransition(after:)` reports every change of UTC offset (not
 /// only daylight saving: Pacific/Apia's skipped day, Africa/Casablanca's Ramadan changes), so
-/// walking it from ``startMillis`` (1900) gives every offset the zone had. A zone whose offset
+/// walking it from ``startMillis`` (1583, the first whole year of the Gregorian calendar, which
+/// Foundation's is from its 1582 reform on) gives every offset the zone had (local mean time
+/// until its first standard offset, with seconds: Paris +0:09:21 until 1911). A zone whose offset
 /// never changes after 2200 needs no more (its table reaches 10050 as it is); one whose offsets
 /// still change is walked to 2600, and when its changes from 2180 on repeat every 400 years
 /// (``periodic``: its final annual rule, checked against Foundation as far as 9800) instants
 /// after 2580 are folded back by whole periods. Foundation's 443 zones are all one or the
-/// other, so every supported instant from 1900 on is in a table; before 1900 the engine asks
-/// Foundation.
+/// other, so every supported instant from 1583 on is in a table; before 1583 the engine asks
+/// Foundation. (The tables began in 1900 until a helper found Foundation's answers before it
+/// wrong in zones whose offset had seconds: Paris `{hour 9, minute 0}` in 1899 never fired.)
 ///
 /// Invariants (checked by `_checkInvariants()` in debug builds):
 /// `offsets.count == transitions.count + 1`; `transitions` strictly increasing inside
@@ -35,7 +38,7 @@ import Synchronization
     let wallLow: [Int64]
     let wallHigh: [Int64]
     /// Years every table walks.
-    public static let defaultYears: ClosedRange<Int> = 1900...2200
+    public static let defaultYears: ClosedRange<Int> = 1583...2200
     /// A zone whose offset still changes after ``defaultYears`` is walked on to the end of this
     /// year: room for one 400-year period of its final rule with 20 years on either side.
     static let walkedLastYear = 2600
@@ -192,6 +195,23 @@ import Synchronization
         let shift = folded(from).shift
         if periodic && to - shift >= walkedEnd { return true }
         return segment(atUTC: from - 1 - shift) != segment(atUTC: to - shift)
+    }
+
+    /// Whether an offset with seconds applies anywhere in [from, to] (local mean time before a
+    /// zone's first standard offset: Paris +0:09:21 until 1911, New York -4:56:02 until 1883,
+    /// Monrovia -0:44:30 until 1972). Foundation's searches step minutes aligned to UTC there,
+    /// so near an offset change its answers are not the wall times asked for (hh:mm:21), or
+    /// none. O(log n + changes in the span).
+    func hasSecondsInOffset(from: Int64, to: Int64) -> Bool {
+        // (The folded years follow one annual rule of whole minutes.)
+        guard from <= to, !(periodic && from >= Self.foldEnd) else { return false }
+        var k = segment(atUTC: from)
+        let last = segment(atUTC: Swift.min(to, walkedEnd - 1))
+        while k <= last {
+            if offsets[k] % 60_000 != 0 { return true }
+            k += 1
+        }
+        return false
     }
 
     /// Whether the offset changes by a day or more (a calendar day skipped or repeated:

@@ -18,8 +18,8 @@ extension TriggerCenter {
     /// find, at 0.3 ms to over 100 ms, so one call computes at most 128 of them, none past
     /// 20 years after the first fire listed (and at most
     /// 1,000 later fires Foundation answers in the Gregorian calendar, at 0.03-0.1 ms, some up
-    /// to about 0.8 ms: dates before 1900 or past a zone's table, `era` or `nanosecond` beside
-    /// a month-relative field; before 1900 a `weekOfMonth` with a `day` it does not hold takes
+    /// to about 0.8 ms: dates before 1583 or past a zone's table, `era` or `nanosecond` beside
+    /// a month-relative field; before 1583 a `weekOfMonth` with a `day` it does not hold takes
     /// Foundation about 7 ms a fire, so such a call can take seconds); the list
     /// then ends at the fire that spent the last one, and may be shorter than `limit`. What
     /// it lists is always the true beginning of the sequence.

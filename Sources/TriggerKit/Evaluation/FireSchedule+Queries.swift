@@ -67,7 +67,7 @@ extension FireSchedule {
     /// Later fires of Gregorian triggers that Foundation answers
     /// (``TimeRule/isAnsweredByFoundation(after:)``, 0.03-0.1 ms each, up to about 0.8 ms for
     /// a month-relative pattern Foundation searches far for) one such query computes at most:
-    /// about 0.1 s, and about 1 s for such patterns. Before 1900, where Foundation searches
+    /// about 0.1 s, and about 1 s for such patterns. Before 1583, where Foundation searches
     /// without the zone tables, a `weekOfMonth` with a `day` it does not hold (week 6 with day
     /// 2) takes it 7 ms a fire (median of 682, up to 23 ms; `make fuzz`, seed 1): seconds.
     static let foundationRepeatBudget = 1_000

@@ -98,7 +98,7 @@ import Foundation
     /// Most date steps one coalescing walks for a calendar rule: beyond it the count stops
     /// (and the coalesced fire is dated at the last fire counted); intervals are counted
     /// exactly by arithmetic. Steps answered by Foundation cost more: in the Gregorian
-    /// calendar (dates outside a zone's table, before 1900 or past its end, and `era` and
+    /// calendar (dates outside a zone's table, before 1583 or past its end, and `era` and
     /// `nanosecond` fields with month-relative ones) 0.03-0.1 ms each, so those steps stop at
     /// ``foundationCoalescingCap`` (native steps after or before them count on); in other
     /// calendars (with a date field: see ``CalendarSchedule/isTimeOfWeek(_:)``) 0.3 ms (a
@@ -161,7 +161,7 @@ import Foundation
         var count = 1
         var cap = Self.coalescingCap
         var horizon = Int64.max
-        // Gregorian steps Foundation answers (outside the zone's table, before 1900 or past
+        // Gregorian steps Foundation answers (outside the zone's table, before 1583 or past
         // its end, or every step of a pattern it alone answers) count against its bound
         // wherever the walk is; native steps count only against ``coalescingCap``.
         var schedule: CalendarSchedule?

@@ -19,6 +19,37 @@ struct CalendarForeignAnswerTests {
 
     static func zone(_ id: String) -> TimeZone { TimeZone(identifier: id)! }
 
+    /// Before 1900 (outside the tables then) Foundation answered, and in zones whose offset
+    /// had seconds its UTC-aligned minutes are not the wall times asked for (a helper's find):
+    /// Paris `{hour 9, minute 0}` in 1899 (+0:09:21) was refused as never firing, 09:05 fired
+    /// at 09:05:21, an hourly `{minute 0}` fired once; next to a change of offset from such
+    /// an offset, Tokyo's 19:03 fired at 19:03:00 and 19:03:59 the same day (1887), Sitka's
+    /// once and never again (1867). Now the real occurrences, in every way in (`next`, `run`
+    /// and `serve` compute them here).
+    @Test func localMeanTimeWithSecondsFiresAtTheWallTimesAskedFor() throws {
+        let paris = Self.zone("Europe/Paris")
+        #expect(try Self.chain(DateComponents(timeZone: paris, hour: 9, minute: 0), after: "1899-06-01T00:00:00Z", count: 2)
+                == ["1899-06-01T08:50:39Z", "1899-06-02T08:50:39Z"])
+        #expect(try Self.chain(DateComponents(timeZone: paris, hour: 9, minute: 5), after: "1899-06-01T00:00:00Z", count: 1)
+                == ["1899-06-01T08:55:39Z"])
+        #expect(try Self.chain(DateComponents(timeZone: paris, minute: 0), after: "1899-06-01T00:00:00Z", count: 3)
+                == ["1899-06-01T00:50:39Z", "1899-06-01T01:50:39Z", "1899-06-01T02:50:39Z"])
+        #expect(try Self.chain(DateComponents(timeZone: Self.zone("America/New_York"), hour: 19, minute: 3), after: "1880-06-01T00:00:00Z",
+                               count: 2) == ["1880-06-01T23:59:02Z", "1880-06-02T23:59:02Z"])
+        // Tokyo: +9:18:59 until 1888-01-01 (a fold of 18:59 at the change), then +9:00.
+        #expect(try Self.chain(DateComponents(timeZone: Self.zone("Asia/Tokyo"), hour: 19, minute: 3), after: "1887-12-30T00:00:00Z",
+                               count: 4) == ["1887-12-30T09:44:01Z", "1887-12-31T09:44:01Z", "1888-01-01T10:03:00Z", "1888-01-02T10:03:00Z"])
+        // Sitka: +14:58:47 until 1867-10-19, then -9:01:13 (the 18th repeated: it fires once).
+        #expect(try Self.chain(DateComponents(timeZone: Self.zone("America/Sitka"), hour: 19, minute: 3, second: 0),
+                               after: "1867-10-17T00:00:00Z", count: 3)
+                == ["1867-10-17T04:04:13Z", "1867-10-18T04:04:13Z", "1867-10-20T04:04:13Z"])
+        // Before the tables (1583), Foundation's Gregorian calendar is Julian: it still answers.
+        let before = CalendarSchedule(CalendarTrigger(dateMatching: DateComponents(timeZone: paris, hour: 9), repeats: true),
+                                      floatingTimeZone: .gmt)
+        #expect(!before.isNative(afterMillis: try #require(Timestamp.parseMillis("1582-06-01T00:00:00Z"))))
+        #expect(before.isNative(afterMillis: try #require(Timestamp.parseMillis("1583-01-02T00:00:00Z"))))
+    }
+
     /// A `nanosecond` a Double cannot hold (1 ns today) is a mismatch Foundation's search
     /// ignores, and so is its check that the match is later than the start: from 01:47 it
     /// answers the same hour's 01:15. Taken as "no date", such a trigger near an offset change
@@ -35,8 +66,10 @@ struct CalendarForeignAnswerTests {
         #expect(try Self.chain(DateComponents(timeZone: Self.zone("Australia/Eucla"), second: 15, nanosecond: 1_000_000),
                                after: "1991-11-15T17:52:30Z", count: 4)
                 == ["1991-11-15T17:53:15.001Z", "1991-11-15T17:54:15.001Z", "1991-11-15T17:55:15.001Z", "1991-11-15T17:56:15.001Z"])
+        // Caracas's offset had seconds then (-4:27:40): the real 01:15:00 (exception 1), not
+        // Foundation's UTC-aligned 01:15:20.
         #expect(try Self.chain(DateComponents(timeZone: Self.zone("America/Caracas"), hour: 1, minute: 15, nanosecond: 1),
-                               after: "1895-09-11T06:00:00Z", count: 2) == ["1895-09-12T05:43:00Z", "1895-09-13T05:43:00Z"])
+                               after: "1895-09-11T06:00:00Z", count: 2) == ["1895-09-12T05:42:40Z", "1895-09-13T05:42:40Z"])
         // Another calendar: Foundation answers every fire.
         var hebrew = Calendar(identifier: .hebrew)
         hebrew.timeZone = .gmt

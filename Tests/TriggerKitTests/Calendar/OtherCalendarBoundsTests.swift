@@ -209,7 +209,7 @@ struct OtherCalendarBoundsTests {
         await center.shutdown()
     }
 
-    /// Before a zone's table (1900) Foundation answers every Gregorian fire too, at about
+    /// Before a zone's table (1583) Foundation answers every Gregorian fire too, at about
     /// 0.03 ms each, but a catch-up counted such fires to the native bound (100,000): a
     /// repeating trigger added in year 1 held the first line of a stream dated 9999 for 3.2 s
     /// (`make fuzz`, seed 1, case 30825). The steps Foundation answers are counted against its
@@ -224,9 +224,9 @@ struct OtherCalendarBoundsTests {
             let schedule = FireSchedule(requests: [r], defaultAddedAt: Self.t0, floatingTimeZone: Self.utc)
             return schedule.entries[0].rule
         }
-        // Every step from 1800 on is Foundation's until 1900: the count stops at its bound,
+        // Every step from 1400 on is Foundation's until 1583: the count stops at its bound,
         // at the 1,000th fire, and the walk jumps to the fire after the limit.
-        let early = try daily(addedAt: "1800-01-01T00:00:00Z")
+        let early = try daily(addedAt: "1400-01-01T00:00:00Z")
         let first = try #require(early.firstFire)
         #expect(early.isAnsweredByFoundation(after: first))
         let summary = early.coalesce(from: first, before: Self.t0)
@@ -234,10 +234,10 @@ struct OtherCalendarBoundsTests {
         #expect(summary.last == early.fires(after: first - 1, count: TimeRule.foundationCoalescingCap).last)
         #expect(try #require(summary.next) >= Self.t0)
         // A walk that starts a month before the table: its 31 Foundation steps count against
-        // that bound, its native ones do not (about 1,856 fires up to 1905).
-        let late = try daily(addedAt: "1899-12-01T00:00:00Z")
+        // that bound, its native ones do not (about 1,856 fires up to 1588).
+        let late = try daily(addedAt: "1582-12-01T00:00:00Z")
         let lateFirst = try #require(late.firstFire)
-        let limit = try #require(Timestamp.parseMillis("1905-01-01T00:00:00Z"))
+        let limit = try #require(Timestamp.parseMillis("1588-01-01T00:00:00Z"))
         let lateSummary = late.coalesce(from: lateFirst, before: limit)
         #expect(lateSummary.count == late.fires(after: lateFirst - 1, count: 5_000).filter { $0 < limit }.count)
         #expect(lateSummary.count > TimeRule.foundationCoalescingCap)
@@ -258,14 +258,14 @@ struct OtherCalendarBoundsTests {
     /// A capped count stands for the old fires only: the fires inside the catch-up window
     /// (the week before the stream time) are still delivered as the policy says. With
     /// `coalesce` they were lost (neither written nor counted; a helper's find): a daily
-    /// trigger added in 1800 wrote one line, `coalesced` 1,000, dated 1802, and its fires of
+    /// trigger added in 1400 wrote one line, `coalesced` 1,000, dated 1402, and its fires of
     /// the last week never came; `every` wrote them one by one.
     @Test(arguments: [CatchUpPolicy.coalesced, .everyFire])
     func aCappedCatchUpStillDeliversTheWindowsFires(policy: CatchUpPolicy) throws {
         let r = NotificationRequest(identifier: "old", content: NotificationContent(title: "x"),
                                     trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: Self.utc, hour: 9),
                                                                        repeats: true)),
-                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("1800-01-01T00:00:00Z"))))
+                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("1400-01-01T00:00:00Z"))))
         var options = StreamOptions()
         options.catchUp = policy
         let e = StreamEvaluator(requests: [r], options: options)
