@@ -36,7 +36,14 @@ extension FoundationSearch {
         return CivilDate.floorDiv(t + off, Self.msHour) * Self.msHour - off
     }
 
-    @inline(__always) func minuteStart(_ t: Int64) -> Int64 { CivilDate.floorDiv(t, Self.msMinute) * Self.msMinute }
+    /// The start of `t`'s minute on the wall clock. Foundation aligns its minute steps to UTC,
+    /// which in a zone whose offset has seconds (local mean time: Monrovia -0:44:30 before
+    /// 1972) lands on hh:mm:30 for a pattern of hh:mm; the re-enactment steps wall minutes, so
+    /// it answers hh:mm:00 there (exception 1), and the same as Foundation elsewhere.
+    @inline(__always) func minuteStart(_ t: Int64) -> Int64 {
+        let off = zone.offset(atUTC: t)
+        return CivilDate.floorDiv(t + off, Self.msMinute) * Self.msMinute - off
+    }
     @inline(__always) func secondStart(_ t: Int64) -> Int64 { CivilDate.floorDiv(t, 1000) * 1000 }
 
     /// Week of the month of day `d` under the calendar's week rules (0 before week 1).

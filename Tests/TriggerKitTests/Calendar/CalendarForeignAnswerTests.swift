@@ -24,8 +24,9 @@ struct CalendarForeignAnswerTests {
     /// Paris `{hour 9, minute 0}` in 1899 (+0:09:21) was refused as never firing, 09:05 fired
     /// at 09:05:21, an hourly `{minute 0}` fired once; next to a change of offset from such
     /// an offset, Tokyo's 19:03 fired at 19:03:00 and 19:03:59 the same day (1887), Sitka's
-    /// once and never again (1867). Now the real occurrences, in every way in (`next`, `run`
-    /// and `serve` compute them here).
+    /// once and never again (1867); a day some months lack fired at 09:30:30 for 09:30
+    /// (Monrovia 1965, Foundation's search re-enacted with its UTC-aligned minutes). Now the
+    /// real occurrences, in every way in (`next`, `run` and `serve` compute them here).
     @Test func localMeanTimeWithSecondsFiresAtTheWallTimesAskedFor() throws {
         let paris = Self.zone("Europe/Paris")
         #expect(try Self.chain(DateComponents(timeZone: paris, hour: 9, minute: 0), after: "1899-06-01T00:00:00Z", count: 2)
@@ -43,6 +44,13 @@ struct CalendarForeignAnswerTests {
         #expect(try Self.chain(DateComponents(timeZone: Self.zone("America/Sitka"), hour: 19, minute: 3, second: 0),
                                after: "1867-10-17T00:00:00Z", count: 3)
                 == ["1867-10-17T04:04:13Z", "1867-10-18T04:04:13Z", "1867-10-20T04:04:13Z"])
+        // Where Foundation's search decides (a day some months lack, month-relative patterns),
+        // its re-enactment steps wall minutes: 09:30:00, not Foundation's 09:30:30.
+        let monrovia = Self.zone("Africa/Monrovia")
+        #expect(try Self.chain(DateComponents(timeZone: monrovia, day: 31, hour: 9, minute: 30), after: "1965-01-01T00:00:00Z", count: 3)
+                == ["1965-01-31T10:14:30Z", "1965-03-01T10:14:30Z", "1965-03-31T10:14:30Z"])
+        #expect(try Self.chain(DateComponents(timeZone: monrovia, hour: 9, weekday: 1, weekOfMonth: 5), after: "1965-01-01T00:00:00Z",
+                               count: 2) == ["1965-01-24T09:44:30Z", "1965-02-28T09:44:30Z"])
         // Before the tables (1583), Foundation's Gregorian calendar is Julian: it still answers.
         let before = CalendarSchedule(CalendarTrigger(dateMatching: DateComponents(timeZone: paris, hour: 9), repeats: true),
                                       floatingTimeZone: .gmt)
