@@ -43,6 +43,9 @@ import Foundation
     /// The schedule cursors as the store has them, by slot (`nil` = no next fire), or
     /// `nil` while the schedule does not exist or was never saved.
     private var savedCursors: [Int64]?
+    /// The evaluator's suppressed fires at the last commit: a time fire suppressed (its
+    /// device not authorized) moves its cursor without an event to show it.
+    private var suppressedAtCommit = 0
     private let locationSlots: [Int32]
     private var linesSinceCommit = 0
     private var lastCommit = ContinuousClock.now
@@ -94,6 +97,7 @@ import Foundation
                 for f in s.queuedFires { cursors[Int(f.slot)] = f.date }
                 savedCursors = cursors
             }
+            suppressedAtCommit = evaluator.stats.suppressed
         } else {
             try store.startRun(evaluator: evaluator, pending: evaluator.pendingFlags(), options: evaluator.options.resultFingerprint)
             resumePosition = 0
@@ -240,8 +244,12 @@ import Foundation
         // process(lineBytes:) / skipLine(bytes:) / resume(lineBytes:); otherwise (the
         // StreamLine API) the input cannot be checked on resume and none is recorded.
         batch.inputDigest = digest.lines == position ? digest.description : ""
-        // Cursors only move when a time trigger fired (or the schedule was just built), so
-        // most batches write none.
+        // Cursors only move when a time trigger fired, delivered or suppressed (or the
+        // schedule was just built), so most batches write none. (A batch whose time fires
+        // were all suppressed kept the cursors of the batch before: `pending` on a resumed
+        // run's file showed a past next fire, a helper found.)
+        if evaluator.stats.suppressed != suppressedAtCommit { timeFired = true }
+        suppressedAtCommit = evaluator.stats.suppressed
         if timeFired || (savedCursors == nil && evaluator.schedule != nil) { diffCursors(into: &batch) }
         try store.commit(batch)
         batchEvents.removeAll(keepingCapacity: true)

@@ -142,6 +142,34 @@ struct DurableRunTests {
         #expect(out.contains { $0.contains("\"identifier\":\"once\"") })
     }
 
+    /// A resumed run whose time fires were all suppressed (the device denied) kept the
+    /// cursors of the run before it: `pending` showed a next fire already past (08:07 where
+    /// one run shows 08:12; a helper's find). Suppressed fires move the cursors too.
+    @Test func suppressedTimeFiresMoveTheSavedCursors() throws {
+        let requests = #"{"identifier": "m", "device": "d", "addedAt": "2026-11-23T08:00:00Z", "content": {"title": "M"}, "#
+            + #""trigger": {"type": "timeInterval", "timeInterval": 60, "repeats": true}}"#
+        let lines = [#"{"t": "2026-11-23T08:00:00Z"}"#,
+                     #"{"device": "d", "t": "2026-11-23T08:01:30Z", "settings": {"authorizationStatus": "denied"}}"#]
+            + (2...11).map { #"{"t": "2026-11-23T08:\#(String(format: "%02d", $0)):00Z"}"# }
+        func nextFire(_ path: String) throws -> String? {
+            guard case .object(let o) = try #require(StateStore(path: path).pendingRequestsDetailed().first) else { return nil }
+            return o["nextFire"]?.stringValue
+        }
+        let split = TempStorePath(), whole = TempStorePath()
+        defer { split.cleanup(); whole.cleanup() }
+        for (path, pieces) in [(split.path, [0..<7, 7..<12]), (whole.path, [0..<12])] {
+            for piece in pieces {
+                let run = try DurableRun(evaluator: makeEvaluator(requests), store: StateStore(path: path))
+                #expect(run.resumePosition == piece.lowerBound)
+                _ = try feedDurable(run, lines[piece])
+                try run.commit()
+            }
+        }
+        let wholeNext = try nextFire(whole.path), splitNext = try nextFire(split.path)
+        #expect(wholeNext == "2026-11-23T08:12:00Z", "\(String(describing: wholeNext))")
+        #expect(splitNext == wholeNext, "\(String(describing: splitNext))")
+    }
+
     @Test func aBatchIsDueAfterItsLines() throws {
         let tmp = TempStorePath(); defer { tmp.cleanup() }
         let run = try DurableRun(evaluator: makeEvaluator(), store: StateStore(path: tmp.path), batchLines: 5,
