@@ -93,8 +93,16 @@ package struct StreamSession {
         case .respond(let response):
             let request = adopt(evaluator).live[ExactKey(response.requestIdentifier)]?.request
             var (change, notes) = Self.change(answering: response, to: request, at: t, line: line, categories: categories)
-            if let change { notes += apply(change, at: t, line: line, evaluator: &evaluator) }
-            return notes
+            guard let change else { return notes }
+            let refused = refusedAdds
+            let applied = apply(change, at: t, line: line, evaluator: &evaluator)
+            guard refusedAdds != refused else { return notes + applied }
+            // A snooze the validator refuses (its identifier past 1,024 bytes, its device no
+            // longer allowed) is a warning, as `serve` and a library center answer it, not an
+            // error line nor a refused add (`--strict` stopped at it; a helper's find).
+            refusedAdds = refused
+            let prefix = "error: line \(line): "
+            return notes + applied.map { $0.hasPrefix(prefix) ? "warning: line \(line): snooze refused: " + $0.dropFirst(prefix.count) : $0 }
         }
     }
 

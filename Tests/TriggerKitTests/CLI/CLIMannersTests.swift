@@ -69,6 +69,23 @@ struct CLIMannersTests {
         #expect(enough.status == 0 && !enough.out.isEmpty, "\(enough.err)")
     }
 
+    /// A snooze the validator refuses (its device denied since the delivery) is a warning,
+    /// as `serve` and a library center answer it: `run` wrote it as an error line, and
+    /// `--strict` stopped there with status 1 (a helper's find).
+    @Test func aRefusedSnoozeIsAWarning() throws {
+        let requests = try Self.file(#"{"identifier": "s", "addedAt": "2026-11-23T08:00:00Z", "content": {"title": "S", "categoryIdentifier": "CAT"}, "trigger": {"type": "timeInterval", "timeInterval": 120, "repeats": true}}"#)
+        let categories = try Self.file(#"[{"identifier": "CAT", "actions": [{"identifier": "later", "title": "Later", "effect": {"snooze": 120}}]}]"#)
+        let stream = try Self.file([#"{"t": "2026-11-23T08:00:00Z"}"#,
+                                    #"{"t": "2026-11-23T08:02:30Z", "device": "r", "settings": {"authorizationStatus": "denied"}}"#,
+                                    #"{"t": "2026-11-23T08:06:10Z", "respond": {"identifier": "s", "device": "r", "action": "later"}}"#,
+                                    #"{"t": "2026-11-23T08:09:00Z"}"#].joined(separator: "\n"))
+        let r = try Self.run(["run", "--strict", "--requests", requests, "--categories", categories], input: stream)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.contains("warning: line 3: snooze refused: s/snooze/r: notificationsNotAllowed:"), "\(r.err)")
+        #expect(!r.err.contains("error:") && r.err.contains("errors 0"), "\(r.err)")
+        #expect(r.out.split(separator: "\n").count == 4)
+    }
+
     @Test func aNegativeCountIsAnErrorNotAMissingValue() throws {
         let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--count", "-1"])
         #expect(r.status == 64)
