@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-@_spi(Engine) import TriggerKit
+import TriggerKit
 
 /// One tenant's durable state in its own SQLite file (WAL):
 ///

@@ -3,9 +3,9 @@ import Synchronization
 /// How often the calendar engine has asked Foundation instead of answering natively, since
 /// the process started (or the last ``reset()``), by reason.
 ///
-/// The native engine covers the Gregorian and ISO 8601 calendars from 1900 to 9999 (in every
+/// The native engine covers the Gregorian and ISO 8601 calendars from 1583 to 9999 (in every
 /// zone: see ``ZoneTable``); Foundation answers only for other calendars, instants before
-/// 1900 and triggers with `era` or `nanosecond`. Benchmarks and `triggerkit next` report these
+/// 1583 and triggers with `era` or `nanosecond`. Benchmarks and `triggerkit next` report these
 /// counts so that a fallback on a common trigger shows up as a number, not as a slow run.
 /// Counting takes a lock per fallback, noise beside the fallback itself (10-100 us).
 @_spi(Engine) public enum CalendarFallbacks {

@@ -4,9 +4,11 @@ import Foundation
 // the soonest fires.
 
 extension FireSchedule {
-    /// How many values ``popDue(until:coalescingBefore:into:limit:)`` would return without
-    /// a limit (one per trigger for its fires before `horizon`, one per fire after), counted
-    /// up to `limit`: past it the answer is `limit`. The queue is not changed.
+    /// How many values ``popDue(until:coalescingBefore:window:into:limit:)`` would return
+    /// without a limit (one per trigger for its fires before `horizon`, one per fire after),
+    /// counted up to `limit`: past it the answer is `limit`. The queue is not changed. (A
+    /// trigger whose coalesced count stops at its cap makes a line more there, or several for
+    /// a catch-up window of more than ``TimeRule/coalescingCap`` fires: counted as one.)
     ///
     /// - Complexity: O(d + min(limit, f)) next-date computations for d triggers due and f
     ///   fires after the horizon: a subtree of the heap whose root is later than `t` is not

@@ -136,6 +136,7 @@ import Foundation
     /// `resumeAt` (when that is later) or `limit`: the next fire is the first at or after it
     /// (the catch-up window's start: fires there are delivered as the policy says, not lost
     /// with the old ones; a helper found `coalesce` dropped a capped trigger's last week).
+    /// Stopped inside the window, the next fire is the one after the last counted.
     ///
     /// - Complexity: O(1) for intervals; at most ``coalescingCap`` steps for calendars
     ///   (``foundationCoalescingCap`` and ``otherCalendarCoalescingCap`` where Foundation answers).
@@ -188,9 +189,16 @@ import Foundation
             last = n
             count += 1
         }
-        // At the cap or the horizon: jump to the first fire at or after the window's start
-        // (when the count stopped before it) or the limit.
-        let resume = resumeAt > last && resumeAt < limit ? resumeAt : limit
+        // At the cap or the horizon: jump to the first fire at or after the limit, or at or
+        // after the window's start when the count stopped before it; a count that stopped
+        // inside the window goes on from the fire after its last (the reviewer found a
+        // per-minute trigger's last 800 fires lost when the cap fell there).
+        let resume: Int64
+        if resumeAt == .min || resumeAt >= limit {
+            resume = limit
+        } else {
+            resume = resumeAt > last ? resumeAt : last + 1
+        }
         return (last, count, nextFire(strictlyAfter: resume - 1))
     }
 

@@ -285,6 +285,27 @@ struct OtherCalendarBoundsTests {
         }
     }
 
+    /// A count that stops at its cap inside the catch-up window goes on from the fire after
+    /// its last: a per-minute trigger added 70 days back (100,800 fires, the cap 100,000
+    /// falling on the window's last day) lost its last 800 fires, the one at the stream time
+    /// included (the reviewer's find).
+    @Test func aCapInsideTheWindowLosesNoFire() throws {
+        let r = NotificationRequest(identifier: "minutely", content: NotificationContent(title: "x"),
+                                    trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: Self.utc, second: 0),
+                                                                       repeats: true)),
+                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("2025-10-23T00:00:00Z"))))
+        var options = StreamOptions()
+        options.catchUp = .coalesced
+        let e = StreamEvaluator(requests: [r], options: options)
+        var out: [FiredEvent] = []
+        let line = Array(#"{"t": "2026-01-01T00:00:00Z"}"#.utf8)
+        try e.process(try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }, into: &out)
+        // 70 days of minutes (the first a minute after `addedAt`, the last at the stream time).
+        #expect(out.reduce(0) { $0 + $1.count } == 70 * 1440)
+        #expect(out.first?.count == TimeRule.coalescingCap)
+        #expect(out.last?.date == Timestamp.parseMillis("2026-01-01T00:00:00Z"))
+    }
+
     /// Which Gregorian triggers Foundation answers: month-relative fields are re-enacted
     /// natively unless an `era` or a `nanosecond` comes with them; a `nanosecond` beside times
     /// of day is native. An `era` is always Foundation's (it was native beside an hour, and

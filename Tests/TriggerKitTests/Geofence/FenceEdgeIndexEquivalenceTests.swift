@@ -77,7 +77,7 @@ struct FenceEdgeIndexEquivalenceTests {
     @Test(arguments: [1, 2, 3, 4])
     func randomPolygonsAndPathsMeetTheSameEdges(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
-        var contacts = 0, misses = 0, distances = 0
+        var contacts = 0, misses = 0, distances = 0, clearPaths = 0
         for _ in 0..<6 {
             let lat = rng.uniform(-60, 60), lon = rng.chance(0.4) ? rng.uniform(179.95, 180) : rng.uniform(-20, 20)
             let (rings, box) = Self.polygon(&rng, lon: lon, lat: lat)
@@ -96,6 +96,14 @@ struct FenceEdgeIndexEquivalenceTests {
                 let plain = GuardedFences.polygonRange(rings: rings, index: nil, box: box, path, shifts: shifts, covers: nil)
                 let indexed = GuardedFences.polygonRange(rings: rings, index: index, box: box, path, shifts: shifts, covers: nil)
                 #expect(plain?.0 == indexed?.0 && plain?.1 == indexed?.1, "\(String(describing: plain)) != \(String(describing: indexed))")
+                // Both ends outside and clear of the boundary: the stretches' test agrees
+                // with the contacts alone (which is why it is skipped there).
+                let ends = [(path.latitude0, path.longitude0), (path.latitude1, path.longitude1)]
+                if ends.allSatisfy({ !covers($0.0, $0.1) && GuardedFences.boundaryDistance(
+                    rings: rings, index: nil, latitude: $0.0, longitude: Geodesic.unwrapDegrees($0.1)) > 0.01 }) {
+                    #expect(careful?.0 == plain?.0 && careful?.1 == plain?.1, "\(String(describing: careful)) != \(String(describing: plain))")
+                    clearPaths += 1
+                }
                 if plain == nil { misses += 1 } else { contacts += 1 }
                 // Fixes at the path's ends and middle, and far away (the other side of the
                 // antimeridian, hundreds of km).
@@ -110,6 +118,7 @@ struct FenceEdgeIndexEquivalenceTests {
             }
         }
         #expect(contacts > 40 && misses > 5, "paths must both meet and miss (\(contacts), \(misses))")
+        #expect(clearPaths > 40, "paths with both ends clear: \(clearPaths)")
         #expect(distances > 300)
     }
 
