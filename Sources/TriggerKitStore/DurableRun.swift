@@ -74,7 +74,8 @@ import Foundation
         // requests' fingerprint takes seconds for a million of them).
         try store.lockForWriting()
         // A new store renders the requests once, for their rows and the fingerprint together.
-        let saved = try store.hasRun() ? store.loadRun(fingerprint: evaluator.requestsFingerprint) : nil
+        let saved = try store.hasRun()
+            ? store.loadRun(fingerprint: evaluator.requestsFingerprint) { evaluator.options.differences(from: $0) } : nil
         if let saved {
             if let options = saved.options {
                 let diff = evaluator.options.differences(from: options)

@@ -22,17 +22,22 @@ extension StateStore {
     /// The saved run, or `nil` for a store that has not recorded any run yet.
     ///
     /// - Throws: ``StateStoreError/requestsChanged(path:)`` when it was saved with requests
-    ///   whose fingerprint differs from `fingerprint`.
+    ///   whose fingerprint differs from `fingerprint`, unless the saved options differ
+    ///   (`optionsDiffer` of them is not empty): then ``StateStoreError/optionsChanged(path:differences:)``,
+    ///   which names the cause (other `--settings` refuse other requests, and so change the
+    ///   fingerprint: a helper found that reported as other requests).
     /// - Complexity: O(devices + cursors + done slots).
-    @_spi(Engine) public func loadRun(fingerprint: UInt64) throws(StateStoreError) -> SavedRun? {
+    @_spi(Engine) public func loadRun(fingerprint: UInt64, optionsDiffer: (String) -> [String] = { _ in [] }) throws(StateStoreError) -> SavedRun? {
         let path = self.path
-        enum Outcome { case fresh, mismatch, damaged(String), saved(SavedRun) }
+        enum Outcome { case fresh, mismatch(String?), damaged(String), saved(SavedRun) }
         let outcome: Outcome = try run { db in
             guard let meta = try Row.fetchOne(db, sql: "SELECT * FROM meta WHERE id = 1") else { return .fresh }
             // Read with `decode`, which throws for a value of another type (a subscript traps),
             // from copied rows (a cursor's row reads a text as the integer 0): a hand-edited
             // or damaged file is refused as damaged.
-            guard try meta.decode(String.self, forColumn: "requestsFingerprint") == Self.hex(fingerprint) else { return .mismatch }
+            guard try meta.decode(String.self, forColumn: "requestsFingerprint") == Self.hex(fingerprint) else {
+                return .mismatch(try? meta.decode(String?.self, forColumn: "options"))
+            }
             let statsJSON = try meta.decode(String.self, forColumn: "stats")
             guard let stats = try? JSONDecoder().decode(StreamStats.self, from: Data(statsJSON.utf8)) else {
                 return .damaged("unreadable stats")
@@ -88,7 +93,12 @@ extension StateStore {
         }
         switch outcome {
         case .fresh: return nil
-        case .mismatch: throw .requestsChanged(path: path)
+        case .mismatch(let options):
+            if let options {
+                let diff = optionsDiffer(options)
+                if !diff.isEmpty { throw .optionsChanged(path: path, differences: diff) }
+            }
+            throw .requestsChanged(path: path)
         case .damaged(let why): throw .database(path: path, reason: why)
         case .saved(let saved): return saved
         }

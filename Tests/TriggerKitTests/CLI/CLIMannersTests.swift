@@ -86,6 +86,23 @@ struct CLIMannersTests {
         #expect(r.out.split(separator: "\n").count == 4)
     }
 
+    /// Resuming with other `--settings` that refuse other requests was reported as "made with
+    /// different requests", pointing at the unchanged requests file (a helper's find): the
+    /// settings are named, as for settings that refuse nothing.
+    @Test func otherSettingsOnResumeAreNamedEvenWhenTheyRefuseRequests() throws {
+        let requests = try Self.file(#"{"identifier": "m", "device": "d", "addedAt": "2026-11-23T08:00:00Z", "content": {"title": "M"}, "trigger": {"type": "timeInterval", "timeInterval": 60, "repeats": true}}"#)
+        let allowed = try Self.file(#"{"d": {"authorizationStatus": "authorized"}}"#)
+        let denied = try Self.file(#"{"d": {"authorizationStatus": "denied"}}"#)
+        let stream = try Self.file(#"{"t": "2026-11-23T08:00:00Z"}"# + "\n" + #"{"t": "2026-11-23T08:02:00Z"}"#)
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        #expect(try Self.run(["run", "--requests", requests, "--settings", allowed, "--state", state], input: stream).status == 0)
+        let r = try Self.run(["run", "--requests", requests, "--settings", denied, "--state", state], input: stream)
+        #expect(r.status == 2)
+        #expect(r.err.contains("the saved run used other options: settings:"), "\(r.err)")
+        #expect(!r.err.contains("different requests"), "\(r.err)")
+    }
+
     @Test func aNegativeCountIsAnErrorNotAMissingValue() throws {
         let r = try Self.run(["next", "--requests", Self.file(Self.floating), "--count", "-1"])
         #expect(r.status == 64)
