@@ -59,18 +59,25 @@ struct PublicRoutesTakeNoBody: RouterMiddleware {
 /// Connections answered with `Connection: close` (``ServeContext/closing(_:)``): a request
 /// that came behind the refused one on such a connection is not served (it was, after the
 /// answer that said `close`, which a client may take as not served and send again; a
-/// helper's find). Each leaves the set when its connection closes.
+/// helper's find). Each mark is undone when its connection closes. Counted, not a set: a
+/// closed channel's address can be reused by a new one before the closed one's removal runs,
+/// and with a set the new channel's mark was then taken for the old one's and removed with it
+/// (a request behind a refused body was served under a loaded test run).
 enum ClosingChannels {
-    private static let set = Mutex<Set<ObjectIdentifier>>([])
+    private static let marks = Mutex<[ObjectIdentifier: Int]>([:])
 
     static func mark(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        guard set.withLock({ $0.insert(id).inserted }) else { return }
-        channel.closeFuture.whenComplete { _ in _ = set.withLock { $0.remove(id) } }
+        marks.withLock { $0[id, default: 0] += 1 }
+        channel.closeFuture.whenComplete { _ in
+            marks.withLock { m in
+                if let n = m[id], n > 1 { m[id] = n - 1 } else { m[id] = nil }
+            }
+        }
     }
 
     static func isClosing(_ channel: any Channel) -> Bool {
-        set.withLock { $0.contains(ObjectIdentifier(channel)) }
+        marks.withLock { $0[ObjectIdentifier(channel)] != nil }
     }
 }
 
