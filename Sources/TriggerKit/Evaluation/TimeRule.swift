@@ -136,7 +136,8 @@ import Foundation
     /// `resumeAt` (when that is later) or `limit`: the next fire is the first at or after it
     /// (the catch-up window's start: fires there are delivered as the policy says, not lost
     /// with the old ones; a helper found `coalesce` dropped a capped trigger's last week).
-    /// Stopped inside the window, the next fire is the one after the last counted.
+    /// Stopped inside the window by the native cap, the next fire is the one after the last
+    /// counted; by Foundation's bound, the first at or after `limit`.
     ///
     /// - Complexity: O(1) for intervals; at most ``coalescingCap`` steps for calendars
     ///   (``foundationCoalescingCap`` and ``otherCalendarCoalescingCap`` where Foundation answers).
@@ -190,14 +191,19 @@ import Foundation
             count += 1
         }
         // At the cap or the horizon: jump to the first fire at or after the limit, or at or
-        // after the window's start when the count stopped before it; a count that stopped
-        // inside the window goes on from the fire after its last (the reviewer found a
-        // per-minute trigger's last 800 fires lost when the cap fell there).
+        // after the window's start when the count stopped before it. A count of native steps
+        // that stopped inside the window goes on from the fire after its last (the reviewer
+        // found a per-minute trigger's last 800 fires lost when the cap fell there); one that
+        // Foundation's bound stopped does not: its steps cost up to milliseconds, and a
+        // per-second Chinese trigger's week of 604,800 took 12 s in one step (`make fuzz`).
+        let native = cap == Self.coalescingCap && foundationSteps < Self.foundationCoalescingCap - 1
         let resume: Int64
         if resumeAt == .min || resumeAt >= limit {
             resume = limit
+        } else if resumeAt > last {
+            resume = resumeAt
         } else {
-            resume = resumeAt > last ? resumeAt : last + 1
+            resume = native ? last + 1 : limit
         }
         return (last, count, nextFire(strictlyAfter: resume - 1))
     }

@@ -306,6 +306,28 @@ struct OtherCalendarBoundsTests {
         #expect(out.last?.date == Timestamp.parseMillis("2026-01-01T00:00:00Z"))
     }
 
+    /// A count Foundation's bound stopped inside the window does not go on: a per-second
+    /// Chinese trigger (Foundation answers each fire) added in year 1 and caught up with
+    /// `coalesce` wrote 9,452 lines of 64 fires in one step (604,800 of Foundation's answers,
+    /// 12 s; `make fuzz`, seed 1, case 39225). At most two lines: the old fires and the window's.
+    @Test func foundationsBoundStillBoundsACatchUpStep() throws {
+        var chinese = Calendar(identifier: .chinese)
+        let zone = try #require(TimeZone(identifier: "Australia/Lord_Howe"))
+        chinese.timeZone = zone
+        let r = NotificationRequest(identifier: "r25", content: NotificationContent(title: "x"),
+                                    trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(calendar: chinese, timeZone: zone, nanosecond: 36),
+                                                                       repeats: true)),
+                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("0001-01-01T00:00:00Z"))))
+        var options = StreamOptions()
+        options.catchUp = .coalesced
+        let e = StreamEvaluator(requests: [r], options: options)
+        var out: [FiredEvent] = []
+        let line = Array(#"{"t": "2026-11-27T09:00:08Z"}"#.utf8)
+        try e.process(try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }, into: &out)
+        #expect((1...2).contains(out.count), "\(out.count) lines")
+        #expect(out.allSatisfy { $0.count <= TimeRule.otherCalendarCoalescingCap })
+    }
+
     /// Which Gregorian triggers Foundation answers: month-relative fields are re-enacted
     /// natively unless an `era` or a `nanosecond` comes with them; a `nanosecond` beside times
     /// of day is native. An `era` is always Foundation's (it was native beside an hour, and
