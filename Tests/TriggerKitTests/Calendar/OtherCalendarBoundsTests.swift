@@ -255,6 +255,21 @@ struct OtherCalendarBoundsTests {
         #expect(out.first?.count == TimeRule.foundationCoalescingCap)
     }
 
+    /// The events of a repeating calendar trigger on `components`, added at `addedAt`, caught
+    /// up by one clock line at `t` under `policy`.
+    static func caughtUp(_ components: DateComponents, addedAt: String, at t: String, policy: CatchUpPolicy) throws -> [FiredEvent] {
+        let r = NotificationRequest(identifier: "old", content: NotificationContent(title: "x"),
+                                    trigger: .calendar(CalendarTrigger(dateMatching: components, repeats: true)),
+                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis(addedAt))))
+        var options = StreamOptions()
+        options.catchUp = policy
+        let e = StreamEvaluator(requests: [r], options: options)
+        var out: [FiredEvent] = []
+        let line = Array(#"{"t": "\#(t)"}"#.utf8)
+        try e.process(try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }, into: &out)
+        return out
+    }
+
     /// A capped count stands for the old fires only: the fires inside the catch-up window
     /// (the week before the stream time) are still delivered as the policy says. With
     /// `coalesce` they were lost (neither written nor counted; a helper's find): a daily
@@ -262,16 +277,8 @@ struct OtherCalendarBoundsTests {
     /// the last week never came; `every` wrote them one by one.
     @Test(arguments: [CatchUpPolicy.coalesced, .everyFire])
     func aCappedCatchUpStillDeliversTheWindowsFires(policy: CatchUpPolicy) throws {
-        let r = NotificationRequest(identifier: "old", content: NotificationContent(title: "x"),
-                                    trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: Self.utc, hour: 9),
-                                                                       repeats: true)),
-                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("1400-01-01T00:00:00Z"))))
-        var options = StreamOptions()
-        options.catchUp = policy
-        let e = StreamEvaluator(requests: [r], options: options)
-        var out: [FiredEvent] = []
-        let line = Array(#"{"t": "2026-01-01T00:00:00Z"}"#.utf8)
-        try e.process(try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }, into: &out)
+        let out = try Self.caughtUp(DateComponents(timeZone: Self.utc, hour: 9), addedAt: "1400-01-01T00:00:00Z",
+                                    at: "2026-01-01T00:00:00Z", policy: policy)
         let capped = try #require(out.first)
         #expect(capped.count == TimeRule.foundationCoalescingCap)
         // The last week's seven fires, 2025-12-25 ... 2025-12-31 at 09:00.
@@ -290,16 +297,8 @@ struct OtherCalendarBoundsTests {
     /// falling on the window's last day) lost its last 800 fires, the one at the stream time
     /// included (the reviewer's find).
     @Test func aCapInsideTheWindowLosesNoFire() throws {
-        let r = NotificationRequest(identifier: "minutely", content: NotificationContent(title: "x"),
-                                    trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(timeZone: Self.utc, second: 0),
-                                                                       repeats: true)),
-                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("2025-10-23T00:00:00Z"))))
-        var options = StreamOptions()
-        options.catchUp = .coalesced
-        let e = StreamEvaluator(requests: [r], options: options)
-        var out: [FiredEvent] = []
-        let line = Array(#"{"t": "2026-01-01T00:00:00Z"}"#.utf8)
-        try e.process(try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }, into: &out)
+        let out = try Self.caughtUp(DateComponents(timeZone: Self.utc, second: 0), addedAt: "2025-10-23T00:00:00Z",
+                                    at: "2026-01-01T00:00:00Z", policy: .coalesced)
         // 70 days of minutes (the first a minute after `addedAt`, the last at the stream time).
         #expect(out.reduce(0) { $0 + $1.count } == 70 * 1440)
         #expect(out.first?.count == TimeRule.coalescingCap)
@@ -314,16 +313,8 @@ struct OtherCalendarBoundsTests {
         var chinese = Calendar(identifier: .chinese)
         let zone = try #require(TimeZone(identifier: "Australia/Lord_Howe"))
         chinese.timeZone = zone
-        let r = NotificationRequest(identifier: "r25", content: NotificationContent(title: "x"),
-                                    trigger: .calendar(CalendarTrigger(dateMatching: DateComponents(calendar: chinese, timeZone: zone, nanosecond: 36),
-                                                                       repeats: true)),
-                                    addedAt: Timestamp.date(millis: try #require(Timestamp.parseMillis("0001-01-01T00:00:00Z"))))
-        var options = StreamOptions()
-        options.catchUp = .coalesced
-        let e = StreamEvaluator(requests: [r], options: options)
-        var out: [FiredEvent] = []
-        let line = Array(#"{"t": "2026-11-27T09:00:08Z"}"#.utf8)
-        try e.process(try line.withUnsafeBufferPointer { (b) throws(StreamLineError) in try StreamLineParser.parse(b) }, into: &out)
+        let out = try Self.caughtUp(DateComponents(calendar: chinese, timeZone: zone, nanosecond: 36), addedAt: "0001-01-01T00:00:00Z",
+                                    at: "2026-11-27T09:00:08Z", policy: .coalesced)
         #expect((1...2).contains(out.count), "\(out.count) lines")
         #expect(out.allSatisfy { $0.count <= TimeRule.otherCalendarCoalescingCap })
     }
