@@ -38,7 +38,12 @@ package struct StreamSession {
     /// A refused `add`'s line on stderr, in the requests file's format (`-` for a request
     /// without an identifier).
     package static func refusal(line: Int, identifier: String, _ e: RequestError) -> String {
-        "error: line \(line): \(identifier.isEmpty ? "-" : DiagnosticText.clipped(identifier)): \(e.code.rawValue): \(e.message)"
+        "error: line \(line): " + refusal(identifier: identifier, e)
+    }
+
+    /// A refusal's text after its line: the identifier, the error's code and its message.
+    private static func refusal(identifier: String, _ e: RequestError) -> String {
+        "\(identifier.isEmpty ? "-" : DiagnosticText.clipped(identifier)): \(e.code.rawValue): \(e.message)"
     }
 
     /// `validation`: the options an `add` line's request is checked with (`now` is set to
@@ -53,32 +58,10 @@ package struct StreamSession {
     package mutating func apply(_ control: ControlLine, at t: Int64, line: Int, evaluator: inout StreamEvaluator) -> [String] {
         switch control {
         case .add(let request, let readerWarnings):
-            let (admitted, messages) = Self.admit(request, readerWarnings: readerWarnings, at: t, line: line, options: validation,
-                                                 evaluator: evaluator, categories: categories)
-            guard let r = admitted else {
-                refusedAdds += 1
-                return messages
-            }
-            let name = DiagnosticText.clipped(r.identifier)
-            var notes = messages
-            let engine = adopt(evaluator)
-            let replaces = engine.live[ExactKey(r.identifier)] != nil
-            // The bounds: added requests (finished ones stay) and the devices they name grew
-            // without one (a helper's find: 200,000 `add` lines took 450 MB).
-            let refusal = !replaces && engine.live.count >= maxRequests
-                ? RequestError.overRequestLimit("the stream", limit: maxRequests, option: "--max-requests", identifier: name)
-                : r.device.flatMap { evaluator.newDeviceRefusal($0, limit: evaluator.options.maxDevices, option: "--max-devices") }
-            if let refusal {
-                refusedAdds += 1
-                return [Self.refusal(line: line, identifier: r.identifier, refusal)]
-            }
-            // Reported as a requests file reports it (contract section 2; it was silent).
-            if replaces {
-                notes.append("warning: line \(line): \(name): \(Self.replacementNote)")
-            }
-            engine.add(r)
-            evaluator = engine.current
-            return notes
+            let (refusal, notes) = add(request, readerWarnings: readerWarnings, at: t, line: line, evaluator: &evaluator)
+            guard let refusal else { return notes }
+            refusedAdds += 1
+            return notes + [Self.refusal(line: line, identifier: refusal.identifier, refusal.error)]
         case .refusedAdd(let identifier, let error):
             refusedAdds += 1
             return [Self.refusal(line: line, identifier: identifier, error)]
@@ -94,16 +77,50 @@ package struct StreamSession {
             let request = adopt(evaluator).live[ExactKey(response.requestIdentifier)]?.request
             var (change, notes) = Self.change(answering: response, to: request, at: t, line: line, categories: categories)
             guard let change else { return notes }
-            let refused = refusedAdds
-            let applied = apply(change, at: t, line: line, evaluator: &evaluator)
-            guard refusedAdds != refused else { return notes + applied }
+            guard case .add(let snoozed, let readerWarnings) = change else {
+                return notes + apply(change, at: t, line: line, evaluator: &evaluator)
+            }
             // A snooze the validator refuses (its identifier past 1,024 bytes, its device no
             // longer allowed) is a warning, as `serve` and a library center answer it, not an
             // error line nor a refused add (`--strict` stopped at it; a helper's find).
-            refusedAdds = refused
-            let prefix = "error: line \(line): "
-            return notes + applied.map { $0.hasPrefix(prefix) ? "warning: line \(line): snooze refused: " + $0.dropFirst(prefix.count) : $0 }
+            let (refusal, added) = add(snoozed, readerWarnings: readerWarnings, at: t, line: line, evaluator: &evaluator)
+            notes += added
+            if let refusal {
+                notes.append("warning: line \(line): snooze refused: " + Self.refusal(identifier: refusal.identifier, refusal.error))
+            }
+            return notes
         }
+    }
+
+    /// Adds `request` (an `add` line's, or a snooze's one-shot) at `t` to `evaluator`: its
+    /// notes for stderr, and the refusal if the validator or a bound refuses it (the caller
+    /// words it: an error line for an `add`, a warning for a snooze).
+    private mutating func add(_ request: NotificationRequest, readerWarnings: [String], at t: Int64, line: Int,
+                              evaluator: inout StreamEvaluator) -> (refusal: (identifier: String, error: RequestError)?, notes: [String]) {
+        let r: NotificationRequest
+        var notes: [String]
+        do throws(RequestError) {
+            (r, notes) = try Self.validated(request, readerWarnings: readerWarnings, at: t, line: line, options: validation,
+                                            evaluator: evaluator, categories: categories)
+        } catch {
+            return ((request.identifier, error), [])
+        }
+        let name = DiagnosticText.clipped(r.identifier)
+        let engine = adopt(evaluator)
+        let replaces = engine.live[ExactKey(r.identifier)] != nil
+        // The bounds: added requests (finished ones stay) and the devices they name grew
+        // without one (a helper's find: 200,000 `add` lines took 450 MB).
+        let refusal = !replaces && engine.live.count >= maxRequests
+            ? RequestError.overRequestLimit("the stream", limit: maxRequests, option: "--max-requests", identifier: name)
+            : r.device.flatMap { evaluator.newDeviceRefusal($0, limit: evaluator.options.maxDevices, option: "--max-devices") }
+        if let refusal { return ((r.identifier, refusal), []) }
+        // Reported as a requests file reports it (contract section 2; it was silent).
+        if replaces {
+            notes.append("warning: line \(line): \(name): \(Self.replacementNote)")
+        }
+        engine.add(r)
+        evaluator = engine.current
+        return (nil, notes)
     }
 
     /// What a `respond` line to `request` (nil: none has its identifier) changes, as the
@@ -128,14 +145,23 @@ package struct StreamSession {
     package static func admit(_ request: NotificationRequest, readerWarnings: [String], at t: Int64, line: Int,
                               options: ValidationOptions, evaluator: StreamEvaluator,
                               categories: [ExactKey: NotificationCategory]) -> (request: NotificationRequest?, messages: [String]) {
-        let r: NotificationRequest, warnings: [String]
         do throws(RequestError) {
-            (r, warnings) = try RequestValidation.admit(request, at: Timestamp.date(millis: t), options: options,
-                                                       settings: request.device.map { evaluator.settings(forDevice: $0) },
-                                                       categories: categories)
+            let (r, messages) = try validated(request, readerWarnings: readerWarnings, at: t, line: line, options: options,
+                                              evaluator: evaluator, categories: categories)
+            return (r, messages)
         } catch {
             return (nil, [refusal(line: line, identifier: request.identifier, error)])
         }
+    }
+
+    /// `request` as the validator admits it at `t`, with its warnings (the reader's and the
+    /// validator's, once each) as stderr lines; throws the validator's refusal.
+    private static func validated(_ request: NotificationRequest, readerWarnings: [String], at t: Int64, line: Int,
+                                  options: ValidationOptions, evaluator: StreamEvaluator,
+                                  categories: [ExactKey: NotificationCategory]) throws(RequestError) -> (NotificationRequest, [String]) {
+        let (r, warnings) = try RequestValidation.admit(request, at: Timestamp.date(millis: t), options: options,
+                                                        settings: request.device.map { evaluator.settings(forDevice: $0) },
+                                                        categories: categories)
         let name = DiagnosticText.clipped(r.identifier)
         return (r, RequestValidation.uniqueWarnings(readerWarnings, warnings).map { "warning: line \(line): \(name): \($0)" })
     }

@@ -84,6 +84,15 @@ struct CLIMannersTests {
         #expect(r.err.contains("warning: line 3: snooze refused: s/snooze/r: notificationsNotAllowed:"), "\(r.err)")
         #expect(!r.err.contains("error:") && r.err.contains("errors 0"), "\(r.err)")
         #expect(r.out.split(separator: "\n").count == 4)
+        // Refused by a bound (the stream holds `--max-requests` requests), not the validator:
+        // a warning too, and the refused add count stays 0.
+        let bounded = try Self.file([#"{"t": "2026-11-23T08:00:00Z"}"#,
+                                     #"{"t": "2026-11-23T08:02:30Z", "respond": {"identifier": "s", "device": "r", "action": "later"}}"#,
+                                     #"{"t": "2026-11-23T08:05:00Z"}"#].joined(separator: "\n"))
+        let b = try Self.run(["run", "--strict", "--max-requests", "1", "--requests", requests, "--categories", categories], input: bounded)
+        #expect(b.status == 0, "\(b.err)")
+        #expect(b.err.contains("warning: line 2: snooze refused: s/snooze/r: tooManyRequests:"), "\(b.err)")
+        #expect(!b.err.contains("error:") && b.err.contains("errors 0"), "\(b.err)")
     }
 
     /// Resuming with other `--settings` that refuse other requests was reported as "made with
