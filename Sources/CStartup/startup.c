@@ -1,29 +1,75 @@
 #include "startup.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+// How many descriptors can still be opened, up to `want` (each probe is closed again). When a
+// probe fails for another reason than the limit (no /dev/null), `want`: nothing is known.
+static int tk_free_descriptors(int want) {
+    int held[TK_MINIMUM_OPEN_FILES];
+    int n = 0;
+    int limited = 0;
+    while (n < want) {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            limited = errno == EMFILE;
+            break;
+        }
+        held[n++] = fd;
+    }
+    for (int i = 0; i < n; i++) close(held[i]);
+    return limited ? n : want;
+}
+
+static void tk_refuse(const char *text, int n) {
+    if (n > 0) {
+        ssize_t written = write(2, text, (size_t)n);
+        (void)written;
+    }
+    _exit(2);
+}
 
 // Runs before main (and so before the Swift runtime starts its threads): only system calls
 // and snprintf.
 __attribute__((constructor)) static void tk_check_open_files(void) {
     struct rlimit l;
     if (getrlimit(RLIMIT_NOFILE, &l) != 0) return;
-    if (l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= TK_MINIMUM_OPEN_FILES) return;
-    long soft = (long)l.rlim_cur;
-    if (l.rlim_max == RLIM_INFINITY || l.rlim_max >= TK_MINIMUM_OPEN_FILES) {
-        l.rlim_cur = TK_MINIMUM_OPEN_FILES;
-        if (setrlimit(RLIMIT_NOFILE, &l) == 0) return;
+    char text[240];
+    if (l.rlim_cur != RLIM_INFINITY && l.rlim_cur < TK_MINIMUM_OPEN_FILES) {
+        long soft = (long)l.rlim_cur;
+        if (l.rlim_max == RLIM_INFINITY || l.rlim_max >= TK_MINIMUM_OPEN_FILES) {
+            l.rlim_cur = TK_MINIMUM_OPEN_FILES;
+            if (setrlimit(RLIMIT_NOFILE, &l) != 0) l.rlim_cur = (rlim_t)soft;
+        }
+        if (l.rlim_cur < TK_MINIMUM_OPEN_FILES) {
+            int n = l.rlim_max == RLIM_INFINITY
+                ? snprintf(text, sizeof text, "error: the open-file limit (ulimit -n) is %ld and cannot be raised: triggerkit needs at least %d\n",
+                           soft, TK_MINIMUM_OPEN_FILES)
+                : snprintf(text, sizeof text, "error: the open-file limit (ulimit -n) is %ld, at most %ld: triggerkit needs at least %d\n",
+                           soft, (long)l.rlim_max, TK_MINIMUM_OPEN_FILES);
+            tk_refuse(text, n < (int)sizeof text ? n : (int)sizeof text - 1);
+        }
     }
-    char text[200];
-    int n = l.rlim_max == RLIM_INFINITY
-        ? snprintf(text, sizeof text, "error: the open-file limit (ulimit -n) is %ld and cannot be raised: triggerkit needs at least %d\n",
-                   soft, TK_MINIMUM_OPEN_FILES)
-        : snprintf(text, sizeof text, "error: the open-file limit (ulimit -n) is %ld, at most %ld: triggerkit needs at least %d\n",
-                   soft, (long)l.rlim_max, TK_MINIMUM_OPEN_FILES);
-    if (n > 0) {
-        ssize_t written = write(2, text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
-        (void)written;
+    // Descriptors inherited open (a shell's `exec 3<file` ...) count against the limit too:
+    // with one left the runtime stopped with SIGILL as below the minimum (a helper's find).
+    int avail = tk_free_descriptors(TK_MINIMUM_FREE_FILES);
+    if (avail >= TK_MINIMUM_FREE_FILES) return;
+    if (l.rlim_cur != RLIM_INFINITY) {
+        rlim_t raised = l.rlim_cur + (rlim_t)(TK_MINIMUM_FREE_FILES - avail);
+        if (l.rlim_max == RLIM_INFINITY || raised <= l.rlim_max) {
+            struct rlimit r = l;
+            r.rlim_cur = raised;
+            if (setrlimit(RLIMIT_NOFILE, &r) == 0 && tk_free_descriptors(TK_MINIMUM_FREE_FILES) >= TK_MINIMUM_FREE_FILES) return;
+        }
     }
-    _exit(2);
+    long open_now = (long)l.rlim_cur - avail;
+    int n = l.rlim_max == RLIM_INFINITY || l.rlim_max > l.rlim_cur
+        ? snprintf(text, sizeof text, "error: %ld files are open at start and the open-file limit (ulimit -n) is %ld: triggerkit needs %d free\n",
+                   open_now, (long)l.rlim_cur, TK_MINIMUM_FREE_FILES)
+        : snprintf(text, sizeof text, "error: %ld files are open at start and the open-file limit (ulimit -n) is %ld, at most %ld: triggerkit needs %d free\n",
+                   open_now, (long)l.rlim_cur, (long)l.rlim_max, TK_MINIMUM_FREE_FILES);
+    tk_refuse(text, n < (int)sizeof text ? n : (int)sizeof text - 1);
 }

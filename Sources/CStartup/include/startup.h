@@ -11,5 +11,9 @@
 #define TK_STARTUP_H
 
 #define TK_MINIMUM_OPEN_FILES 16
+// The descriptors that must be free at start (the minimum less standard input, output and
+// error): descriptors a parent left open count against the limit; the soft limit is raised
+// by what is missing when the hard limit allows, or the process exits as above.
+#define TK_MINIMUM_FREE_FILES 13
 
 #endif

@@ -29,17 +29,26 @@ package enum ProcessLimits {
     }
 
     /// The files this process has open and its soft limit; nil when either cannot be read
-    /// (the count is that of `/proc/self/fd` or `/dev/fd`).
+    /// (the count is that of `/proc/self/fd` or `/dev/fd`; when no descriptor is left to list
+    /// them, every one is counted open).
     package static var openFileUse: (open: Int, limit: Int)? {
         var l = rlimit()
         guard getrlimit(openFiles, &l) == 0, l.rlim_cur != unlimited else { return nil }
+        let limit = Int(clamping: l.rlim_cur)
         for dir in ["/proc/self/fd", "/dev/fd"] {
             if let names = try? FileManager.default.contentsOfDirectory(atPath: dir) {
                 // (Listing the directory holds one descriptor of its own.)
-                return (max(0, names.count - 1), Int(clamping: l.rlim_cur))
+                return (max(0, names.count - 1), limit)
             }
         }
-        return nil
+        // The listing failed: if that is for want of a descriptor, the limit is reached (the
+        // hint said nothing exactly when the limit was the cause).
+        let probe = open("/dev/null", O_RDONLY)
+        if probe >= 0 {
+            close(probe)
+            return nil
+        }
+        return errno == EMFILE ? (limit, limit) : nil
     }
 
     /// What to add to a file error's message: for an I/O error, the file-size limit when

@@ -69,6 +69,20 @@ struct CLIMannersTests {
         #expect(enough.status == 0 && !enough.out.isEmpty, "\(enough.err)")
     }
 
+    /// Descriptors a parent left open count against the limit: with 15 of 16 open at start
+    /// the runtime stopped `run` with SIGILL. Too few free is raised when the hard limit
+    /// allows, or named with status 2.
+    @Test func descriptorsLeftOpenByTheParentAreCounted() throws {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        // (dash opens descriptors 3-9 only: 10 open, 6 free.)
+        let inherit = "exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null"
+        let refused = try Self.shell("ulimit -n 16 && \(inherit) && exec \"$0\" run --requests /dev/null < /dev/null", [binary])
+        #expect(refused.status == 2, "\(refused.err)")
+        #expect(refused.err == "error: 10 files are open at start and the open-file limit (ulimit -n) is 16, at most 16: triggerkit needs 13 free\n")
+        let raised = try Self.shell("ulimit -Sn 16 && ulimit -Hn 64 && \(inherit) && exec \"$0\" run --requests /dev/null < /dev/null", [binary])
+        #expect(raised.status == 0 && raised.err.contains("lines 0, fixes 0"), "\(raised.err)")
+    }
+
     /// A snooze the validator refuses (its device denied since the delivery) is a warning,
     /// as `serve` and a library center answer it: `run` wrote it as an error line, and
     /// `--strict` stopped there with status 1 (a helper's find).
