@@ -49,6 +49,9 @@ public final class ManualClock: TriggerClock {
         var now: Date
         var sleepers: [(id: UInt64, deadline: Date, continuation: CheckedContinuation<Void, any Error>)] = []
         var nextID: UInt64 = 0
+        /// Sleeps cancelled before their sleeper was registered (each removed when its sleep
+        /// returns).
+        var cancelled: Set<UInt64> = []
     }
     private let state: Mutex<State>
 
@@ -87,18 +90,28 @@ public final class ManualClock: TriggerClock {
     /// cancelled).
     public func sleep(until deadline: Date) async throws {
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        // (After the handler below is gone, nothing can mark this sleep cancelled again.)
+        defer { state.withLock { _ = $0.cancelled.remove(id) } }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { s in
-                    if Self.reached(deadline, at: s.now) { return true }
+                let outcome: Result<Void, any Error>? = state.withLock { s in
+                    if s.cancelled.contains(id) { return .failure(CancellationError()) }
+                    if Self.reached(deadline, at: s.now) { return .success(()) }
                     s.sleepers.append((id, deadline, c))
-                    return false
+                    return nil
                 }
-                if resumeNow { c.resume() }
+                if let outcome { c.resume(with: outcome) }
             }
         } onCancel: {
+            // A task cancelled before its sleeper is registered (already cancelled when it
+            // called, or cancelled meanwhile) is marked, and the registration throws: it
+            // waited for the clock to reach its deadline, which might be never (a helper's
+            // find: `run()` left a timer task behind at every wake).
             let c = state.withLock { s -> CheckedContinuation<Void, any Error>? in
-                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else {
+                    s.cancelled.insert(id)
+                    return nil
+                }
                 return s.sleepers.remove(at: i).continuation
             }
             c?.resume(throwing: CancellationError())

@@ -187,3 +187,44 @@ struct SteppedBackClockTests {
         #expect(await center.deliverDue().isEmpty)
     }
 }
+
+/// A sleep on a ``ManualClock`` in a task cancelled before its sleeper was registered waited
+/// for the clock to reach its deadline, which it might never do: `run()` cancels its timer at
+/// every wake, and 20,000 adds with the clock still left ~129 timer tasks asleep, 128 after
+/// `shutdown()` (a helper embedding the library).
+@Suite("ManualClock: a cancelled sleep throws")
+struct ManualClockCancellationTests {
+    @Test(.timeLimit(.minutes(1))) func aTaskCancelledBeforeItSleepsThrowsAtOnce() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_770_000))
+        let far = clock.now.addingTimeInterval(3600)
+        let sleeper = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                try await clock.sleep(until: far)
+                return "returned"
+            } catch is CancellationError {
+                return "cancelled"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(await sleeper.value == "cancelled")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func sleepsCancelledAtAnyMomentAllEnd() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_770_000))
+        let far = clock.now.addingTimeInterval(3600)
+        // Cancelled around the moment each registers: every one ends (before the fix some
+        // waited for the deadline, which the clock never reaches here).
+        for _ in 0..<200 {
+            let sleeper = Task { try? await clock.sleep(until: far) }
+            sleeper.cancel()
+            await sleeper.value
+        }
+        // A sleep woken by the clock still returns normally.
+        let woken = Task { try await clock.sleep(until: far) }
+        try await Task.sleep(for: .milliseconds(50))
+        clock.advance(to: far)
+        try await woken.value
+    }
+}
