@@ -154,9 +154,12 @@ import Foundation
         guard RequestLimits.isSupported(millis: ref) else { return nil }
         guard isNative(afterMillis: ref) else { return foundationNext(afterMillis: ref, .outsideTables) }
         // A table reaches past 9999 (room for the searches): an answer there is no supported
-        // date, so no fire.
+        // date, so no fire. Nor is an answer of Foundation's (or of its search, re-enacted)
+        // outside a fixed `year`: `{year 2027, month 3, day 4, weekday 1}` (a Thursday, never
+        // a Sunday) fired on 2029-04-01, 2035-04-01, ... as Foundation answers (a helper's
+        // find; the contract's fixed-year rule).
         guard let next = tabledNextFire(afterMillis: ref, consultingFoundation: consultingFoundation),
-              next <= RequestLimits.latestMillis else { return nil }
+              next <= RequestLimits.latestMillis, !isOutsideFixedYear(next) else { return nil }
         return next
     }
 

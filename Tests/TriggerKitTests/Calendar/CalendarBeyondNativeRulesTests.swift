@@ -143,6 +143,42 @@ struct CalendarBeyondNativeRulesTests {
         #expect(s.nextFire(afterMillis: last) == nil)
     }
 
+    /// A fixed `year` whose day and weekday never coincide: Foundation (and its search,
+    /// re-enacted natively) answers dates years later (2029-04-01, 2035-04-01, ...), which
+    /// `next` listed and `run` fired (a helper's find). Outside the fixed year is no fire
+    /// (contract), so such a trigger has none, and mixes that do occur keep every date in
+    /// their year.
+    @Test func aReenactedAnswerOutsideTheFixedYearIsNoFire() throws {
+        let ref = try #require(Timestamp.parseMillis("2026-01-01T00:00:00Z"))
+        let never = Self.components { $0.year = 2027; $0.month = 3; $0.day = 4; $0.weekday = 1 }
+        #expect(Self.foundationChain(never, .gregorian, after: ref, count: 2).count == 2, "Foundation answers outside 2027")
+        let s = Self.schedule(never, .gregorian)
+        #expect(s.nextFire(afterMillis: ref) == nil)
+        // Random mixes with a fixed year: each date is in its year, and those Foundation
+        // answers in the year are the same.
+        var rng = SeededGenerator(seed: 41)
+        var inYear = 0
+        for _ in 0..<300 {
+            let year = Int.random(in: 2026...2030, using: &rng)
+            var c = DateComponents()
+            c.year = year
+            if Bool.random(using: &rng) { c.month = Int.random(in: 1...12, using: &rng) }
+            if Bool.random(using: &rng) { c.day = Int.random(in: 1...31, using: &rng) }
+            if Bool.random(using: &rng) { c.weekday = Int.random(in: 1...7, using: &rng) }
+            if Bool.random(using: &rng) { c.weekdayOrdinal = Int.random(in: 1...5, using: &rng) }
+            if Bool.random(using: &rng) { c.hour = Int.random(in: 0...23, using: &rng) }
+            let chain = Self.chain(Self.schedule(c, .gregorian), after: ref, count: 3)
+            for t in chain {
+                #expect(CivilDate.ymd(days: Int(t / 86_400_000)).year == year, "\(CalendarFeasibility.describe(c))")
+            }
+            let foundationInYear = Self.foundationChain(c, .gregorian, after: ref, count: 3)
+                .prefix { CivilDate.ymd(days: Int($0 / 86_400_000)).year == year }
+            #expect(Array(chain.prefix(foundationInYear.count)) == Array(foundationInYear), "\(CalendarFeasibility.describe(c))")
+            inYear += foundationInYear.count
+        }
+        #expect(inYear > 100)
+    }
+
     /// The mixes people use stay native (nanoseconds a fire).
     @Test func commonMixesStayNative() {
         let common: [DateComponents] = [
