@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -24,17 +26,31 @@ static int tk_free_descriptors(int want) {
     return limited ? n : want;
 }
 
-static void tk_refuse(const char *text, int n) {
+static void tk_refuse_with(const char *text, int n, int status) {
     if (n > 0) {
         ssize_t written = write(2, text, (size_t)n);
         (void)written;
     }
-    _exit(2);
+    _exit(status);
 }
 
-// Runs before main (and so before the Swift runtime starts its threads): only system calls
-// and snprintf.
+static void tk_refuse(const char *text, int n) { tk_refuse_with(text, n, 2); }
+
+// At exit: what went through the C library's standard output (`print`: ArgumentParser's
+// `--help` and `--version`, `serve --openapi`) is flushed, and a failed write is status 3, as
+// for every command's own output (`--version >/dev/full` exited 0; a helper's find). The
+// commands' own output is written with write(2) and reports its failures itself.
+static void tk_flush_stdout(void) {
+    if (fflush(stdout) == 0 && !ferror(stdout)) return;
+    char text[200];
+    int n = snprintf(text, sizeof text, "error: writing to standard output failed (%s)\n", strerror(errno));
+    tk_refuse_with(text, n < (int)sizeof text ? n : (int)sizeof text - 1, 3);
+}
+
+// Runs before main (and so before the Swift runtime starts its threads): only system calls,
+// snprintf and atexit.
 __attribute__((constructor)) static void tk_check_open_files(void) {
+    atexit(tk_flush_stdout);
     struct rlimit l;
     if (getrlimit(RLIMIT_NOFILE, &l) != 0) return;
     char text[240];

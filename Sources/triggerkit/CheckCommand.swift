@@ -35,7 +35,7 @@ struct CheckCommand: ParsableCommand {
         var text = ""
         for d in set.diagnostics { text += d.description + "\n" }
         text += set.summary + "\n"
-        FileHandle.standardError.write(Data(text.utf8))
+        writeError(text)
         if set.errorCount > 0 { throw ExitCode(1) }
     }
 }

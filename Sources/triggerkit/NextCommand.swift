@@ -68,7 +68,7 @@ struct NextCommand: ParsableCommand {
             throw ExitCode(2)
         }
         if !set.diagnostics.isEmpty {
-            FileHandle.standardError.write(Data(set.diagnostics.map { $0.description + "\n" }.joined().utf8))
+            writeError(set.diagnostics.map { $0.description + "\n" }.joined())
         }
         var requests = set.requests
         var unmatched: [String] = []

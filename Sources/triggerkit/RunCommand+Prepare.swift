@@ -76,7 +76,7 @@ extension RunCommand {
             let r = set.requests[Int(bad.request)]
             diag += DiagnosticText.escaped("error: \(input.requests):\(set.locations[Int(bad.request)]): \(r.identifier): invalidRegion: \(bad.reason)") + "\n"
         }
-        if !diag.isEmpty { FileHandle.standardError.write(Data(diag.utf8)) }
+        if !diag.isEmpty { writeError(diag) }
 
         // With --state, the library's DurableRun restores the saved run and says how many
         // input lines it already covers; those are skipped below.

@@ -204,10 +204,10 @@ extension RunCommand {
             if let durable, durable.hasUncommittedLines, durable.isBatchOld || !Self.inputIsReady() {
                 do throws(StateStoreError) { try durable.commit() } catch { storeError = error; return false }
             }
-            if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)); errors = "" }
+            if !errors.isEmpty { writeError(errors); errors = "" }
             return true
         }
-        if !errors.isEmpty { FileHandle.standardError.write(Data(errors.utf8)) }
+        if !errors.isEmpty { writeError(errors) }
         if sink.out.flush(), storeError == nil, let durable {
             // Only after every event was written: then the last batch is recorded.
             do throws(StateStoreError) {

@@ -41,12 +41,12 @@ final class RunProgress: Sendable {
         guard due else { return }
         let seconds = Double(now - started) / 1e9
         let rate = seconds > 0 ? Double(stats.fixes) / seconds : 0
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(stats.lines) lines, \(Int(rate)) fixes/s, \(stats.fires) events".utf8))
+        writeError("\r\u{1B}[K\(stats.lines) lines, \(Int(rate)) fixes/s, \(stats.fires) events")
     }
 
     /// Clears the progress line before the summary is written.
     func finish() {
-        if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if showsProgress { writeError("\r\u{1B}[K") }
     }
 }
 

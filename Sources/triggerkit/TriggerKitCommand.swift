@@ -23,7 +23,18 @@ struct TriggerKitCommand: AsyncParsableCommand {
 /// Writes a line to standard error: one line, whatever input text it quotes (control
 /// characters escaped, ``DiagnosticText``).
 func printError(_ s: String) {
-    FileHandle.standardError.write(Data((DiagnosticText.clipped(s, limit: 4096) + "\n").utf8))
+    writeError(DiagnosticText.clipped(s, limit: 4096) + "\n")
+}
+
+/// Writes `text` to standard error. A failed write (closed, full, a broken pipe) is ignored:
+/// nowhere is left to report it, and the exit status says what went wrong.
+/// (`FileHandle.write` trapped there: `2>/dev/full`, `2>&-` or `next 2>&1 | head -1` ended
+/// with SIGILL, a helper's find.)
+func writeError(_ text: String) {
+    guard !text.isEmpty else { return }
+    var out = OutputBuffer(fd: 2)
+    out.writer.bytes.append(contentsOf: text.utf8)
+    out.flush()
 }
 
 /// Options shared by every command that reads requests.
@@ -54,11 +65,36 @@ struct RequestOptions: ParsableArguments {
     }
 }
 
-/// Parses a command-line date: ISO 8601 or seconds since 1970.
+/// Whether `s` is a JSON number (`-?int(.digits)?([eE][+-]?digits)?`): `Double(s)` also
+/// reads `0x10`, `+5`, `.5` and `5.`, which a date option took as seconds (a helper's find).
+func isJSONNumber(_ s: String) -> Bool {
+    var bytes = s.utf8[...]
+    func digits() -> Int {
+        let n = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+        bytes = bytes.dropFirst(n)
+        return n
+    }
+    if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+    let leadingZero = bytes.first == UInt8(ascii: "0")
+    let whole = digits()
+    guard whole > 0, !(leadingZero && whole > 1) else { return false }
+    if bytes.first == UInt8(ascii: ".") {
+        bytes = bytes.dropFirst()
+        guard digits() > 0 else { return false }
+    }
+    if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+        bytes = bytes.dropFirst()
+        if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard digits() > 0 else { return false }
+    }
+    return bytes.isEmpty
+}
+
+/// Parses a command-line date: ISO 8601 or seconds since 1970 (a JSON number).
 func parseDateArgument(_ s: String, option: String) throws -> Date {
     var date: Date?
     if let ms = Timestamp.parseMillis(s) { date = Timestamp.date(millis: ms) }
-    else if let secs = Double(s), secs.isFinite { date = Date(timeIntervalSince1970: secs) }
+    else if isJSONNumber(s), let secs = Double(s), secs.isFinite { date = Date(timeIntervalSince1970: secs) }
     guard let date else {
         throw ValidationError("\(option): '\(s)' is not an ISO 8601 date or a number of seconds since 1970")
     }

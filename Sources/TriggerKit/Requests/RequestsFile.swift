@@ -105,7 +105,7 @@ public enum RequestsFile: Sendable {
             return set
         }
         let data: Data
-        switch path == "-" ? .success(FileHandle.standardInput.readDataToEndOfFile()) : InputFile.contents(of: path) {
+        switch path == "-" ? InputFile.contents(ofDescriptor: 0) : InputFile.contents(of: path) {
         case .success(let d): data = d
         case .failure(let e): throw RequestsFileError(path: path, reason: e.reason)
         }
@@ -263,5 +263,5 @@ public struct RequestsFileError: Error, Sendable, Hashable, CustomStringConverti
     public var path: String
     /// Why it could not be read (missing, a directory, not UTF-8, ...).
     public var reason: String
-    public var description: String { "cannot read requests file \(path): \(reason)" }
+    public var description: String { "cannot read requests file \(path == "-" ? "- (standard input)" : path): \(reason)" }
 }

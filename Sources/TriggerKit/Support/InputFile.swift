@@ -18,6 +18,13 @@ package enum InputFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(InputFileError(reason: String(cString: strerror(errno)).lowercased())) }
         defer { close(fd) }
+        return contents(ofDescriptor: fd)
+    }
+
+    /// The whole content of open descriptor `fd` (standard input is 0), or why it cannot be
+    /// read: a directory, a closed descriptor ("bad file descriptor"), an I/O error.
+    /// (`FileHandle.readDataToEndOfFile` trapped on those: `--requests - < dir`, a helper's find.)
+    package static func contents(ofDescriptor fd: Int32) -> Result<Data, InputFileError> {
         var st = stat()
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { return .failure(InputFileError(reason: "is a directory")) }
         var data = Data()

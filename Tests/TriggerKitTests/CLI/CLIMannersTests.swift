@@ -83,6 +83,45 @@ struct CLIMannersTests {
         #expect(raised.status == 0 && raised.err.contains("lines 0, fixes 0"), "\(raised.err)")
     }
 
+    /// A failed write to standard error (`2>/dev/full`, `2>&-`, a closed pipe) trapped with
+    /// SIGILL in `FileHandle.write`; `--requests -` on a directory or a closed standard input
+    /// trapped in `readDataToEndOfFile`; `--version >/dev/full` exited 0 (a helper's finds).
+    @Test func failedStandardStreamsAreStatusesNotTraps() throws {
+        let binary = try #require(KillNineTests.binary, "the triggerkit binary is built by `swift test`")
+        let requests = try Self.file(Self.floating + "\n")
+        for redirect in ["2>/dev/full", "2>&-"] {
+            let r = try Self.shell("exec \"$0\" check --requests \"$1\" \(redirect)", [binary, requests])
+            #expect(r.status == 0, "check \(redirect): status \(r.status)")
+            let bad = try Self.shell("exec \"$0\" check --requests /nonexistent \(redirect)", [binary])
+            #expect(bad.status == 2, "check of a missing file \(redirect): status \(bad.status)")
+        }
+        // Standard output and error both gone: the write failure's status, no trap.
+        let gone = try Self.shell("exec \"$0\" next --requests \"$1\" --now 2026-01-01T00:00:00Z --count 10 >&- 2>&-", [binary, requests])
+        #expect(gone.status == 3, "status \(gone.status)")
+        let dir = try Self.shell("exec \"$0\" check --requests - < /", [binary])
+        #expect(dir.status == 2 && dir.err == "error: cannot read requests file - (standard input): is a directory\n", "\(dir.status) \(dir.err)")
+        let closed = try Self.shell("exec \"$0\" next --requests - <&-", [binary])
+        #expect(closed.status == 2 && closed.err.hasPrefix("error: cannot read requests file - (standard input): "), "\(closed.status) \(closed.err)")
+        for flag in ["--version", "--help"] {
+            let full = try Self.shell("exec \"$0\" \(flag) >/dev/full", [binary])
+            #expect(full.status == 3 && full.err.hasPrefix("error: writing to standard output failed"), "\(flag): \(full.status) \(full.err)")
+        }
+    }
+
+    /// Date options are ISO 8601 or a JSON number: `Double` also read `0x10`, `0x1p30`, `+5`,
+    /// `.5` and `5.` as seconds, so a typo was taken as a date (a helper's find).
+    @Test func dateOptionsAreJSONNumbersOnly() throws {
+        let requests = try Self.file(Self.floating + "\n")
+        for bad in ["0x10", "0x1p30", "+5", ".5", "1795424400.", "01", "1e", "-", "1.5e+"] {
+            let r = try Self.run(["next", "--requests", requests, "--after=\(bad)"])
+            #expect(r.status == 64, "--after=\(bad): status \(r.status)")
+        }
+        for good in ["0", "-86400", "1795424400", "1795424400.25", "1.7954244e9", "17954244E2", "1e-3"] {
+            let r = try Self.run(["next", "--requests", requests, "--after=\(good)"])
+            #expect(r.status == 0, "--after=\(good): status \(r.status) \(r.err)")
+        }
+    }
+
     /// A snooze the validator refuses (its device denied since the delivery) is a warning,
     /// as `serve` and a library center answer it: `run` wrote it as an error line, and
     /// `--strict` stopped there with status 1 (a helper's find).
