@@ -281,7 +281,13 @@ struct BackgroundService: Service {
     let logger: Logger
 
     func run() async throws {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // A connection that cannot be made fails the attempt at once: the dispatcher's own
+        // backoff retries it. (The client's default retried until the attempt's 10 s timeout,
+        // so a receiver refusing connections took 144 s to dead-letter a batch, reported as
+        // "no complete answer within 10.0 s"; a helper's find.)
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let tenants = self.tenants, dispatchers = self.dispatchers, every = snapshotEvery
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in

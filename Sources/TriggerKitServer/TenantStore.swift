@@ -278,14 +278,23 @@ final class TenantStore: Sendable {
     /// Records events pruned from the outbox before webhook `url` got them (0 attempts), once
     /// per range, leaving the cursor where it is: the next batch delivered carries the gap and
     /// moves it (a restart before that finds the range again and tells the receiver then).
-    func recordPruned(url: String, from: Int64, to: Int64, reason: String, at: Int64) throws {
+    /// A range starting where a recorded one starts extends it (more was pruned before the
+    /// restart: `1-1190` then `1-2390` were two entries, 1-1190 listed twice and counted twice
+    /// in the metric; a helper's find). Returns the events newly recorded.
+    @discardableResult
+    func recordPruned(url: String, from: Int64, to: Int64, reason: String, at: Int64) throws -> Int64 {
         try queue.write { db in
-            let known = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook_dead WHERE url = ? AND fromSeq = ? AND toSeq = ? AND attempts = 0",
-                                         arguments: [url, from, to]) ?? 0
-            guard known == 0 else { return }
+            if let row = try Row.fetchOne(db, sql: "SELECT id, toSeq FROM webhook_dead WHERE url = ? AND fromSeq = ? AND attempts = 0 ORDER BY id DESC LIMIT 1",
+                                          arguments: [url, from]) {
+                let id: Int64 = try row.decode(forColumn: "id"), known: Int64 = try row.decode(forColumn: "toSeq")
+                guard to > known else { return 0 }
+                try db.execute(sql: "UPDATE webhook_dead SET toSeq = ?, at = ? WHERE id = ?", arguments: [to, at, id])
+                return to - known
+            }
             try db.execute(sql: "INSERT INTO webhook_dead (url, fromSeq, toSeq, attempts, reason, at, body) VALUES (?, ?, ?, 0, ?, ?, ?)",
                            arguments: [url, from, to, reason, at, Data()])
             try Self.pruneDeadLetters(db, url: url)
+            return to - from + 1
         }
     }
 

@@ -77,13 +77,17 @@ final class WebhookDispatcher: Sendable {
             if oldest > cursor + 1 {
                 let lost = (from: cursor + 1, to: oldest - 1)
                 gap = lost
-                metrics.webhookPruned(tenant: tenant, events: Int(lost.to - lost.from + 1))
-                log.warning("webhook fell behind the outbox: events pruned before delivery",
-                            metadata: ["tenant": "\(tenant)", "url": "\(hook.url)", "from": "\(lost.from)", "to": "\(lost.to)"])
-                await thread.run {
-                    _ = try? store.recordPruned(url: hook.url, from: lost.from, to: lost.to,
-                                                reason: "pruned from the outbox before delivery (the webhook fell more than outboxEvents behind)",
-                                                at: Timestamp.millis(Date()))
+                // Counted and logged once per event: a restart before the gap's batch is
+                // delivered finds the range again (extended by what was pruned since).
+                let recorded = await thread.run {
+                    (try? store.recordPruned(url: hook.url, from: lost.from, to: lost.to,
+                                             reason: "pruned from the outbox before delivery (the webhook fell more than outboxEvents behind)",
+                                             at: Timestamp.millis(Date()))) ?? 0
+                }
+                if recorded > 0 {
+                    metrics.webhookPruned(tenant: tenant, events: Int(recorded))
+                    log.warning("webhook fell behind the outbox: events pruned before delivery",
+                                metadata: ["tenant": "\(tenant)", "url": "\(hook.url)", "from": "\(lost.from)", "to": "\(lost.to)"])
                 }
             }
             var body = Data("{\"events\":[".utf8)
@@ -115,7 +119,7 @@ final class WebhookDispatcher: Sendable {
                     }
                     lastError = "status \(status)"
                 } catch {
-                    lastError = "\(error)"
+                    lastError = Self.reason(error)
                 }
                 metrics.webhook(tenant: tenant, result: "failed")
                 guard attempt < maxAttempts else { break }
@@ -156,6 +160,16 @@ final class WebhookDispatcher: Sendable {
             guard let status = try await group.next() else { throw AttemptTimedOut(seconds: timeout) }
             return status
         }
+    }
+
+    /// An attempt's failure as the dead-letter list says it: a system error by its name
+    /// (NIO said `connection reset (error set): Connection refused) (errno: 111)` of a port
+    /// nobody listens on).
+    static func reason(_ error: any Error) -> String {
+        if let e = error as? IOError {
+            return "connection failed: \(String(cString: strerror(e.errnoCode)).lowercased()) (errno \(e.errnoCode))"
+        }
+        return "\(error)"
     }
 
     /// No answer (headers and body) within the timeout.

@@ -142,6 +142,29 @@ struct ServeOutboxGapTests {
         }
     }
 
+    /// A receiver that refuses connections (nothing listens) failed each attempt only at its
+    /// timeout: the HTTP client retried the connection until then, so a batch took 144 s to
+    /// dead-letter, said to be "no complete answer within 10.0 s" (a helper's find). Each
+    /// attempt fails at once now, named.
+    @Test func aRefusedConnectionFailsTheAttemptAtOnce() async throws {
+        let socket = try ServerSocketProbe.freePort()
+        let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(socket)/hook", secret: "s")])
+        defer { serve.remove() }
+        var tuning = TriggerKitServer.Tuning()
+        tuning.webhookBaseDelay = 0.01
+        tuning.webhookMaxAttempts = 2
+        tuning.webhookTimeout = 3
+        try await serve.run(tuning: tuning) { c, _ async throws in
+            #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
+            #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
+            // (Polled for 5 s: two attempts waiting out their 3 s timeout would not be there.)
+            let dead = try await c.deadLetters()
+            let entry = try #require(dead.first?.objectValue)
+            #expect(entry["attempts"] == .number(2))
+            #expect(entry["reason"]?.stringValue?.hasPrefix("connection failed: connection refused") == true, "\(entry)")
+        }
+    }
+
     /// A receiver that sends `200` and a `Content-Length` and then never the body held its
     /// webhook for ever (no retry, no dead letter): the timeout now covers the whole answer.
     @Test func aReceiverThatStallsItsBodyTimesOut() async throws {
@@ -172,5 +195,24 @@ struct ServeOutboxGapTests {
                 #expect(entry["reason"] == .string("no complete answer within 0.3 s"))
             }
         }
+    }
+}
+
+/// A TCP port on 127.0.0.1 nobody listens on (bound, read, closed).
+enum ServerSocketProbe {
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -119,6 +119,28 @@ struct DeadLetterBoundTests {
     }
 }
 
+/// A restart before a gap's batch is delivered finds the pruned range again, longer by what
+/// was pruned since: it extends the recorded range (`1-1190` then `1-2390` were two entries,
+/// events 1-1190 listed and counted twice; a helper's find).
+@Suite("serve: a pruned range found again")
+struct PrunedRangeAgainTests {
+    @Test func aLongerRangeFromTheSameStartExtendsTheEntry() throws {
+        let dir = try freshDirectory("tk-pruned")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try TenantStore(path: dir.appendingPathComponent("acme.sqlite").path, outboxLimit: 100)
+        let url = "http://127.0.0.1:9/"
+        #expect(try store.recordPruned(url: url, from: 1, to: 1_190, reason: "pruned", at: 1) == 1_190)
+        #expect(try store.recordPruned(url: url, from: 1, to: 1_190, reason: "pruned", at: 2) == 0)
+        #expect(try store.recordPruned(url: url, from: 1, to: 2_390, reason: "pruned", at: 3) == 1_200)
+        #expect(try store.recordPruned(url: url, from: 1, to: 2_000, reason: "pruned", at: 4) == 0)
+        // Another webhook's range and a later range of this one are entries of their own.
+        #expect(try store.recordPruned(url: "http://127.0.0.1:8/", from: 1, to: 10, reason: "pruned", at: 5) == 10)
+        #expect(try store.recordPruned(url: url, from: 2_401, to: 2_500, reason: "pruned", at: 6) == 100)
+        let listed = try store.deadLetters(limit: 10).filter { $0.url == url }.map { [$0.fromSeq, $0.toSeq] }
+        #expect(listed == [[2_401, 2_500], [1, 2_390]])
+    }
+}
+
 /// Events a replay records again are skipped without using up a number: after a kill -9
 /// restart the next event's number follows the last one (it jumped by the replay's events).
 @Suite("serve: event numbers across a replay")
