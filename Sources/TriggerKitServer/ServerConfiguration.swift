@@ -232,7 +232,8 @@ public struct ServerConfiguration: Sendable, Codable {
             }
             var urls = Set<String>()
             for w in t.webhooks ?? [] {
-                guard let u = URL(string: w.url), u.scheme == "http" || u.scheme == "https", u.host != nil else {
+                // Schemes are case-insensitive (RFC 3986 3.1): `HTTP://` was refused.
+                guard let u = URL(string: w.url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https", u.host != nil else {
                     throw ConfigurationError("tenant \"\(t.id)\": webhook url \"\(w.url)\" is not an http(s) URL")
                 }
                 // A webhook's cursor and dead letters are kept by URL: two entries would share them.

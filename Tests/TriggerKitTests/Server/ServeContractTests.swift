@@ -307,6 +307,11 @@ struct ServeConfigurationTests {
             #expect(throws: ConfigurationError.self, "\(field)") { try copy.validate() }
             do { try copy.validate() } catch { #expect(error.description.contains(field), "\(error.description)") }
         }
+        // A scheme in capitals is a scheme (RFC 3986: case-insensitive; it was refused).
+        var capitals = c
+        capitals.tenants[0].webhooks = [WebhookConfiguration(url: "HTTP://127.0.0.1:9/h", secret: "s"),
+                                        WebhookConfiguration(url: "Https://127.0.0.1:9/h", secret: "s")]
+        try capitals.validate()
         // The same ranges as `run` and the library's CenterConfiguration: an accuracy limit of
         // 0 (only exact fixes count) is accepted, as `run --max-accuracy 0` is.
         var exact = c
