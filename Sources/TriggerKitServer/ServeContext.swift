@@ -116,7 +116,10 @@ struct BearerAuth: RouterMiddleware {
         // A declared body past the tenant's limit is refused at once on every route (on a
         // route that reads no body it was read to its declared end: 2^62 bytes; a reviewer's
         // find).
-        if let declared = request.headers[.contentLength], let n = Int(declared), n > tenant.limits.maxBodyBytes {
+        // A length past Int64 (2^63 up to 2^64 - 1, which HTTP's parser takes) is past it too:
+        // it was read as no length, waited for (a helper's find).
+        if let declared = request.headers[.contentLength], !declared.isEmpty,
+           declared.utf8.allSatisfy({ (0x30...0x39).contains($0) }), Int(declared).map({ $0 > tenant.limits.maxBodyBytes }) ?? true {
             return try context.closing(.tooLarge(tenant.limits.maxBodyBytes)).response(from: request, context: context)
         }
         var context = context
