@@ -104,7 +104,10 @@ final class EventHub: Sendable {
         }
 
         /// Queues what this connection sees of `events`, at most `limit` in all: past it the
-        /// stream ends (false).
+        /// stream ends (false) and what it held is dropped (the client resumes from the
+        /// outbox), so the connection closes once the write it is in is done. (It wrote the
+        /// `limit` events it held first: a client reading 100 KB/s stayed connected, its slot
+        /// taken, for half a minute after falling 10,000 behind; a helper's find.)
         fileprivate func enqueue(_ events: [Event], limit: Int) -> Bool {
             let (waiter, batch, kept): (CheckedContinuation<[Event]?, Never>?, [Event], Bool) = state.withLock { s in
                 guard !s.finished else { return (nil, [], false) }
@@ -112,6 +115,7 @@ final class EventHub: Sendable {
                 for e in events where device == nil || e.device == nil || e.device!.isExactly(device!) {
                     guard s.queue.count < limit else {
                         s.finished = true
+                        s.queue = []
                         kept = false
                         break
                     }
@@ -210,8 +214,8 @@ final class EventHub: Sendable {
         guard !events.isEmpty else { return }
         let subscriptions = state.withLock { $0.subscribers.values.compactMap(\.subscription) }
         for s in subscriptions where !s.enqueue(events, limit: bufferLimit) {
-            // Too far behind: its stream ends after what it holds; the client resumes from the
-            // outbox. Its slot stays taken until the connection's handler is done with it
+            // Too far behind: its stream ends (what it held dropped); the client resumes from
+            // the outbox. Its slot stays taken until the connection's handler is done with it
             // (``Subscription/cancel()``): a client that stopped reading is still a connection.
             s.finish()
         }
