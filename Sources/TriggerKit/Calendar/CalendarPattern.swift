@@ -74,6 +74,9 @@ struct CalendarPattern: Sendable, Hashable {
                 "era 0 (before the common era) has no future dates"
             case let .noSuchWeek(w, y):
                 "week \(w) does not exist in week-year \(y)"
+            case let .noSuchWeekOfMonth(w, m) where m == 0:
+                // (No month given: it said "month 0 never has a week 0"; a helper's find.)
+                "no month has a week \(w) when a month's first week may be one day long"
             case let .noSuchWeekOfMonth(w, m):
                 "month \(m) never has a week \(w)"
             case let .noSuchOrdinal(o, m):

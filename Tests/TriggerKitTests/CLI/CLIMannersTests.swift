@@ -108,6 +108,17 @@ struct CLIMannersTests {
         }
     }
 
+    /// Week 0 of a month with no month given named "month 0", a field the request does not
+    /// have (a helper's find).
+    @Test func weekZeroWithoutAMonthNamesNoMonth() throws {
+        let requests = try Self.file(#"{"identifier": "w", "content": {"title": "x"}, "trigger": {"type": "calendar", "dateMatching": {"weekOfMonth": 0}, "repeats": true}}"#)
+        let r = try Self.run(["check", "--requests", requests, "--now", "2026-01-01T00:00:00Z"])
+        #expect(r.status == 1)
+        #expect(r.err.contains("notificationInvalidNoDate: no month has a week 0 when a month's first week may be one day long"), "\(r.err)")
+        let may = try Self.file(#"{"identifier": "w", "content": {"title": "x"}, "trigger": {"type": "calendar", "dateMatching": {"month": 5, "weekOfMonth": 0}, "repeats": true}}"#)
+        #expect(try Self.run(["check", "--requests", may, "--now", "2026-01-01T00:00:00Z"]).err.contains("month 5 never has a week 0"))
+    }
+
     /// Date options are ISO 8601 or a JSON number: `Double` also read `0x10`, `0x1p30`, `+5`,
     /// `.5` and `5.` as seconds, so a typo was taken as a date (a helper's find).
     @Test func dateOptionsAreJSONNumbersOnly() throws {
