@@ -44,7 +44,10 @@ public enum RequestLimits: Sendable {
     /// out of range): the checked conversion every input path uses.
     package static func millis(_ date: Date) -> Int64? {
         let s = date.timeIntervalSince1970
-        guard s.isFinite, supportedDates.contains(date) else { return nil }
+        // Judged on the millisecond the date falls in, as the JSON and ISO 8601 readers judge
+        // theirs: 9999-12-31T23:59:59.9995 was refused as a `Date` and accepted as text (a
+        // helper's find).
+        guard s.isFinite, s >= Double(earliestMillis) / 1000, s < Double(latestMillis + 1) / 1000 else { return nil }
         return Timestamp.millis(date)
     }
 }

@@ -94,6 +94,21 @@ struct ValidationTests {
         #expect(CalendarSchedule(earlier, floatingTimeZone: utc).nextFire(afterMillis: Timestamp.millis(Self.t0)) == RequestLimits.latestMillis - 1)
     }
 
+    /// A `Date` in the last millisecond of 9999 (253402300799.9995) was refused as `addedAt`
+    /// and in a fix, while the same instant as JSON text or a number was accepted (read to its
+    /// millisecond): every way in judges the millisecond (a helper's find).
+    @Test func theLastMillisecondIsSupportedWhateverWayADateComes() throws {
+        let inside = Date(timeIntervalSince1970: 253_402_300_799.9995)
+        #expect(RequestLimits.millis(inside) == RequestLimits.latestMillis)
+        #expect(RequestLimits.millis(Date(timeIntervalSince1970: 253_402_300_800)) == nil)
+        #expect(RequestLimits.millis(Date(timeIntervalSince1970: -62_135_596_800)) == RequestLimits.earliestMillis)
+        #expect(RequestLimits.millis(Date(timeIntervalSince1970: -62_135_596_800.0005)) == nil)
+        let options = ValidationOptions(now: Self.t0)
+        try RequestValidation.validate(Self.request(addedAt: inside), options: options)
+        let text = try RequestsFile.parse(#"{"identifier": "r", "content": {"title": "t"}, "addedAt": 253402300799.9995}"#)
+        #expect(text.requests.count == 1, "\(text.diagnostics)")
+    }
+
     /// A bad position is named by its path (its path is built only for the error).
     /// A request without `addedAt`, validated with a reference instant (`check --now`, a
     /// requests file under `run --now`), is added then: held to the rules an explicit
