@@ -220,6 +220,7 @@ extension StreamLineParser {
     public static func time(_ v: JSONValue?) throws(StreamLineError) -> Int64 {
         guard let tv = v, tv != .null else { throw StreamLineError("missing \"t\"") }
         guard let t = JSONFields.dateMillis(tv) else {
+            if JSONFields.isOutsideSupportedYears(tv) { throw StreamLineError(FixRules.unsupportedDate(NotificationRequest.show(tv))) }
             throw StreamLineError("\"t\" must be an ISO 8601 date or seconds since 1970, not \(NotificationRequest.show(tv))")
         }
         guard RequestLimits.isSupported(millis: t) else { throw StreamLineError(FixRules.unsupportedDate(NotificationRequest.show(tv))) }

@@ -226,6 +226,9 @@ struct JSONFields {
     mutating func date(_ key: String) throws(RequestError) -> Date? {
         guard let v = take(key), v != .null else { return nil }
         guard let ms = Self.dateMillis(v) else {
+            if Self.isOutsideSupportedYears(v) {
+                throw RequestError(code, "\"\(path)\(key)\" must be between 0001-01-01 and 9999-12-31, not \(NotificationRequest.show(v))", field: path + key)
+            }
             throw RequestError(code, "\"\(path)\(key)\" must be an ISO 8601 date or seconds since 1970, not \(NotificationRequest.show(v))", field: path + key)
         }
         guard RequestLimits.isSupported(millis: ms) else {
@@ -243,6 +246,21 @@ struct JSONFields {
         case .string(let s): return Timestamp.parseMillis(s)
         case .number(let n) where n.isFinite && abs(n) < 1.0e13: return Int64(Timestamp.wholeMillis(seconds: n))
         default: return nil
+        }
+    }
+
+    /// Whether `v`, which ``dateMillis(_:)`` does not read, is a date outside the supported
+    /// years rather than no date: a finite number of seconds too large, or an ISO 8601 date
+    /// whose year has five digits or more (`10000-01-01T00:00:00Z` and `1e300` were said not
+    /// to be dates; a helper's find).
+    static func isOutsideSupportedYears(_ v: JSONValue) -> Bool {
+        switch v {
+        case .number(let n): return n.isFinite
+        case .string(let s):
+            let digits = s.utf8.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+            return digits > 4 && s.utf8.dropFirst(digits).first == UInt8(ascii: "-")
+                && Timestamp.parseMillis("9999" + s.dropFirst(digits)) != nil
+        default: return false
         }
     }
 }

@@ -107,6 +107,18 @@ struct ValidationTests {
         try RequestValidation.validate(Self.request(addedAt: inside), options: options)
         let text = try RequestsFile.parse(#"{"identifier": "r", "content": {"title": "t"}, "addedAt": 253402300799.9995}"#)
         #expect(text.requests.count == 1, "\(text.diagnostics)")
+        // Past the years, whatever the form, the message says the range (year 10000 as text
+        // and 1e300 were said not to be dates at all); text that is no date says so.
+        for (value, message) in [(#""10000-01-01T00:00:00Z""#, "must be between 0001-01-01 and 9999-12-31"),
+                                 ("1e300", "must be between 0001-01-01 and 9999-12-31"),
+                                 ("253402300800", "must be between 0001-01-01 and 9999-12-31"),
+                                 (#""10000-01-01""#, "must be an ISO 8601 date or seconds since 1970"),
+                                 (#""soon""#, "must be an ISO 8601 date or seconds since 1970")] {
+            let set = RequestsFile.parse(#"{"identifier": "r", "content": {"title": "t"}, "addedAt": \#(value)}"#)
+            #expect(set.diagnostics.first?.message.contains(message) == true, "\(value): \(set.diagnostics)")
+            let line = #"{"t": \#(value)}"#
+            #expect(throws: StreamLineError.self) { try StreamLineParser.time(try JSONValue.parse(line).objectValue?["t"]) }
+        }
     }
 
     /// A bad position is named by its path (its path is built only for the error).
