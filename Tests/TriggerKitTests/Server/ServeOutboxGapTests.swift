@@ -147,22 +147,29 @@ struct ServeOutboxGapTests {
     /// dead-letter, said to be "no complete answer within 10.0 s" (a helper's find). Each
     /// attempt fails at once now, named.
     @Test func aRefusedConnectionFailsTheAttemptAtOnce() async throws {
-        let socket = try ServerSocketProbe.freePort()
-        let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(socket)/hook", secret: "s")])
+        // (Polled for 5 s: two attempts waiting out their 3 s timeout would not be there.)
+        let entry = try await Self.deadLetterOfOneFire(webhookPort: try ServerSocketProbe.freePort(), timeout: 3)
+        #expect(entry["attempts"] == .number(2))
+        #expect(entry["reason"]?.stringValue?.hasPrefix("connection failed: connection refused") == true, "\(entry)")
+    }
+
+    /// The dead letter of the one event a request firing once makes, for a webhook at
+    /// `webhookPort` given two attempts of `timeout` seconds each.
+    static func deadLetterOfOneFire(webhookPort port: Int, timeout: Double) async throws -> [String: JSONValue] {
+        let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: "s")])
         defer { serve.remove() }
         var tuning = TriggerKitServer.Tuning()
         tuning.webhookBaseDelay = 0.01
         tuning.webhookMaxAttempts = 2
-        tuning.webhookTimeout = 3
+        tuning.webhookTimeout = timeout
+        let entry = Mutex<[String: JSONValue]>([:])
         try await serve.run(tuning: tuning) { c, _ async throws in
             #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
             #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
-            // (Polled for 5 s: two attempts waiting out their 3 s timeout would not be there.)
-            let dead = try await c.deadLetters()
-            let entry = try #require(dead.first?.objectValue)
-            #expect(entry["attempts"] == .number(2))
-            #expect(entry["reason"]?.stringValue?.hasPrefix("connection failed: connection refused") == true, "\(entry)")
+            let dead = try #require(try await c.deadLetters().first?.objectValue)
+            entry.withLock { $0 = dead }
         }
+        return entry.withLock { $0 }
     }
 
     /// A receiver that sends `200` and a `Content-Length` and then never the body held its
@@ -179,21 +186,9 @@ struct ServeOutboxGapTests {
         }
         let hookApp = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await hookApp.test(.live) { hook in
-            let port = try #require(hook.port)
-            let serve = Serve(webhooks: [WebhookConfiguration(url: "http://127.0.0.1:\(port)/hook", secret: "s")])
-            defer { serve.remove() }
-            var tuning = TriggerKitServer.Tuning()
-            tuning.webhookBaseDelay = 0.01
-            tuning.webhookMaxAttempts = 2
-            tuning.webhookTimeout = 0.3
-            try await serve.run(tuning: tuning) { c, _ async throws in
-                #expect(try await c.call(.post, "/v1/requests", body: Sample.every("tick", 60)).status == 201)
-                #expect(try await c.call(.post, "/v1/clock", body: #"{"t":"2026-11-23T08:02:00Z"}"#).status == 200)
-                let dead = try await c.deadLetters()
-                let entry = try #require(dead.first?.objectValue)
-                #expect(entry["attempts"] == .number(2))
-                #expect(entry["reason"] == .string("no complete answer within 0.3 s"))
-            }
+            let entry = try await Self.deadLetterOfOneFire(webhookPort: try #require(hook.port), timeout: 0.3)
+            #expect(entry["attempts"] == .number(2))
+            #expect(entry["reason"] == .string("no complete answer within 0.3 s"))
         }
     }
 }
