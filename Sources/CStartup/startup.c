@@ -37,7 +37,7 @@ static void tk_refuse_with(const char *text, int n, int status) {
 static void tk_refuse(const char *text, int n) { tk_refuse_with(text, n, 2); }
 
 // At exit: what went through the C library's standard output (`print`: ArgumentParser's
-// `--help` and `--version`, `serve --openapi`) is flushed, and a failed write is status 3, as
+// `--help` and `--version`, `serve --print-openapi`) is flushed, and a failed write is status 3, as
 // for every command's own output (`--version >/dev/full` exited 0; a helper's find). The
 // commands' own output is written with write(2) and reports its failures itself.
 static void tk_flush_stdout(void) {
@@ -50,12 +50,24 @@ static void tk_flush_stdout(void) {
 // Runs before main (and so before the Swift runtime starts its threads): only system calls,
 // snprintf and atexit.
 __attribute__((constructor)) static void tk_check_open_files(void) {
+    // A standard descriptor the parent closed (`>&-`) is held by a placeholder that fails
+    // the same way (/dev/null opened the other way round: EBADF), so that nothing else gets
+    // its number: the runtime's first descriptor became 1, and `print` wrote into it (a
+    // reviewer's find); a state file could have.
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        int held = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+        if (held >= 0 && held != fd) {
+            dup2(held, fd);
+            close(held);
+        }
+    }
     atexit(tk_flush_stdout);
     struct rlimit l;
     if (getrlimit(RLIMIT_NOFILE, &l) != 0) return;
     char text[240];
+    long soft = (long)l.rlim_cur;
     if (l.rlim_cur != RLIM_INFINITY && l.rlim_cur < TK_MINIMUM_OPEN_FILES) {
-        long soft = (long)l.rlim_cur;
         if (l.rlim_max == RLIM_INFINITY || l.rlim_max >= TK_MINIMUM_OPEN_FILES) {
             l.rlim_cur = TK_MINIMUM_OPEN_FILES;
             if (setrlimit(RLIMIT_NOFILE, &l) != 0) l.rlim_cur = (rlim_t)soft;
@@ -81,11 +93,13 @@ __attribute__((constructor)) static void tk_check_open_files(void) {
             if (setrlimit(RLIMIT_NOFILE, &r) == 0 && tk_free_descriptors(TK_MINIMUM_FREE_FILES) >= TK_MINIMUM_FREE_FILES) return;
         }
     }
+    // (Counted against the limit in effect, perhaps raised above; named as the user set it,
+    // with the hard limit that stopped the raise: a reviewer's find.)
     long open_now = (long)l.rlim_cur - avail;
-    int n = l.rlim_max == RLIM_INFINITY || l.rlim_max > l.rlim_cur
+    int n = l.rlim_max == RLIM_INFINITY
         ? snprintf(text, sizeof text, "error: %ld files are open at start and the open-file limit (ulimit -n) is %ld: triggerkit needs %d free\n",
-                   open_now, (long)l.rlim_cur, TK_MINIMUM_FREE_FILES)
+                   open_now, soft, TK_MINIMUM_FREE_FILES)
         : snprintf(text, sizeof text, "error: %ld files are open at start and the open-file limit (ulimit -n) is %ld, at most %ld: triggerkit needs %d free\n",
-                   open_now, (long)l.rlim_cur, (long)l.rlim_max, TK_MINIMUM_FREE_FILES);
+                   open_now, soft, (long)l.rlim_max, TK_MINIMUM_FREE_FILES);
     tk_refuse(text, n < (int)sizeof text ? n : (int)sizeof text - 1);
 }

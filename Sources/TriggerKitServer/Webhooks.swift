@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 @_spi(Engine) import TriggerKit
 
 /// Delivers a tenant's events to its webhooks, at least once, from the durable outbox.
@@ -79,10 +80,12 @@ final class WebhookDispatcher: Sendable {
                 gap = lost
                 // Counted and logged once per event: a restart before the gap's batch is
                 // delivered finds the range again (extended by what was pruned since).
+                // (A record that fails is counted whole and logged: the events are lost
+                // whether or not the list says so.)
                 let recorded = await thread.run {
                     (try? store.recordPruned(url: hook.url, from: lost.from, to: lost.to,
                                              reason: "pruned from the outbox before delivery (the webhook fell more than outboxEvents behind)",
-                                             at: Timestamp.millis(Date()))) ?? 0
+                                             at: Timestamp.millis(Date()))) ?? (lost.to - lost.from + 1)
                 }
                 if recorded > 0 {
                     metrics.webhookPruned(tenant: tenant, events: Int(recorded))
@@ -164,10 +167,19 @@ final class WebhookDispatcher: Sendable {
 
     /// An attempt's failure as the dead-letter list says it: a system error by its name
     /// (NIO said `connection reset (error set): Connection refused) (errno: 111)` of a port
-    /// nobody listens on).
+    /// nobody listens on, and for a host name `Connection errors: SingleConnectionFailure(...)`),
+    /// a name that does not resolve as such.
     static func reason(_ error: any Error) -> String {
-        if let e = error as? IOError {
-            return "connection failed: \(String(cString: strerror(e.errnoCode)).lowercased()) (errno \(e.errnoCode))"
+        func system(_ e: IOError) -> String {
+            "\(String(cString: strerror(e.errnoCode)).lowercased()) (errno \(e.errnoCode))"
+        }
+        if let e = error as? IOError { return "connection failed: " + system(e) }
+        if let e = error as? NIOConnectionError {
+            if let first = e.connectionErrors.first {
+                let why = (first.error as? IOError).map(system) ?? "\(first.error)"
+                return "connection failed: \(why) (\(e.host):\(e.port))"
+            }
+            if e.dnsAError != nil || e.dnsAAAAError != nil { return "connection failed: \(e.host) does not resolve" }
         }
         return "\(error)"
     }

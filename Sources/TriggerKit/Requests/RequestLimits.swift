@@ -12,7 +12,9 @@ public enum RequestLimits: Sendable {
     /// error (`invalidRequest` / `invalidTrigger` for requests, an error line for streams),
     /// and no fire is ever computed beyond it.
     @usableFromInline package static let supportedMillis: ClosedRange<Int64> = earliestMillis...latestMillis
-    /// Supported instants, as dates.
+    /// Supported instants, as dates. A date is taken at the millisecond it falls in, as
+    /// dates read from text are: one in the last millisecond's fraction (9999-12-31T23:59:59.9995)
+    /// is supported.
     public static let supportedDates: ClosedRange<Date> =
         Date(timeIntervalSince1970: Double(earliestMillis) / 1000)...Date(timeIntervalSince1970: Double(latestMillis) / 1000)
     /// Longest time interval of a trigger: 100 years of 365.25 days, in seconds.

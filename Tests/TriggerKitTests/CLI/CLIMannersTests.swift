@@ -79,6 +79,10 @@ struct CLIMannersTests {
         let refused = try Self.shell("ulimit -n 16 && \(inherit) && exec \"$0\" run --requests /dev/null < /dev/null", [binary])
         #expect(refused.status == 2, "\(refused.err)")
         #expect(refused.err == "error: 10 files are open at start and the open-file limit (ulimit -n) is 16, at most 16: triggerkit needs 13 free\n")
+        // A soft limit raised, but not far enough: named as set, with the hard limit (the
+        // raised value was named, without the hard one; a reviewer's find).
+        let short = try Self.shell("ulimit -Sn 12 && ulimit -Hn 20 && \(inherit) && exec \"$0\" run --requests /dev/null < /dev/null", [binary])
+        #expect(short.status == 2 && short.err == "error: 10 files are open at start and the open-file limit (ulimit -n) is 12, at most 20: triggerkit needs 13 free\n", "\(short.err)")
         let raised = try Self.shell("ulimit -Sn 16 && ulimit -Hn 64 && \(inherit) && exec \"$0\" run --requests /dev/null < /dev/null", [binary])
         #expect(raised.status == 0 && raised.err.contains("lines 0, fixes 0"), "\(raised.err)")
     }
@@ -106,6 +110,10 @@ struct CLIMannersTests {
             let full = try Self.shell("exec \"$0\" \(flag) >/dev/full", [binary])
             #expect(full.status == 3 && full.err.hasPrefix("error: writing to standard output failed"), "\(flag): \(full.status) \(full.err)")
         }
+        // A closed standard output is held by a placeholder: its number went to the runtime's
+        // first descriptor, which `print` wrote into ("Invalid argument"; a reviewer's find).
+        let closedOut = try Self.shell("exec \"$0\" --version >&-", [binary])
+        #expect(closedOut.status == 3 && closedOut.err == "error: writing to standard output failed (Bad file descriptor)\n", "\(closedOut.status) \(closedOut.err)")
     }
 
     /// Week 0 of a month with no month given named "month 0", a field the request does not
