@@ -18,10 +18,23 @@ struct CLIMannersTests {
         p.standardOutput = out
         p.standardError = err
         try p.run()
+        let watchdog = Self.watch(p)
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
+        watchdog.cancel()
         return (String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self), p.terminationStatus)
+    }
+
+    /// Kills `p` if it still runs after 60 s: these reads block a thread of the test process,
+    /// and a child that hangs held it, with everything that waited for it (a clean-clone run
+    /// stalled five minutes: a child read its closed standard input from a runtime descriptor
+    /// that had taken number 0).
+    static func watch(_ p: Process) -> DispatchWorkItem {
+        let pid = p.processIdentifier
+        let item = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: item)
+        return item
     }
 
     /// Runs `/bin/sh -c script` with `arguments` as `$0`, `$1`, ...: its status, stdout, stderr.
@@ -33,8 +46,10 @@ struct CLIMannersTests {
         p.standardOutput = out
         p.standardError = err
         try p.run()
+        let watchdog = Self.watch(p)
         let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
+        watchdog.cancel()
         return (String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self), p.terminationStatus)
     }
 
