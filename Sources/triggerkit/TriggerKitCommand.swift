@@ -65,36 +65,20 @@ struct RequestOptions: ParsableArguments {
     }
 }
 
-/// Whether `s` is a JSON number (`-?int(.digits)?([eE][+-]?digits)?`): `Double(s)` also
-/// reads `0x10`, `+5`, `.5` and `5.`, which a date option took as seconds (a helper's find).
-func isJSONNumber(_ s: String) -> Bool {
-    var bytes = s.utf8[...]
-    func digits() -> Int {
-        let n = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
-        bytes = bytes.dropFirst(n)
-        return n
-    }
-    if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-    let leadingZero = bytes.first == UInt8(ascii: "0")
-    let whole = digits()
-    guard whole > 0, !(leadingZero && whole > 1) else { return false }
-    if bytes.first == UInt8(ascii: ".") {
-        bytes = bytes.dropFirst()
-        guard digits() > 0 else { return false }
-    }
-    if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
-        bytes = bytes.dropFirst()
-        if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        guard digits() > 0 else { return false }
-    }
-    return bytes.isEmpty
+/// The seconds `s` writes as a JSON number (the JSON reader's grammar), nil for anything
+/// else: `Double(s)` also read `0x10`, `+5`, `.5` and `5.`, which a date option took as
+/// seconds (a helper's find). Surrounding spaces, which JSON allows, are refused.
+func jsonNumber(_ s: String) -> Double? {
+    guard let first = s.utf8.first, let last = s.utf8.last, first == UInt8(ascii: "-") || first &- 0x30 < 10, last &- 0x30 < 10,
+          case .number(let n)? = try? JSONValue.parse(s) else { return nil }
+    return n
 }
 
 /// Parses a command-line date: ISO 8601 or seconds since 1970 (a JSON number).
 func parseDateArgument(_ s: String, option: String) throws -> Date {
     var date: Date?
     if let ms = Timestamp.parseMillis(s) { date = Timestamp.date(millis: ms) }
-    else if isJSONNumber(s), let secs = Double(s), secs.isFinite { date = Date(timeIntervalSince1970: secs) }
+    else if let secs = jsonNumber(s), secs.isFinite { date = Date(timeIntervalSince1970: secs) }
     guard let date else {
         throw ValidationError("\(option): '\(s)' is not an ISO 8601 date or a number of seconds since 1970")
     }
